@@ -1,0 +1,7 @@
+"""io_alamo: Alamo engine (.alo models, .ala animations) import and export for Blender.
+
+The format layer, :mod:`io_alamo.formats`, needs only Python and numpy; importing this
+package never imports Blender. The Blender layer is loaded only by Blender itself.
+"""
+
+__version__ = "0.1.0"

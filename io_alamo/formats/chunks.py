@@ -1,0 +1,186 @@
+"""Alamo chunked files: a tree of (type, size) chunks, and mini-chunks inside data chunks.
+
+A chunk header is two little-endian uint32, ``type`` and ``size``; ``size`` counts the body
+only. Bit 31 of ``size`` set means the body is a run of child chunks. Mini-chunks are a
+1-byte type and a 1-byte size followed by that many bytes; they fill a data chunk exactly.
+"""
+
+import struct
+
+from .errors import AlamoFormatError
+
+CONTAINER_BIT = 0x80000000
+MAX_SIZE = 0x7FFFFFFF
+MAX_DEPTH = 64
+
+_HEADER = struct.Struct("<II")
+
+
+class Chunk:
+    """One chunk: ``data`` (bytes-like) for a data chunk, ``children`` for a container."""
+
+    __slots__ = ("type", "data", "children", "offset", "path")
+
+    def __init__(self, type, data=None, children=None, offset=None, path=""):
+        if (data is None) == (children is None):
+            raise ValueError("a chunk has either data or children")
+        self.type = type
+        self.data = data
+        self.children = children
+        self.offset = offset
+        self.path = path or f"0x{type:x}"
+
+    @property
+    def is_container(self):
+        return self.children is not None
+
+    @property
+    def body_offset(self):
+        return None if self.offset is None else self.offset + 8
+
+    def size(self):
+        """Body size in bytes, as the header will state it."""
+        if self.children is None:
+            return len(self.data)
+        return sum(8 + c.size() for c in self.children)
+
+    def error(self, message, at=None):
+        """An error located in this chunk (``at`` is an offset into the body)."""
+        offset = self.offset if at is None or self.offset is None else self.offset + 8 + at
+        return AlamoFormatError(message, offset=offset, path=self.path)
+
+    def __repr__(self):
+        kind = f"{len(self.children)} children" if self.is_container else f"{len(self.data)} bytes"
+        return f"<Chunk 0x{self.type:x} {kind} at {self.offset}>"
+
+
+def _child_path(parent_path, ctype, counts):
+    k = counts.get(ctype, 0)
+    counts[ctype] = k + 1
+    name = f"0x{ctype:x}" if k == 0 else f"0x{ctype:x}[{k}]"
+    return f"{parent_path}/{name}" if parent_path else name
+
+
+def read_chunks(data, start=0, end=None, parent_path="", depth=0):
+    """Parse chunks in ``data[start:end]`` into a list of :class:`Chunk`.
+
+    Data chunk bodies are zero-copy memoryview slices of ``data``. Every size is checked
+    against what is left before it is used.
+    """
+    view = data if isinstance(data, memoryview) else memoryview(data)
+    if view.ndim != 1 or view.itemsize != 1:
+        view = view.cast("B")
+    end = len(view) if end is None else end
+    if depth > MAX_DEPTH:
+        raise AlamoFormatError(f"chunks nested deeper than {MAX_DEPTH} levels",
+                               offset=start, path=parent_path)
+    chunks = []
+    counts = {}
+    pos = start
+    while pos < end:
+        if end - pos < 8:
+            raise AlamoFormatError(
+                f"{end - pos} stray bytes where a chunk header (8 bytes) should start",
+                offset=pos, path=parent_path)
+        ctype, raw_size = _HEADER.unpack_from(view, pos)
+        size = raw_size & MAX_SIZE
+        path = _child_path(parent_path, ctype, counts)
+        body = pos + 8
+        if size > end - body:
+            raise AlamoFormatError(
+                f"chunk size {size} runs past the end of its parent ({end - body} bytes left)",
+                offset=pos, path=path)
+        if raw_size & CONTAINER_BIT:
+            children = read_chunks(view, body, body + size, path, depth + 1)
+            chunks.append(Chunk(ctype, children=children, offset=pos, path=path))
+        else:
+            chunks.append(Chunk(ctype, data=view[body:body + size], offset=pos, path=path))
+        pos = body + size
+    return chunks
+
+
+def write_chunks(chunks):
+    """Serialise chunks to bytes; sizes are computed before any byte is emitted."""
+    parts = []
+    _emit(chunks, parts, 0)
+    return b"".join(parts)
+
+
+def _emit(chunks, parts, depth):
+    if depth > MAX_DEPTH:
+        raise AlamoFormatError(f"chunks nested deeper than {MAX_DEPTH} levels")
+    total = 0
+    for chunk in chunks:
+        slot = len(parts)
+        parts.append(b"")
+        if chunk.children is None:
+            body = chunk.data
+            size = len(body)
+            parts.append(body)
+            flag = 0
+        else:
+            size = _emit(chunk.children, parts, depth + 1)
+            flag = CONTAINER_BIT
+        if size > MAX_SIZE:
+            raise AlamoFormatError(f"chunk 0x{chunk.type:x} too large ({size} bytes)")
+        if not 0 <= chunk.type <= 0xFFFFFFFF:
+            raise AlamoFormatError(f"chunk type {chunk.type!r} out of range")
+        parts[slot] = _HEADER.pack(chunk.type, size | flag)
+        total += 8 + size
+    return total
+
+
+def data_chunk(ctype, data):
+    return Chunk(ctype, data=data)
+
+
+def container(ctype, children):
+    return Chunk(ctype, children=list(children))
+
+
+# --- mini-chunks -------------------------------------------------------------------------
+
+class Mini:
+    """One mini-chunk: a 1-byte type and up to 255 bytes of data."""
+
+    __slots__ = ("type", "data", "offset")
+
+    def __init__(self, type, data, offset=None):
+        self.type = type
+        self.data = data
+        self.offset = offset
+
+    def __repr__(self):
+        return f"<Mini 0x{self.type:x} {bytes(self.data).hex()}>"
+
+
+def read_minis(chunk):
+    """Split a data chunk's body into mini-chunks; they must fill it exactly."""
+    data = chunk.data
+    minis = []
+    pos = 0
+    end = len(data)
+    while pos < end:
+        if end - pos < 2:
+            raise chunk.error("mini-chunk header cut off", at=pos)
+        mtype = data[pos]
+        msize = data[pos + 1]
+        if msize > end - pos - 2:
+            raise chunk.error(
+                f"mini-chunk 0x{mtype:x} size {msize} runs past the end of the chunk", at=pos)
+        body = chunk.body_offset + pos + 2 if chunk.offset is not None else None
+        minis.append(Mini(mtype, data[pos + 2:pos + 2 + msize], body))
+        pos += 2 + msize
+    return minis
+
+
+def write_minis(minis):
+    parts = []
+    for m in minis:
+        n = len(m.data)
+        if n > 255:
+            raise AlamoFormatError(
+                f"mini-chunk 0x{m.type:x} holds {n} bytes; the format allows 255")
+        parts.append(bytes((m.type, n)))
+        parts.append(m.data)
+    return b"".join(parts)

@@ -1,0 +1,154 @@
+"""Human-readable views of files: the chunk tree (``dump``) and a summary (``info``)."""
+
+from .alo_read import (
+    COLLISION_HEADER_SCHEMA, CONNECTIONS_HEADER_SCHEMA, DAZZLE_SCHEMA,
+    OBJECT_CONNECTION_SCHEMA, PARAM_SCHEMAS, PROXY_SCHEMA,
+)
+from .animation import BONE_SCHEMA, HEADER_SCHEMA, Animation
+from .chunks import read_minis
+from .errors import AlamoFormatError
+from .fields import KINDS
+from .model import Mesh, Model
+
+CHUNK_NAMES = {
+    0x200: "skeleton", 0x201: "skeleton header", 0x202: "bone", 0x203: "bone name",
+    0x205: "bone data (no billboard)", 0x206: "bone data", 0x400: "mesh", 0x401: "mesh name",
+    0x402: "mesh info", 0x10100: "sub-mesh material", 0x10101: "shader name",
+    0x10102: "INT parameter", 0x10103: "FLOAT parameter", 0x10104: "FLOAT3 parameter",
+    0x10105: "TEXTURE parameter", 0x10106: "FLOAT4 parameter", 0x10000: "sub-mesh data",
+    0x10001: "sub-mesh header", 0x10002: "vertex format", 0x10004: "index buffer",
+    0x10005: "vertex buffer (no unused)", 0x10007: "vertex buffer", 0x10006: "bone map",
+    0x1200: "collision tree", 0x1201: "collision tree header", 0x1202: "collision nodes",
+    0x1203: "collision triangles", 0x1300: "light", 0x1301: "light name", 0x1302: "light info",
+    0x600: "connections", 0x601: "connections header", 0x602: "object connection",
+    0x603: "proxy", 0x604: "dazzle", 0x900: "particle effect", 0x1500: "particle effect (UaW)",
+    0x1000: "animation", 0x1001: "animation header", 0x1002: "bone animation",
+    0x1003: "bone animation header", 0x1004: "translation track", 0x1005: "scale track",
+    0x1006: "rotation track", 0x1007: "visibility bits", 0x1008: "step bits",
+    0x1009: "rotation frames", 0x100A: "translation frames", 0x100B: "scale frames",
+}
+
+_MODEL_MINIS = {0x601: CONNECTIONS_HEADER_SCHEMA, 0x602: OBJECT_CONNECTION_SCHEMA,
+                0x603: PROXY_SCHEMA, 0x604: DAZZLE_SCHEMA, 0x1201: COLLISION_HEADER_SCHEMA,
+                **{int(k): v for k, v in PARAM_SCHEMAS.items()}}
+_ANIM_MINIS = {0x1001: HEADER_SCHEMA, 0x1003: BONE_SCHEMA}
+
+
+def _mini_schema(chunk, parent_type, is_animation):
+    if is_animation:
+        return _ANIM_MINIS.get(chunk.type)
+    if chunk.type == 0 and parent_type == 0x604:
+        return DAZZLE_SCHEMA
+    return _MODEL_MINIS.get(chunk.type)
+
+
+def _mini_value(data, kind):
+    if kind == "str":
+        raw = bytes(data)
+        return raw.split(b"\0", 1)[0].decode("cp1252", "replace")
+    dec, _, sizes = KINDS[kind]
+    if len(data) not in sizes:
+        return bytes(data).hex()
+    v = dec(data)
+    return v.tolist() if hasattr(v, "tolist") else v
+
+
+def chunk_tree(roots):
+    """The chunk tree as plain dicts (types, sizes, offsets, decoded mini-chunks)."""
+    is_animation = bool(roots) and roots[0].type == 0x1000
+
+    def node(c, parent_type):
+        d = {"type": f"0x{c.type:x}", "name": CHUNK_NAMES.get(c.type, "unknown"),
+             "offset": c.offset, "size": c.size(), "path": c.path}
+        if c.is_container:
+            d["children"] = [node(k, c.type) for k in c.children]
+            return d
+        schema = _mini_schema(c, parent_type, is_animation)
+        if schema is not None:
+            try:
+                d["minis"] = [
+                    {"type": m.type, "size": len(m.data),
+                     **({"field": schema[m.type][0],
+                         "value": _mini_value(m.data, schema[m.type][1])}
+                        if m.type in schema else {"data": bytes(m.data).hex()})}
+                    for m in read_minis(c)]
+                return d
+            except AlamoFormatError:
+                pass
+        d["head"] = bytes(c.data[:32]).hex()
+        return d
+
+    return [node(c, None) for c in roots]
+
+
+def format_tree(nodes, indent=0):
+    lines = []
+    for n in nodes:
+        pad = "  " * indent
+        lines.append(f"{pad}{n['type']} {n['name']}  size {n['size']} @ {n['offset']}")
+        if "children" in n:
+            lines += format_tree(n["children"], indent + 1)
+        elif "minis" in n:
+            for m in n["minis"]:
+                label = m.get("field", "?")
+                value = m.get("value", m.get("data"))
+                lines.append(f"{pad}    mini {m['type']} {label} = {value}")
+        elif n["size"]:
+            more = "..." if n["size"] > 32 else ""
+            lines.append(f"{pad}    {n['head']}{more}")
+    return lines
+
+
+def summary(obj):
+    """A readable multi-line summary of a Model, ParticleEffect or Animation."""
+    if isinstance(obj, Animation):
+        return _animation_summary(obj)
+    if not isinstance(obj, Model):
+        return [f"particle effect (root 0x{obj.root_type:x}), {len(obj.chunks)} root chunk(s), "
+                "kept as raw chunks"]
+    lines = [f"model: {len(obj.bones)} bones, {len(obj.meshes)} meshes, "
+             f"{len(obj.lights)} lights, {len(obj.connections.proxies) if obj.connections else 0}"
+             f" proxies, {len(obj.connections.dazzles) if obj.connections else 0} dazzles"]
+    for i, b in enumerate(obj.bones):
+        flags = ("" if b.visible else " hidden") + (f" billboard={b.billboard}" if b.billboard else "")
+        lines.append(f"  bone {i} {b.name!r} parent {b.parent}{flags}")
+    for oi, o in enumerate(obj.objects):
+        bone = obj.object_bone(oi)
+        at = f" on bone {bone}" if bone is not None else " (not connected)"
+        if isinstance(o, Mesh):
+            nv = sum(len(s.vertices) for s in o.submeshes)
+            nt = sum(len(s.indices) for s in o.submeshes)
+            flags = (" hidden" if o.hidden else "") + (" collision" if o.collision else "")
+            lines.append(f"  mesh {o.name!r}{at}: {len(o.submeshes)} sub-meshes, {nv} vertices, "
+                         f"{nt} triangles{flags}")
+            for s in o.submeshes:
+                skin = f", skinned to {len(s.bone_map)} bones" if s.bone_map is not None else ""
+                tree = (f", collision tree {len(s.collision_tree.nodes)} nodes"
+                        if s.collision_tree is not None else "")
+                tex = [p.value for p in s.material.params if p.type == 0x10105]
+                lines.append(f"    {s.material.shader} / {s.vertex_format}: {len(s.vertices)} "
+                             f"vertices, {len(s.indices)} triangles{skin}{tree}"
+                             + (f", textures {', '.join(tex)}" if tex else ""))
+        else:
+            kinds = {0: "omni", 1: "directional", 2: "spot"}
+            lines.append(f"  light {o.name!r}{at}: {kinds.get(o.type, o.type)}, colour "
+                         f"{[round(float(c), 3) for c in o.color]}, intensity {float(o.intensity):g}")
+    if obj.connections:
+        for p in obj.connections.proxies:
+            flags = (" hidden" if p.hidden else "") + (" alt-decrease-stay-hidden"
+                                                       if p.alt_decrease_stay_hidden else "")
+            lines.append(f"  proxy {p.name!r} on bone {p.bone}{flags}")
+        for d in obj.connections.dazzles:
+            lines.append(f"  dazzle {d.name!r} on bone {d.bone}, texture {d.texture!r}")
+    return lines
+
+
+def _animation_summary(anim):
+    lines = [f"animation: format #{anim.format} ({'EaW' if anim.format == 1 else 'FoC'}), "
+             f"{anim.num_frames} frames at {float(anim.fps):g} fps, {len(anim.bones)} bones"]
+    for b in anim.bones:
+        tracks = [name for name in ("translation", "rotation", "scale", "visibility", "step")
+                  if getattr(b, name) is not None]
+        lines.append(f"  bone {b.index} {b.name!r}: "
+                     + (", ".join(tracks) if tracks else "constant"))
+    return lines

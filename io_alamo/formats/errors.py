@@ -1,0 +1,33 @@
+"""The one error type every reader and writer raises for bad input."""
+
+
+class AlamoFormatError(ValueError):
+    """A file (or an in-memory model about to be written) breaks the Alamo format.
+
+    Carries where the problem is, so that a modder can find it with a hex editor:
+    the file name, the byte offset and the chunk path (``0x400[2]/0x10000/0x10007``).
+    """
+
+    def __init__(self, message, *, offset=None, path="", filename=None):
+        self.message = message
+        self.offset = offset
+        self.path = path
+        self.filename = filename
+        super().__init__(self._text())
+
+    def _text(self):
+        where = []
+        if self.filename:
+            where.append(str(self.filename))
+        if self.offset is not None:
+            where.append(f"offset 0x{self.offset:x}")
+        if self.path:
+            where.append(f"chunk {self.path}")
+        return (", ".join(where) + ": " if where else "") + self.message
+
+    def with_filename(self, filename):
+        """Return the same error naming ``filename`` (readers learn it late)."""
+        if self.filename is None:
+            self.filename = filename
+            self.args = (self._text(),)
+        return self
