@@ -2,6 +2,7 @@
 
 import argparse
 import json
+import os
 import sys
 
 from .formats.animation import Animation, convert_animation
@@ -46,8 +47,9 @@ def chunk_path_at(data, offset):
 
 def cmd_info(args):
     for path in args.files:
+        lines = summary(load(path))
         print(f"{path}:")
-        for line in summary(load(path)):
+        for line in lines:
             print("  " + line)
     return 0
 
@@ -141,14 +143,16 @@ def main(argv=None):
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)
+    except BrokenPipeError:
+        # output piped into e.g. `head`: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except AlamoFormatError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     except OSError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
-    except BrokenPipeError:
-        return 0
 
 
 if __name__ == "__main__":

@@ -120,3 +120,20 @@ def test_format2_keeps_unusual_offsets_and_frame_sizes_as_read():
     out = read_ala(write_ala(anim))
     assert [b.translation_index for b in out.bones] == [0, 3, 6]
     assert_within_half_step(data, decode_animation(out))
+
+
+def test_frame_count_is_bounded_but_long_animations_work():
+    from io_alamo.formats.animation import MAX_FRAMES
+    data = random_data(np.random.default_rng(3), bones=2, frames=10_000)
+    anim = read_ala(write_ala(encode_animation(data, 2)))
+    assert anim.num_frames == 10_000
+    assert_within_half_step(data, decode_animation(anim))
+    # a constant-only animation claiming more frames than the cap: no per-frame data bounds
+    # its size, so the reader refuses it rather than let decoding allocate gigabytes
+    const = random_data(np.random.default_rng(4), bones=1, frames=2, const_bones=(0,))
+    const.has_visibility[:] = False
+    const.has_step[:] = False
+    big = encode_animation(const, 2)
+    big.num_frames = MAX_FRAMES + 1
+    with pytest.raises(AlamoFormatError, match="frames"):
+        read_ala(write_ala(big))

@@ -51,8 +51,10 @@ def pack_bits(bits):
 
 
 def dequantize(offset, step, q):
-    """offset + q * step in float32, as the game computes it."""
-    return np.asarray(offset, np.float32) + np.asarray(q, np.float32) * np.asarray(step, np.float32)
+    """offset + q * step in float32, as the game computes it (inf/NaN in a file stay so)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return (np.asarray(offset, np.float32)
+                + np.asarray(q, np.float32) * np.asarray(step, np.float32))
 
 
 def decode_animation(anim):

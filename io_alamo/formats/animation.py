@@ -41,7 +41,7 @@ TRACKS_V1 = {0x1004: ("translation", 3, "<u2"), 0x1005: ("scale", 3, "<u2"),
 BITS = {0x1007: "visibility", 0x1008: "step"}
 # Far above any real animation (10,000 frames is already long), low enough that decoding a
 # file which stores no per-frame data cannot ask for gigabytes.
-MAX_FRAMES = 1_000_000
+MAX_FRAMES = 100_000
 
 
 def _vec(value):

@@ -53,6 +53,7 @@ ROOT_BOX_SCALE = 1.01
 # A split may not put fewer than ceil(n / SPLIT_WINDOW) triangles on one side: keeps the
 # depth logarithmic whatever the cost says (all real splits seen respect it).
 SPLIT_WINDOW = 8
+SPLIT_WINDOW_LARGE = 4        # for nodes above _EXACT_MAX triangles (the real ones: >= 27 %)
 # Box extents are padded by this fraction of the node's largest extent before taking
 # volumes, so that flat (zero-volume) nodes still have a meaningful cost.
 _VOLUME_PAD = 1e-3
@@ -75,8 +76,11 @@ def root_box(positions, indices):
     if len(idx) == 0:
         return np.zeros(3, np.float32), np.zeros(3, np.float32)
     pts = pos[idx].reshape(-1, 3)
-    lo = pts.min(0)
-    hi = pts.max(0)
+    return _scaled_box(pts.min(0), pts.max(0))
+
+
+def _scaled_box(lo, hi):
+    """The root box around the float32 bounds ``lo``..``hi``."""
     # float32, in the exporter's order of operations (bit-exact on the game's files)
     centre = (lo + hi) / np.float32(2)
     half = (hi - lo) / np.float32(2) * np.float32(ROOT_BOX_SCALE)
@@ -87,34 +91,109 @@ def root_box(positions, indices):
 # Builder
 # --------------------------------------------------------------------------------------
 
-def _segmented_cummax(v, segid, seg_start, reverse=False):
-    """Running maximum along each row of ``v`` (rows, M), restarting at every segment.
+# Below this many positions a running min/max is a loop of whole-row numpy operations
+# (fast for many short segments); above it, ufunc.accumulate.
+_LOOP_RUN = 64
+# Nodes with more triangles than this try _BINS - 1 evenly spread cuts per axis instead
+# of every cut (matches the real trees as well as trying every cut, and is much faster).
+_EXACT_MAX = 64
+_BINS = 16
 
-    Segments are contiguous runs of equal ``segid`` (0, 1, 2, ... along the row) starting
-    at ``seg_start``. Done with one ``np.maximum.accumulate`` by shifting every segment to
-    start at zero and lifting it above all earlier ones; the lift costs some low bits of
-    precision (about 1e-16 times the number of segments, relative to the largest segment's
-    range), fine for split costs: the boxes that get written are computed exactly.
+
+def _running_max(x, reverse=False):
+    """Running maximum of ``x`` (6, L, S) along axis 1 (forward or backward), as a loop
+    of whole-slice maxima: fast for many short segments."""
+    out = np.empty_like(x)
+    length = x.shape[1]
+    steps = range(length - 1, -1, -1) if reverse else range(length)
+    prev = None
+    for j in steps:
+        if prev is None:
+            out[:, j] = x[:, j]
+        else:
+            np.maximum(out[:, prev], x[:, j], out=out[:, j])
+        prev = j
+    return out
+
+
+def _best_cuts(boxes_t, ords, pos, rank, n, lseg, ntri):
+    """Cheapest cut of each of ``len(n)`` segments of similar size (one size class).
+
+    ``pos``/``rank``/``lseg``: flat positions of the class's elements in ``ords``, their
+    rank inside their segment and their segment's index in the class; ``n``: segment sizes.
+    ``boxes_t`` is (6, T + 1): ``-min, max`` of each triangle's box, so that one running
+    maximum gives both, and a neutral all ``-inf`` column at T for padding.
+    Every cut is tried in segments of up to ``_EXACT_MAX`` triangles; longer ones try
+    the ``_BINS - 1`` cuts ``ceil(k * n / _BINS)``, and at least a quarter each side.
+    Returns (left size, axis) per segment.
     """
-    nseg = len(seg_start)
-    base = np.minimum.reduceat(v, seg_start, axis=1)[:, segid]
-    w = v - base
-    big = float(w.max()) * 2.0
-    if not big > 0:
-        return v.copy()
-    if reverse:
-        off = ((nseg - 1 - segid) * big)[::-1]
-        w = w[:, ::-1] + off
-        np.maximum.accumulate(w, axis=1, out=w)
-        w -= off
-        w = w[:, ::-1]
+    nseg = len(n)
+    length = int(n.max())
+    binned = length > _EXACT_MAX                       # then every n > _EXACT_MAX
+    if binned:
+        starts = -(-np.arange(_BINS)[:, None] * n // _BINS)    # (BINS, S) first row of bins
+        s = starts[1:]                                 # left size of each candidate cut
+        starts = (starts + np.arange(nseg) * length).T.ravel()  # in the flat (S * L) rows
     else:
-        off = segid * big
-        w += off
-        np.maximum.accumulate(w, axis=1, out=w)
-        w -= off
-    w += base
-    return w
+        s = np.broadcast_to(np.arange(1, length)[:, None], (length - 1, nseg))
+    lo_s = np.maximum(1, -(-n // (SPLIT_WINDOW_LARGE if binned else SPLIT_WINDOW)))
+    invalid = (s < lo_s) | (s > n - lo_s)              # (J, S)
+    n_right = n - s
+    cols = np.arange(nseg)
+
+    def axis_costs(a):
+        tri_pad = np.full((length, nseg), ntri, np.int64)
+        tri_pad[rank, lseg] = ords[a][pos]
+        if length <= _LOOP_RUN:
+            # many short segments: (6, L, S), a loop of whole-slice maxima
+            b = np.take(boxes_t, tri_pad, axis=1)
+            fwd = _running_max(b)
+            bwd = _running_max(b, reverse=True)
+        else:
+            # a few long segments: (6, S, L), ufunc.accumulate along contiguous rows
+            b = np.take(boxes_t, tri_pad.T, axis=1)
+            if binned:
+                b = np.maximum.reduceat(b.reshape(6, -1), starts, axis=1).reshape(6, nseg, _BINS)
+            fwd = np.maximum.accumulate(b, axis=2).transpose(0, 2, 1)
+            bwd = np.maximum.accumulate(b[:, :, ::-1], axis=2)[:, :, ::-1].transpose(0, 2, 1)
+        last = _BINS - 1 if binned else n - 1
+        node_ext = (fwd[3:, last, cols] + fwd[:3, last, cols]).max(0)
+        pad = np.where(node_ext > 0, _VOLUME_PAD * node_ext, 1.0)
+        # volumes of the left box of cut j (rows ..j) and the right one (rows j+1..)
+        vol_l = vol_r = None
+        for k in range(3):
+            e = fwd[3 + k, :-1] + fwd[k, :-1]
+            e += pad
+            vol_l = e if vol_l is None else np.multiply(vol_l, e, out=vol_l)
+            e = bwd[3 + k, 1:] + bwd[k, 1:]
+            e += pad
+            vol_r = e if vol_r is None else np.multiply(vol_r, e, out=vol_r)
+        vol_l *= s
+        vol_r *= n_right
+        vol_l += vol_r
+        vol_l[invalid] = np.inf
+        return vol_l
+
+    with np.errstate(invalid="ignore", over="ignore"):
+        costs = np.stack([axis_costs(a) for a in range(3)])
+    # The cheapest cut; costs within _TIE of it are equal, and then the most even cut
+    # wins, then the lower axis, then the smaller left side.
+    flat = costs.reshape(-1, nseg)
+    first = flat.argmin(axis=0)
+    best = flat[first, np.arange(nseg)]
+    tie = flat <= best * (1.0 + _TIE)
+    cut = s[first % len(s), cols]
+    axis = first // len(s)
+    multi = np.flatnonzero(np.count_nonzero(tie, axis=0) > 1)
+    if len(multi):
+        nm = n[multi]
+        sm = s[:, multi]
+        key = (np.abs(2 * sm - nm) * 3 + np.arange(3)[:, None, None]) * (nm + 1) + sm
+        key = np.where(tie.reshape(costs.shape)[:, :, multi], key, np.iinfo(np.int64).max)
+        key = key.min(axis=(0, 1))
+        cut[multi] = key % (nm + 1)
+        axis[multi] = (key // (nm + 1)) % 3
+    return cut, axis
 
 
 def build_collision_tree(positions, indices, leaf_size=2) -> CollisionTree:
@@ -158,15 +237,22 @@ def build_collision_tree(positions, indices, leaf_size=2) -> CollisionTree:
     idx = idx.astype(np.int64, copy=False)
     if idx.min() < 0 or idx.max() >= len(pos):
         raise ValueError(f"indices must lie in 0..{len(pos) - 1}")
-    tri32 = pos[idx]                                   # (T, 3 vertices, 3 axes) float32
-    if not np.isfinite(tri32).all():
+    v0, v1, v2 = pos[idx[:, 0]], pos[idx[:, 1]], pos[idx[:, 2]]   # (T, 3) float32 each
+    tmin32 = np.minimum(np.minimum(v0, v1), v2)
+    tmax32 = np.maximum(np.maximum(v0, v1), v2)
+    if not (np.isfinite(tmin32).all() and np.isfinite(tmax32).all()):
         raise ValueError("triangle vertex positions must be finite")
-    box_min, box_max = root_box(pos, idx)
+    box_min, box_max = _scaled_box(tmin32.min(0), tmax32.max(0))
 
-    tri = tri32.astype(np.float64)
-    tmin = np.ascontiguousarray(tri.min(1).T)          # (3, T)
-    tmax = np.ascontiguousarray(tri.max(1).T)
-    cen = tri.sum(1)                                   # 3 * centroid: same order
+    tmin = tmin32.T.astype(np.float64)                 # (3, T)
+    tmax = tmax32.T.astype(np.float64)
+    cen = v0.astype(np.float64)                        # 3 * centroid: same order
+    cen += v1
+    cen += v2
+    # (-min, max) rows with a neutral column at index T, used to pad segments to one length
+    boxes_t = np.full((6, ntri + 1), -np.inf)
+    boxes_t[:3, :ntri] = -tmin
+    boxes_t[3:, :ntri] = tmax
 
     # ---- top-down, one level (all nodes of one depth) at a time --------------------
     # Build ids are given level by level, so a level is a contiguous id range and a
@@ -195,57 +281,38 @@ def build_collision_tree(positions, indices, leaf_size=2) -> CollisionTree:
         np.cumsum(seg_n[:-1], out=seg_start[1:])
         segid = np.repeat(np.arange(nseg), seg_n)
         rank = np.arange(m) - seg_start[segid]         # position inside its segment
-        n_el = seg_n[segid]
-        s_el = rank + 1                                # left size if cut after this element
-        lo_s = np.maximum(1, -(-seg_n // SPLIT_WINDOW))
-        valid = (s_el >= lo_s[segid]) & (s_el <= (seg_n - lo_s)[segid])
-        seg_end = seg_start + seg_n - 1
+        # Segments of similar size (same power of two) are costed together in a
+        # padded (position, segment) layout.
+        cut = np.empty(nseg, np.int64)
+        axis = np.empty(nseg, np.int64)
+        size_class = np.ceil(np.log2(seg_n)).astype(np.int64)
+        el_class = size_class[segid]
+        for c in np.unique(size_class):
+            segs = np.flatnonzero(size_class == c)
+            loc = np.zeros(nseg, np.int64)
+            loc[segs] = np.arange(len(segs))
+            pos = np.flatnonzero(el_class == c) if len(segs) < nseg else np.arange(m)
+            cut[segs], axis[segs] = _best_cuts(boxes_t, ords, pos, rank[pos], seg_n[segs],
+                                               loc[segid[pos]], ntri)
 
-        costs = np.empty((3, m))
-        pad = None
-        for a in range(3):
-            o = ords[a]
-            v = np.concatenate([-tmin[:, o], tmax[:, o]])     # (6, M): -min, max
-            fwd = _segmented_cummax(v, segid, seg_start)
-            bwd = _segmented_cummax(v, segid, seg_start, reverse=True)
-            el = fwd[3:] + fwd[:3]                             # left box extents
-            if pad is None:
-                node_ext = el[:, seg_end].max(0)
-                pad_seg = np.where(node_ext > 0, _VOLUME_PAD * node_ext, 1.0)
-                pad = pad_seg[segid]
-            er = np.empty_like(el)                             # right box extents
-            er[:, :-1] = bwd[3:, 1:] + bwd[:3, 1:]
-            er[:, -1] = 0.0
-            vl = (el[0] + pad) * (el[1] + pad) * (el[2] + pad)
-            vr = (er[0] + pad) * (er[1] + pad) * (er[2] + pad)
-            c = vl * s_el + vr * (n_el - s_el)
-            c[~valid] = np.inf
-            costs[a] = c
-
-        # Cheapest cut per node; ties go to the most even cut, then the lower axis,
-        # then the smaller left side.
-        best = np.minimum.reduceat(costs.min(0), seg_start)
-        tie = costs <= best[segid] * (1.0 + _TIE)
-        key = (np.abs(2 * s_el - n_el) * 3 + np.arange(3)[:, None]) * (n_el + 1) + s_el
-        key = np.where(tie, key, np.iinfo(np.int64).max)
-        kbest = np.minimum.reduceat(key.min(0), seg_start)
-        cut = kbest % (seg_n + 1)                      # left child's triangle count
-        axis = (kbest // (seg_n + 1)) % 3
-
-        # Which triangles go left, then a stable partition of every axis order.
+        # Which triangles go left (the first ``cut`` of the chosen axis's order), then a
+        # stable partition of every axis order: a left element's new place is its
+        # segment's start plus the lefts before it in the segment, a right one's the
+        # segment's start plus ``cut`` plus the rights before it.
+        cut_el = cut[segid]
+        is_left_pos = rank < cut_el
         go_left = np.zeros(ntri, bool)
-        left_pos = rank < cut[segid]
-        for a in range(3):
-            sel = left_pos & (axis[segid] == a)
-            go_left[ords[a][sel]] = True
+        go_left[ords[axis[segid], np.arange(m)][is_left_pos]] = True
+        lefts_before_seg = (np.cumsum(cut) - cut)[segid]
+        start_el = np.arange(m) - rank
+        base_l = start_el - lefts_before_seg - 1
+        base_r = start_el + cut_el + rank + lefts_before_seg
         new_ords = np.empty_like(ords)
         for a in range(3):
             o = ords[a]
             is_l = go_left[o]
-            cl = np.cumsum(is_l) - is_l
-            rank_l = cl - cl[seg_start][segid]
-            newpos = seg_start[segid] + np.where(is_l, rank_l, cut[segid] + (rank - rank_l))
-            new_ords[a, newpos] = o
+            cl = np.cumsum(is_l)
+            new_ords[a, np.where(is_l, base_l + cl, base_r - cl)] = o
 
         # Children: pair (2i, 2i+1) of this level's i-th split node.
         child_n = np.empty(2 * nseg, np.int64)
@@ -260,7 +327,7 @@ def build_collision_tree(positions, indices, leaf_size=2) -> CollisionTree:
         lvl_prev[seg_node - level_first[-2]] = first_child
         next_id += 2 * nseg
 
-        which = 2 * segid + (rank >= cut[segid])       # child (level-local) of each position
+        which = 2 * segid + ~is_left_pos               # child (level-local) of each position
         child_is_leaf = child_n <= leaf_size
         at_leaf = child_is_leaf[which]
         if at_leaf.any():
