@@ -1144,8 +1144,10 @@ MALFORMED_EXPECT = {
     "size_2gb_root": "error",                   # root 0x200 size 0x7ffffff0 (container bit)
     "size_2gb_data_chunk": "error",             # 0x10007 size 0x7ffffff0 inside its parent
     "container_child_overruns_parent": "error", # 0x206 size 64 inside a 0x202 sized for 60
-    "vertex_count_exceeds_buffer": "error",     # 0x10001 nVertices > buffer / 144
-    "index_buffer_short": "error",              # 0x10001 nPrimitives one more than 0x10004 holds
+    # The buffers are whole vertices/triangles: a reader may load what they hold and keep the
+    # header's count (for a lossless write) as long as validation reports the mismatch.
+    "vertex_count_exceeds_buffer": "validator",  # 0x10001 nVertices > buffer / 144
+    "index_buffer_short": "validator",          # 0x10001 nPrimitives one more than 0x10004 holds
     "bone_name_no_nul": "error",                # 0x203 body without a NUL terminator
     "mini_size_past_chunk": "error",            # 0x602 mini 3 claims 200 bytes
     "ala_mini_size_past_chunk": "error",        # 0x1003 mini 5 claims 250 bytes

@@ -159,3 +159,18 @@ def test_editing_one_real_mesh_leaves_the_rest_byte_identical():
     vbuf = next(c for c in sub.children if c.type in (0x10005, 0x10007))
     lo, hi = vbuf.offset + 8, vbuf.offset + 8 + vbuf.size()
     assert changed.size and changed.min() >= lo and changed.max() < hi
+
+
+def test_header_counts_that_disagree_are_kept_while_unchanged_and_reported():
+    import struct as st
+    data = bytearray(write_alo(new_model()))
+    skel = read_chunks(bytes(data))[0]
+    at = skel.children[0].offset + 8
+    data[at:at + 4] = st.pack("<I", 5)            # skeleton header claims 5 bones, has 2
+    model = read_alo(bytes(data))
+    assert len(model.bones) == 2
+    assert any("header says 5 bones, the data holds 2" in p for p in validate(model))
+    assert write_alo(model) == bytes(data)        # unchanged: written as read
+    model.skeleton.bones.append(Bone("New", 0, np.eye(3, 4, dtype="<f4")))
+    fixed = read_alo(write_alo(model))            # changed: the real count is written
+    assert len(fixed.bones) == 3 and validate(fixed) == []

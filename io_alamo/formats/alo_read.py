@@ -8,7 +8,7 @@ from .chunks import read_chunks, read_minis
 from .collision import NODE_DTYPE, FILE_NODE_DTYPE, CollisionTree
 from .errors import AlamoFormatError
 from .fields import check_size, decode_cstr, decode_minis, f32
-from .layout import Layout
+from .layout import Layout, note_count
 from .model import (
     VERTEX_CHUNK_DTYPES, Bone, Connections, Dazzle, Light, Material, Mesh, Model,
     ObjectConnection, ParamType, ParticleEffect, Proxy, ShaderParam, Skeleton, SubMesh,
@@ -142,8 +142,7 @@ def _skeleton(chunk):
         else:
             walk.keep(c)
     walk.require("header", "skeleton header (0x201)")
-    if count != len(skel.bones):
-        raise chunk.error(f"skeleton header says {count} bones, found {len(skel.bones)}")
+    note_count(walk.layout, "bones", count, len(skel.bones))
     return skel
 
 
@@ -197,9 +196,10 @@ def _mesh(chunk):
     check_size(info, _MESH_INFO.size, "mesh info")
     n, x0, y0, z0, x1, y1, z1, unused, hidden, collision = _MESH_INFO.unpack_from(info.data)
     walk.layout.tails["info"] = bytes(info.data[_MESH_INFO.size:])
-    if not (n == len(materials) == len(datas)):
-        raise chunk.error(f"mesh info says {n} sub-meshes, found {len(materials)} materials "
-                          f"and {len(datas)} data chunks")
+    if len(materials) != len(datas):
+        raise chunk.error(f"mesh has {len(materials)} materials (0x10100) but {len(datas)} "
+                          f"sub-mesh data chunks (0x10000)")
+    note_count(walk.layout, "submeshes", n, len(materials))
     box = np.frombuffer(info.data, "<f4", 6, 4).copy()
     mesh = Mesh(name, [], box[:3], box[3:], hidden, collision, unused, walk.layout)
     mesh.submeshes = [_submesh(m, _need_container(d)) for m, d in zip(materials, datas)]
@@ -254,14 +254,17 @@ def _submesh(material, chunk):
     nv, nt = struct.unpack_from("<II", header.data)
     walk.layout.tails["header"] = bytes(header.data[8:])
     dtype = VERTEX_CHUNK_DTYPES[vbuf.type]
-    if len(vbuf.data) != nv * dtype.itemsize:
-        raise vbuf.error(f"vertex buffer is {len(vbuf.data)} bytes; header says {nv} vertices "
-                         f"of {dtype.itemsize} bytes")
-    if len(ibuf.data) != nt * 6:
-        raise ibuf.error(f"index buffer is {len(ibuf.data)} bytes; header says {nt} triangles "
-                         f"({nt * 6} bytes)")
-    vertices = np.frombuffer(vbuf.data, dtype, nv).copy()
-    indices = np.frombuffer(ibuf.data, "<u2", nt * 3).reshape(nt, 3).copy()
+    # The buffers say how much data there is; a header that disagrees is kept and reported.
+    if len(vbuf.data) % dtype.itemsize:
+        raise vbuf.error(f"vertex buffer is {len(vbuf.data)} bytes, not a whole number of "
+                         f"{dtype.itemsize}-byte vertices (header says {nv})")
+    if len(ibuf.data) % 6:
+        raise ibuf.error(f"index buffer is {len(ibuf.data)} bytes, not a whole number of "
+                         f"triangles (header says {nt})")
+    vertices = np.frombuffer(vbuf.data, dtype).copy()
+    indices = np.frombuffer(ibuf.data, "<u2").reshape(-1, 3).copy()
+    note_count(walk.layout, "vertices", nv, len(vertices))
+    note_count(walk.layout, "triangles", nt, len(indices))
     if bone_map is not None:
         if len(bone_map.data) % 4:
             raise bone_map.error(f"bone map is {len(bone_map.data)} bytes, not a multiple of 4")
@@ -289,17 +292,20 @@ def _collision_tree(chunk):
         if name[0] not in head:
             raise chunk.error(f"collision tree header lacks {name[0]}")
     nn, nt = head["nodes"], head["triangles"]
-    if len(nodes.data) != nn * FILE_NODE_DTYPE.itemsize:
-        raise nodes.error(f"collision nodes are {len(nodes.data)} bytes; header says {nn} "
-                          f"nodes of {FILE_NODE_DTYPE.itemsize} bytes")
-    if len(tris.data) != nt * 2:
-        raise tris.error(f"collision triangle list is {len(tris.data)} bytes; header says "
-                         f"{nt} entries")
-    raw = np.frombuffer(nodes.data, FILE_NODE_DTYPE, nn)
+    if len(nodes.data) % FILE_NODE_DTYPE.itemsize:
+        raise nodes.error(f"collision nodes are {len(nodes.data)} bytes, not a whole number "
+                          f"of {FILE_NODE_DTYPE.itemsize}-byte nodes (header says {nn})")
+    if len(tris.data) % 2:
+        raise tris.error(f"collision triangle list is {len(tris.data)} bytes, an odd number "
+                         f"(header says {nt} entries)")
+    raw = np.frombuffer(nodes.data, FILE_NODE_DTYPE)
+    nn = len(raw)
     wide = np.empty(nn, NODE_DTYPE)
     for name in ("min", "max", "count", "link"):
         wide[name] = raw[name]
-    triangles = np.frombuffer(tris.data, "<u2", nt).astype(np.uint32)
+    triangles = np.frombuffer(tris.data, "<u2").astype(np.uint32)
+    note_count(walk.layout, "nodes", head["nodes"], nn)
+    note_count(walk.layout, "triangles", nt, len(triangles))
     return CollisionTree(head["box_min"], head["box_max"], wide, triangles, walk.layout)
 
 
@@ -354,8 +360,7 @@ def _connections(chunk):
         declared = counts.get(key, 0 if key == "dazzles" else None)
         if declared is None:
             raise chunk.error(f"connections header lacks the {key} count")
-        if declared != len(found):
-            raise chunk.error(f"connections header says {declared} {key}, found {len(found)}")
+        note_count(walk.layout, key, declared, len(found))
     return conn
 
 

@@ -17,7 +17,7 @@ from .chunks import Chunk, write_chunks
 from .collision import FILE_NODE_DTYPE
 from .errors import AlamoFormatError
 from .fields import encode_cstr, encode_minis, f32_bytes
-from .layout import arrange, sub_of, tail_of
+from .layout import arrange, count_for, sub_of, tail_of
 from .model import VERTEX_CHUNK_DTYPES, Light, Mesh, ParamType, ParticleEffect
 
 
@@ -64,7 +64,8 @@ def _u32(v, what):
 def _skeleton(skel):
     lay = skel.layout
     n = len(skel.bones)
-    slots = {"header": _data(0x201, struct.pack("<I", n) + (tail_of(lay, "header")
+    slots = {"header": _data(0x201, struct.pack("<I", count_for(lay, "bones", n))
+                             + (tail_of(lay, "header")
                                                              if lay else bytes(124)))}
     for i, bone in enumerate(skel.bones):
         slots[("bone", i)] = _bone(bone, i)
@@ -98,7 +99,7 @@ def _mesh(mesh, what):
     n = len(mesh.submeshes)
     box = np.concatenate([np.asarray(mesh.bbox_min, "<f4").reshape(3),
                           np.asarray(mesh.bbox_max, "<f4").reshape(3)])
-    info = (struct.pack("<I", n) + box.tobytes()
+    info = (struct.pack("<I", count_for(lay, "submeshes", n)) + box.tobytes()
             + struct.pack("<III", _u32(mesh.unused, "unused"), _u32(mesh.hidden, "hidden"),
                           _u32(mesh.collision, "collision"))
             + (tail_of(lay, "info") if lay else bytes(88)))
@@ -136,7 +137,9 @@ def _submesh(sub, what):
         raise AlamoFormatError(f"{what}: {len(v)} vertices; a sub-mesh holds at most 65,535")
     if idx.size and (idx.min() < 0 or idx.max() > 65535):
         raise AlamoFormatError(f"{what}: vertex index out of the 16-bit range")
-    header = struct.pack("<II", len(v), len(idx)) + (tail_of(lay, "header") if lay else bytes(120))
+    header = (struct.pack("<II", count_for(lay, "vertices", len(v)),
+                          count_for(lay, "triangles", len(idx)))
+              + (tail_of(lay, "header") if lay else bytes(120)))
     slots = {
         "header": _data(0x10001, header),
         "format": _data(0x10002, encode_cstr(sub.vertex_format, tail_of(lay, "format"))),
@@ -168,7 +171,8 @@ def _collision_tree(tree, what):
     for name in ("min", "max", "count", "link"):
         raw[name] = nodes[name]
     head = encode_minis({"box_min": tree.box_min, "box_max": tree.box_max,
-                         "nodes": len(nodes), "triangles": len(tris)},
+                         "nodes": count_for(lay, "nodes", len(nodes)),
+                         "triangles": count_for(lay, "triangles", len(tris))},
                         COLLISION_HEADER_SCHEMA, sub_of(lay, "header"))
     slots = {"header": _data(0x1201, head), "nodes": _data(0x1202, raw.tobytes()),
              "triangles": _data(0x1203, tris.astype("<u2").tobytes())}
@@ -197,8 +201,9 @@ def _connections(conn):
         write_count = bool(conn.dazzles)
     elif not write_count and conn.dazzles:
         write_count = True
-    counts = {"objects": len(conn.objects), "proxies": len(conn.proxies),
-              "dazzles": len(conn.dazzles) if write_count else None}
+    counts = {"objects": count_for(lay, "objects", len(conn.objects)),
+              "proxies": count_for(lay, "proxies", len(conn.proxies)),
+              "dazzles": count_for(lay, "dazzles", len(conn.dazzles)) if write_count else None}
     slots = {"header": _data(0x601, encode_minis(counts, CONNECTIONS_HEADER_SCHEMA,
                                                   sub_of(lay, "header")))}
     order = ["header"]

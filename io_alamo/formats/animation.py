@@ -15,7 +15,7 @@ import numpy as np
 from .chunks import Chunk, read_chunks, write_chunks
 from .errors import AlamoFormatError
 from .fields import decode_minis, encode_minis
-from .layout import Layout, arrange, sub_of
+from .layout import Layout, arrange, count_for, note_count, sub_of
 
 HEADER_SCHEMA = {1: ("num_frames", "u32"), 2: ("fps", "f32"), 3: ("num_bones", "u32"),
                  11: ("rotation_frame_size", "u32"), 12: ("translation_frame_size", "u32"),
@@ -139,9 +139,7 @@ def decode_ala(roots):
     frames = header["num_frames"]
     if frames > MAX_FRAMES:
         raise header_chunk.error(f"{frames} frames; more than the {MAX_FRAMES:,} this reader accepts")
-    if header["num_bones"] != len(bone_chunks):
-        raise anim_chunk.error(f"header says {header['num_bones']} bones, "
-                               f"found {len(bone_chunks)}")
+    note_count(layout, "bones", header["num_bones"], len(bone_chunks))
     anim = Animation(fmt, frames, header["fps"], [], header.get("rotation_frame_size"),
                      header.get("translation_frame_size"), header.get("scale_frame_size"), layout)
     anim.bones = [_bone(c, frames, fmt) for c in bone_chunks]
@@ -235,7 +233,8 @@ def encode_ala(anim):
         raise AlamoFormatError(f"animation format must be 1 or 2, not {anim.format!r}")
     frames = int(anim.num_frames)
     lay = anim.layout
-    header = {"num_frames": frames, "fps": anim.fps, "num_bones": len(anim.bones)}
+    header = {"num_frames": frames, "fps": anim.fps,
+              "num_bones": count_for(lay, "bones", len(anim.bones))}
     slots = {}
     bones = anim.bones
     if anim.format == 2:

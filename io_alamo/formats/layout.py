@@ -17,6 +17,9 @@ class Layout:
     tails: dict = field(default_factory=dict)
     widths: dict = field(default_factory=dict)
     sub: dict = field(default_factory=dict)
+    # Header counts that disagreed with the data: key -> (declared, found). Written back
+    # only while the data still has the size it had when read; reported by validation.
+    counts: dict = field(default_factory=dict)
 
     def tail(self, key):
         return self.tails.get(key, b"")
@@ -31,6 +34,19 @@ def tail_of(layout, key):
 
 def sub_of(layout, key):
     return layout.sub.get(key) if layout is not None else None
+
+
+def note_count(layout, key, declared, found):
+    """Remember a header count that disagrees with the data it counts."""
+    if declared != found:
+        layout.counts[key] = (declared, found)
+
+
+def count_for(layout, key, found):
+    """The count to write: the one read, if the data is as it was read; else the real one."""
+    if layout is not None and key in layout.counts and layout.counts[key][1] == found:
+        return layout.counts[key][0]
+    return found
 
 
 def arrange(slots, default_order, layout):

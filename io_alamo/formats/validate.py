@@ -18,8 +18,25 @@ def validate(obj):
     return []   # particle effects are kept raw; nothing to check here
 
 
+def _count_problems(layout, where):
+    counts = getattr(layout, "counts", None) or {}
+    return [f"{where}: header says {declared} {key}, the data holds {found}"
+            for key, (declared, found) in counts.items()]
+
+
 def validate_model(model):
     problems = []
+    if model.skeleton is not None:
+        problems += _count_problems(model.skeleton.layout, "skeleton")
+    if model.connections is not None:
+        problems += _count_problems(model.connections.layout, "connections")
+    for obj in model.meshes:
+        problems += _count_problems(obj.layout, f"mesh {obj.name!r}")
+        for si, sub in enumerate(obj.submeshes):
+            problems += _count_problems(sub.layout, f"mesh {obj.name!r} sub-mesh {si}")
+            if sub.collision_tree is not None:
+                problems += _count_problems(sub.collision_tree.layout,
+                                            f"mesh {obj.name!r} sub-mesh {si} collision tree")
     bones = model.bones
     nb = len(bones)
     if model.skeleton is None:
@@ -115,7 +132,7 @@ def _mesh_problems(mesh, oi, nb):
 
 
 def validate_animation(anim):
-    problems = []
+    problems = _count_problems(anim.layout, "animation")
     if not anim.fps > 0:
         problems.append(f"frame rate {anim.fps} is not positive")
     if anim.num_frames < 1:
