@@ -4,12 +4,7 @@
 # round-tripped with the command-line tool. Results go to out/sample/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PY=${PYTHON:-python3}
-if [ ! -x .venv/bin/python ]; then
-  "$PY" -m venv .venv
-  .venv/bin/python -m pip install -q --upgrade pip
-fi
-.venv/bin/python -m pip install -q -r requirements-dev.txt
+. scripts/venv.sh
 OUT=out/sample
 .venv/bin/python -m io_alamo.sample "$OUT"
 .venv/bin/python -m io_alamo info "$OUT"/*.alo "$OUT"/*.ala

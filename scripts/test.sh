@@ -3,12 +3,7 @@
 # pytest there, then runs the format-layer tests again under numpy 2.x in .venv-np2.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PY=${PYTHON:-python3}
-if [ ! -x .venv/bin/python ]; then
-  "$PY" -m venv .venv
-  .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -r requirements-dev.txt
-fi
+. scripts/venv.sh
 .venv/bin/python -m pytest -q "$@"
 if [ ! -x .venv-np2/bin/python ]; then
   "$PY" -m venv .venv-np2
