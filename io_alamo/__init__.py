@@ -5,3 +5,14 @@ package never imports Blender. The Blender layer is loaded only by Blender itsel
 """
 
 __version__ = "0.1.0"
+
+
+def register():
+    """Called by Blender when the add-on is enabled."""
+    from . import blender
+    blender.register()
+
+
+def unregister():
+    from . import blender
+    blender.unregister()

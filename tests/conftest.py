@@ -1,27 +1,7 @@
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-if str(ROOT / "tests") not in sys.path:
-    sys.path.insert(0, str(ROOT / "tests"))
-
-CORPUS = ROOT.parent / "shared" / "corpus"
-
-
-def corpus_files(*suffixes):
-    """Real files from ../shared/corpus (empty when a fresh clone has no ../shared)."""
-    if not CORPUS.is_dir():
-        return []
-    return sorted(p for p in CORPUS.iterdir() if p.suffix.lower() in suffixes)
-
-
-def corpus_params(*suffixes):
-    files = corpus_files(*suffixes)
-    if not files:
-        return [pytest.param(None, marks=pytest.mark.skip(
-            reason=f"no shared corpus at {CORPUS}: real-file tests skipped"))]
-    return [pytest.param(p, id=p.name) for p in files]
+for p in (str(ROOT), str(ROOT / "tests")):
+    if p not in sys.path:
+        sys.path.insert(0, p)

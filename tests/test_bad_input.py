@@ -4,7 +4,7 @@
 import time
 import tracemalloc
 
-from conftest import corpus_files
+from corpus import corpus_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 import specbuild as sb

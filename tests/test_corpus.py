@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import corpus_params
+from corpus import corpus_params
 
 from io_alamo.formats import (
     Model, ParticleEffect, convert_animation, decode_animation, read_ala, read_any, write_ala,

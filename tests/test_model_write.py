@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import corpus_files
+from corpus import corpus_files
 
 from io_alamo.formats import (
     VERTEX_DTYPE, VERTEX_DTYPE_NO_UNUSED, AlamoFormatError, Bone, Connections, Dazzle, Light,

@@ -1,0 +1,15 @@
+"""The Blender layer. Everything here may import bpy; nothing in io_alamo.formats does."""
+
+from . import operators, prefs, props
+
+_modules = (props, prefs, operators)
+
+
+def register():
+    for m in _modules:
+        m.register()
+
+
+def unregister():
+    for m in reversed(_modules):
+        m.unregister()

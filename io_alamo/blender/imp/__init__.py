@@ -1,0 +1,1 @@
+"""Import: files in, Blender data out."""

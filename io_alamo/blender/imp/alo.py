@@ -1,0 +1,544 @@
+"""Import an .alo model: skeleton, meshes, materials, lights, proxies and dazzles.
+
+``import_alo(context, filepath, options)`` serves the File menu, drag and drop and scripts.
+It is all-or-nothing: every datablock it creates is tracked and removed again if anything
+fails, so a failed import leaves the file's data as it was.
+"""
+
+import os
+import zlib
+from dataclasses import dataclass, field
+
+import bpy
+import numpy as np
+from mathutils import Matrix
+
+from ...formats import AlamoFormatError, Mesh, ParticleEffect, read_alo
+from ...formats.files import read_file_bytes
+from ...naming import default_visibility, format_has_colors, format_has_tangents, format_is_b4i4
+from .. import compat
+from ..props import BILLBOARD_ITEMS, PARAM_TYPE_ITEMS
+from .materials import MaterialBuilder
+from .textures import TextureFinder, texture_folders
+
+SOURCE_KEY = "alamo_source"          # zlib-compressed bytes of the imported file
+SOURCE_NAME_KEY = "alamo_source_file"
+BILLBOARD_IDS = {value: ident for ident, _, _, value in BILLBOARD_ITEMS}
+PARAM_IDS = {value: ident for ident, _, _, value in PARAM_TYPE_ITEMS}
+LIGHT_TYPES = {0: "POINT", 1: "SUN", 2: "SPOT"}
+LIGHT_WATTS_PER_INTENSITY = 100.0    # point/spot energy shown in Blender per unit of intensity
+
+
+@dataclass
+class ImportOptions:
+    merge_vertices: bool = False      # merge vertices by position (editing) instead of 1:1
+    texture_folders: list = field(default_factory=list)   # searched after the model's own
+
+
+@dataclass
+class ImportResult:
+    armature: object = None
+    objects: list = field(default_factory=list)
+    counts: dict = field(default_factory=dict)
+    warnings: list = field(default_factory=list)
+
+    def summary(self):
+        c = self.counts
+        return (f"{c.get('bones', 0)} bones, {c.get('meshes', 0)} meshes "
+                f"({c.get('triangles', 0):,} triangles), {c.get('materials', 0)} materials, "
+                f"{c.get('lights', 0)} lights, {c.get('proxies', 0)} proxies, "
+                f"{c.get('dazzles', 0)} dazzles")
+
+
+def import_alo(context, filepath, options=None):
+    """Import the model at ``filepath`` into a new collection of the active scene."""
+    options = options or ImportOptions()
+    data = read_file_bytes(filepath)
+    model = read_alo(data, filename=filepath)
+    if isinstance(model, ParticleEffect):
+        raise AlamoFormatError("this .alo is a particle effect, not a model; nothing was "
+                               "imported", filename=filepath)
+    with Transaction(context) as tx:
+        return _ModelBuilder(context, tx, model, data, filepath, options).build()
+
+
+class Transaction:
+    """Tracks the datablocks an import creates; removes them all if the import fails."""
+
+    def __init__(self, context):
+        self.context = context
+        self.created = []
+
+    def add(self, idblock):
+        self.created.append(idblock)
+        return idblock
+
+    def __enter__(self):
+        vl = self.context.view_layer
+        self._active = vl.objects.active
+        self._selected = [o for o in vl.objects if o.select_get()]
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is None:
+            return False
+        if self.context.object is not None and self.context.object.mode != "OBJECT":
+            bpy.ops.object.mode_set(mode="OBJECT")
+        alive = [i for i in self.created if _alive(i)]
+        if alive:
+            bpy.data.batch_remove(alive)
+        vl = self.context.view_layer
+        for o in vl.objects:
+            o.select_set(False)
+        for o in self._selected:
+            if _alive(o) and o.name in vl.objects:
+                o.select_set(True)
+        if self._active is not None and _alive(self._active):
+            vl.objects.active = self._active
+        return False
+
+
+def _alive(idblock):
+    try:
+        idblock.name
+        return True
+    except ReferenceError:
+        return False
+
+
+def _normalized_rotation(m3):
+    """The nearest proper rotation to a 3x3 matrix (Blender bones hold no scale or shear)."""
+    u, _, vt = np.linalg.svd(m3)
+    r = u @ vt
+    if np.linalg.det(r) < 0:
+        r = u @ np.diag([1.0, 1.0, -1.0]) @ vt
+    if not np.all(np.isfinite(r)):
+        r = np.eye(3)
+    return r
+
+
+def _translation(v):
+    m = np.eye(4)
+    m[:3, 3] = v
+    return m
+
+
+class _ModelBuilder:
+    def __init__(self, context, tx, model, data, filepath, options):
+        self.context = context
+        self.tx = tx
+        self.model = model
+        self.data = data
+        self.filepath = filepath
+        self.options = options
+        self.result = ImportResult()
+        self.name = os.path.splitext(os.path.basename(filepath))[0]
+        self.worlds = (model.skeleton.world_matrices() if model.skeleton is not None
+                       else np.zeros((0, 4, 4)))
+        self.worlds[~np.isfinite(self.worlds)] = 0.0
+        self.bone_names = []
+
+    def warn(self, text):
+        self.result.warnings.append(text)
+
+    def build(self):
+        tx = self.tx
+        self.collection = tx.add(bpy.data.collections.new(self.name))
+        self.context.scene.collection.children.link(self.collection)
+        self._armature()
+        finder = TextureFinder(texture_folders(self.filepath, self.options.texture_folders))
+        self.materials = MaterialBuilder(tx, finder, self.warn)
+        meshes = []
+        for oi, obj in enumerate(self.model.objects):
+            if isinstance(obj, Mesh):
+                meshes.append(self._mesh(obj, oi))
+            else:
+                self._light(obj, oi)
+        self._connections()
+        self._mesh_visibility(meshes)
+        c = self.result.counts
+        c["bones"] = len(self.bone_names)
+        c["meshes"] = len(meshes)
+        c["triangles"] = sum(len(s.indices) for m in self.model.meshes for s in m.submeshes)
+        c["materials"] = self.materials.count
+        c["lights"] = len(self.model.lights)
+        conn = self.model.connections
+        c["proxies"] = len(conn.proxies) if conn else 0
+        c["dazzles"] = len(conn.dazzles) if conn else 0
+        vl = self.context.view_layer
+        for o in vl.objects:
+            o.select_set(False)
+        self.arm_obj.select_set(True)
+        vl.objects.active = self.arm_obj
+        vl.update()                       # world matrices valid for scripts right away
+        return self.result
+
+    def _link(self, obj):
+        self.collection.objects.link(obj)
+        self.result.objects.append(obj)
+        return obj
+
+    # --- skeleton -------------------------------------------------------------------------
+
+    def _armature(self):
+        tx = self.tx
+        arm = tx.add(bpy.data.armatures.new(self.name))
+        arm.display_type = "STICK"
+        arm_obj = tx.add(bpy.data.objects.new(self.name, arm))
+        self._link(arm_obj)
+        self.arm_obj, self.arm = arm_obj, arm
+        arm_obj.alamo.role = "SKELETON"
+        arm_obj.alamo.name = self.name
+        arm_obj[SOURCE_KEY] = zlib.compress(self.data, 1)
+        arm_obj[SOURCE_NAME_KEY] = os.path.basename(self.filepath)
+        arm_obj.show_in_front = True
+        self.result.armature = arm_obj
+        bones = self.model.bones
+        if not bones:
+            self.warn("the model has no skeleton; a root bone was added")
+        lengths = self._bone_lengths()
+        vl = self.context.view_layer
+        vl.objects.active = arm_obj
+        bpy.ops.object.mode_set(mode="EDIT")
+        try:
+            edit = []
+            specs = bones if bones else [None]
+            for i, b in enumerate(specs):
+                eb = arm.edit_bones.new(b.name if b is not None and b.name else "Root")
+                eb.head = (0.0, 0.0, 0.0)
+                eb.tail = (0.0, float(lengths[i]), 0.0)
+                world = self.worlds[i] if b is not None else np.eye(4)
+                m = np.eye(4)
+                m[:3, :3] = _normalized_rotation(world[:3, :3])
+                m[:3, 3] = world[:3, 3]
+                eb.matrix = Matrix(m.tolist())
+                if b is not None and 0 <= b.parent < i:
+                    eb.parent = edit[b.parent]
+                edit.append(eb)
+            self.bone_names = [eb.name for eb in edit]
+        finally:
+            bpy.ops.object.mode_set(mode="OBJECT")
+        for i, b in enumerate(bones):
+            p = arm.bones[self.bone_names[i]].alamo
+            p.name = b.name
+            p.index = i
+            p.visible = bool(b.visible)
+            ident = BILLBOARD_IDS.get(int(b.billboard))
+            if ident is None:
+                self.warn(f"bone {b.name!r}: unknown billboard mode {b.billboard}; shown as "
+                          "Disabled (the file's value is kept for export)")
+                ident = "DISABLE"
+            p.billboard = ident
+            p.matrix = [float(x) for x in np.asarray(b.matrix, np.float64).ravel()]
+        if not bones:
+            self.worlds = np.eye(4)[None]
+
+    def _bone_lengths(self):
+        bones = self.model.bones
+        if not bones:
+            return np.array([1.0])
+        heads = self.worlds[:, :3, 3]
+        extent = float(np.ptp(heads, axis=0).max()) if len(heads) > 1 else 0.0
+        for m in self.model.meshes:
+            for s in m.submeshes:
+                if len(s.vertices):
+                    p = s.vertices["position"]
+                    extent = max(extent, float(np.ptp(p, axis=0).max()))
+        base = max(extent * 0.03, 0.01)
+        # display length: the mean distance to the bone's children, else a small default
+        total = np.zeros(len(bones))
+        count = np.zeros(len(bones))
+        for i, b in enumerate(bones):
+            if 0 <= b.parent < i:
+                total[b.parent] += np.linalg.norm(heads[i] - heads[b.parent])
+                count[b.parent] += 1
+        mean = np.divide(total, count, out=np.zeros_like(total), where=count > 0)
+        lengths = np.clip(mean, base, max(extent, base))
+        return lengths
+
+    def _bone_index(self, index, what):
+        if index is None:
+            self.warn(f"{what} is connected to no bone; placed at the root")
+            return 0
+        if not 0 <= index < len(self.bone_names):
+            self.warn(f"{what} names bone {index}, which does not exist; placed at the root")
+            return 0
+        return index
+
+    def _attach(self, obj, bone_index, world):
+        """Parent ``obj`` to a bone so that its world matrix is ``world`` (float64 4x4)."""
+        name = self.bone_names[bone_index]
+        obj.parent = self.arm_obj
+        obj.parent_type = "BONE"
+        obj.parent_bone = name
+        bone = self.arm.bones[name]
+        tail = np.array(bone.matrix_local, np.float64) @ _translation((0.0, bone.length, 0.0))
+        obj.matrix_parent_inverse = Matrix.Identity(4)
+        obj.matrix_basis = Matrix((np.linalg.inv(tail) @ world).tolist())
+
+    # --- meshes ---------------------------------------------------------------------------
+
+    def _mesh(self, mesh, oi):
+        subs = mesh.submeshes
+        bone = self._bone_index(self.model.object_bone(oi), f"mesh {mesh.name!r}")
+        skinned = [s.bone_map is not None and len(s.bone_map) > 0 for s in subs]
+        model_space = any(skinned)
+        arrays = _MeshArrays(subs)
+        if model_space:
+            # skinned parts are in model space; rigid parts move there with their bone
+            w = self.worlds[bone]
+            for k, s in enumerate(subs):
+                if not skinned[k]:
+                    arrays.transform(k, w)
+        me = self.tx.add(bpy.data.meshes.new(mesh.name))
+        corner_v, merged_of = self._fill_mesh(me, arrays, mesh)
+        for s in subs:
+            me.materials.append(self.materials.build(s, mesh.name, len(me.materials)))
+        obj = self.tx.add(bpy.data.objects.new(mesh.name, me))
+        self._link(obj)
+        p = obj.alamo
+        p.role, p.name, p.file_index = "MESH", mesh.name, oi
+        p.hidden, p.collision = bool(mesh.hidden), bool(mesh.collision)
+        if model_space:
+            obj.parent = self.arm_obj
+            obj.matrix_parent_inverse = Matrix.Identity(4)
+            obj.matrix_basis = Matrix.Identity(4)
+            self._skin(obj, subs, skinned, bone, arrays, merged_of)
+            mod = obj.modifiers.new("Armature", "ARMATURE")
+            mod.object = self.arm_obj
+        else:
+            self._attach(obj, bone, self.worlds[bone])
+        return obj
+
+    def _fill_mesh(self, me, a, mesh):
+        tris = a.triangles
+        nv = len(a.position)
+        bad = (tris >= nv).any(axis=1) if len(tris) else np.zeros(0, bool)
+        if bad.any():
+            self.warn(f"mesh {mesh.name!r}: {int(bad.sum())} triangles name vertices that do "
+                      "not exist and were left out")
+        degenerate = ((tris[:, 0] == tris[:, 1]) | (tris[:, 1] == tris[:, 2])
+                      | (tris[:, 0] == tris[:, 2])) if len(tris) else np.zeros(0, bool)
+        if (degenerate & ~bad).any():
+            self.warn(f"mesh {mesh.name!r}: {int((degenerate & ~bad).sum())} triangles use a "
+                      "vertex twice and were left out (Blender cannot hold them)")
+        keep = ~(bad | degenerate)
+        tris = tris[keep]
+        mat_index = a.material_index[keep]
+        corner_v = tris.ravel()
+        if self.options.merge_vertices:
+            merged_of, positions = a.merge_key()
+            loops = merged_of[corner_v]
+        else:
+            merged_of, positions = None, a.position
+            loops = corner_v
+        n_tri = len(tris)
+        me.vertices.add(len(positions))
+        me.vertices.foreach_set("co", np.ascontiguousarray(positions, np.float32).ravel())
+        me.loops.add(3 * n_tri)
+        me.loops.foreach_set("vertex_index", loops.astype(np.int32))
+        me.polygons.add(n_tri)
+        me.polygons.foreach_set("loop_start", np.arange(0, 3 * n_tri, 3, dtype=np.int32))
+        me.polygons.foreach_set("material_index", mat_index.astype(np.int32))
+        me.update(calc_edges=True)
+        for k in a.uv_sets():
+            layer = me.uv_layers.new(name=f"UV{k}", do_init=False)
+            uv = a.uv[corner_v, k].astype(np.float32)
+            uv[:, 1] = 1.0 - uv[:, 1]           # DirectX v runs down, Blender's up
+            layer.data.foreach_set("uv", uv.ravel())
+        if a.has_colors:
+            col = me.color_attributes.new("Color", "FLOAT_COLOR", "CORNER")
+            col.data.foreach_set("color", a.color[corner_v].astype(np.float32).ravel())
+        if a.has_tangents:
+            for name, arr in (("alamo_tangent", a.tangent), ("alamo_binormal", a.binormal)):
+                att = me.attributes.new(name, "FLOAT_VECTOR", "CORNER")
+                att.data.foreach_set("vector", arr[corner_v].astype(np.float32).ravel())
+        me.polygons.foreach_set("use_smooth", np.ones(n_tri, bool))
+        compat.set_custom_normals(me, a.normal[corner_v])
+        return corner_v, merged_of
+
+    def _skin(self, obj, subs, skinned, conn_bone, a, merged_of):
+        """Vertex groups named after the bones, with the file's weights."""
+        verts, bones, weights = [], [], []
+        for k, s in enumerate(subs):
+            lo, hi = a.offsets[k], a.offsets[k + 1]
+            ids = np.arange(lo, hi)
+            if not skinned[k]:
+                verts.append(ids)
+                bones.append(np.full(len(ids), conn_bone))
+                weights.append(np.ones(len(ids)))
+                continue
+            bmap = np.asarray(s.bone_map, np.int64)
+            slots = 4 if format_is_b4i4(s.vertex_format) else 1
+            bi = s.vertices["bone_indices"][:, :slots].astype(np.int64)
+            bw = (s.vertices["bone_weights"][:, :slots].astype(np.float64) if slots > 1
+                  else np.ones((len(ids), 1)))
+            use = bw > 0
+            bad = use & (bi >= len(bmap))
+            if bad.any():
+                self.warn(f"mesh {obj.name!r}: {int(bad.sum())} vertex weights name bones "
+                          "beyond the sub-mesh's bone map and were left out")
+                use &= ~bad
+            skel = np.where(use, bmap[np.minimum(bi, len(bmap) - 1)], -1)
+            bad = use & ((skel < 0) | (skel >= len(self.bone_names)))
+            if bad.any():
+                self.warn(f"mesh {obj.name!r}: its bone map names bones the skeleton does not "
+                          "have; those weights were left out")
+                use &= ~bad
+            rows, cols = np.nonzero(use)
+            verts.append(ids[rows])
+            bones.append(skel[rows, cols])
+            weights.append(bw[rows, cols])
+        v = np.concatenate(verts) if verts else np.zeros(0, np.int64)
+        b = np.concatenate(bones) if bones else np.zeros(0, np.int64)
+        w = np.concatenate(weights) if weights else np.zeros(0)
+        if merged_of is not None:
+            v = merged_of[v]
+        groups = {}
+        for bone in np.unique(b):
+            groups[bone] = obj.vertex_groups.new(name=self.bone_names[bone])
+        # one call per (bone, weight) pair: a handful for real files
+        order = np.lexsort((w, b))
+        b, w, v = b[order], w[order], v[order]
+        if len(b):
+            cuts = np.flatnonzero((np.diff(b) != 0) | (np.diff(w) != 0)) + 1
+            for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, len(b)]):
+                groups[b[lo]].add(v[lo:hi].tolist(), float(w[lo]), "REPLACE")
+
+    def _mesh_visibility(self, objs):
+        shown = default_visibility([o.alamo.name for o in objs])
+        for obj, show in zip(objs, shown):
+            if obj.alamo.hidden or not show:
+                obj.hide_set(True)
+                obj.hide_render = True
+
+    # --- lights, proxies, dazzles ----------------------------------------------------------
+
+    def _light(self, light, oi):
+        ltype = LIGHT_TYPES.get(int(light.type))
+        if ltype is None:
+            self.warn(f"light {light.name!r}: unknown type {light.type}; shown as a point light")
+            ltype = "POINT"
+        data = self.tx.add(bpy.data.lights.new(light.name, ltype))
+        data.color = [float(np.clip(c, 0.0, 1e6)) for c in light.color]
+        intensity = float(light.intensity)
+        data.energy = intensity if ltype == "SUN" else intensity * LIGHT_WATTS_PER_INTENSITY
+        if ltype == "SPOT":
+            falloff = float(light.falloff)
+            data.spot_size = float(np.clip(falloff, np.radians(1.0), np.pi))
+            data.spot_blend = float(np.clip(1.0 - float(light.hotspot) / falloff, 0.0, 1.0)) \
+                if falloff > 0 else 0.0
+        obj = self.tx.add(bpy.data.objects.new(light.name, data))
+        self._link(obj)
+        p = obj.alamo
+        p.role, p.name, p.file_index = "LIGHT", light.name, oi
+        p.intensity = intensity
+        p.far_attenuation_start = float(light.far_attenuation_start)
+        p.far_attenuation_end = float(light.far_attenuation_end)
+        p.hotspot, p.falloff = float(light.hotspot), float(light.falloff)
+        bone = self._bone_index(self.model.object_bone(oi), f"light {light.name!r}")
+        self._attach(obj, bone, self.worlds[bone])
+
+    def _connections(self):
+        conn = self.model.connections
+        if conn is None:
+            return
+        size = max(float(np.mean(self.arm.bones[0].length)) if self.bone_names else 1.0, 0.05)
+        for k, proxy in enumerate(conn.proxies):
+            obj = self.tx.add(bpy.data.objects.new(proxy.name, None))
+            obj.empty_display_type = "ARROWS"
+            obj.empty_display_size = size
+            self._link(obj)
+            p = obj.alamo
+            p.role, p.name, p.file_index = "PROXY", proxy.name, k
+            p.hidden = bool(proxy.hidden)
+            p.alt_decrease_stay_hidden = bool(proxy.alt_decrease_stay_hidden)
+            bone = self._bone_index(proxy.bone, f"proxy {proxy.name!r}")
+            self._attach(obj, bone, self.worlds[bone])
+        for k, d in enumerate(conn.dazzles):
+            obj = self.tx.add(bpy.data.objects.new(d.name, None))
+            obj.empty_display_type = "SPHERE"
+            self._link(obj)
+            p = obj.alamo
+            p.role, p.name, p.file_index = "DAZZLE", d.name, k
+            p.hidden = bool(d.hidden)
+            p.night_only = bool(d.night_only)
+            if d.color is not None:
+                p.color = [float(np.clip(c, 0.0, 1e6)) for c in d.color]
+                obj.color = (*p.color, 1.0)
+            for name in ("radius", "frequency", "phase"):
+                if getattr(d, name) is not None:
+                    setattr(p, name, float(getattr(d, name)))
+            p.bias = float(d.bias) if d.bias is not None else 1.0
+            p.texture = d.texture or ""
+            for name in ("tex_x", "tex_y", "tex_size"):
+                if getattr(d, name) is not None:
+                    setattr(p, name, int(min(getattr(d, name), 2**31 - 1)))
+            obj.empty_display_size = max(p.radius, 1e-3)
+            bone = self._bone_index(d.bone, f"dazzle {d.name!r}")
+            offset = np.zeros(3) if d.position is None else np.asarray(d.position, np.float64)
+            self._attach(obj, bone, self.worlds[bone] @ _translation(offset))
+
+
+class _MeshArrays:
+    """A mesh's sub-meshes as one set of vertex arrays (float64) and triangles."""
+
+    def __init__(self, subs):
+        counts = [len(s.vertices) for s in subs]
+        self.offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+
+        def cat(name, shape):
+            parts = [s.vertices[name].astype(np.float64) for s in subs]
+            return np.concatenate(parts) if parts else np.zeros((0,) + shape)
+
+        self.position = cat("position", (3,))
+        self.normal = cat("normal", (3,))
+        self.uv = cat("uv", (4, 2))
+        self.tangent = cat("tangent", (3,))
+        self.binormal = cat("binormal", (3,))
+        self.color = cat("color", (4,))
+        self.bone_indices = (np.concatenate([s.vertices["bone_indices"] for s in subs])
+                             if subs else np.zeros((0, 4), np.uint32))
+        self.bone_weights = (np.concatenate([s.vertices["bone_weights"] for s in subs])
+                             if subs else np.zeros((0, 4), np.float32))
+        tris = [s.indices.astype(np.int64) + self.offsets[k] for k, s in enumerate(subs)]
+        self.triangles = np.concatenate(tris) if tris else np.zeros((0, 3), np.int64)
+        self.material_index = np.repeat(np.arange(len(subs)), [len(s.indices) for s in subs])
+        self.has_colors = any(format_has_colors(s.vertex_format) for s in subs)
+        self.has_tangents = any(format_has_tangents(s.vertex_format) for s in subs)
+        for name in ("position", "normal", "uv", "tangent", "binormal", "color"):
+            arr = getattr(self, name)
+            arr[~np.isfinite(arr)] = 0.0
+
+    def transform(self, k, world):
+        """Move sub-mesh ``k`` by ``world`` (positions; normals and tangents by its linear part)."""
+        sl = slice(self.offsets[k], self.offsets[k + 1])
+        lin = world[:3, :3]
+        self.position[sl] = self.position[sl] @ lin.T + world[:3, 3]
+        try:
+            nrm = np.linalg.inv(lin).T
+        except np.linalg.LinAlgError:
+            nrm = lin
+        for name, m in (("normal", nrm), ("tangent", lin), ("binormal", lin)):
+            arr = getattr(self, name)
+            v = arr[sl] @ m.T
+            length = np.linalg.norm(v, axis=1, keepdims=True)
+            arr[sl] = np.divide(v, length, out=v, where=length > 0)
+
+    def uv_sets(self):
+        """The UV sets that hold data (set 0 always, so there is something to texture)."""
+        used = np.any(self.uv != 0, axis=(0, 2)) if len(self.uv) else np.zeros(4, bool)
+        return [k for k in range(4) if k == 0 or used[k]]
+
+    def merge_key(self):
+        """Map each vertex to the first vertex with the same position and skinning."""
+        key = np.concatenate([self.position.astype(np.float32).view(np.uint32),
+                              self.bone_indices.astype(np.uint32),
+                              self.bone_weights.astype(np.float32).view(np.uint32)], axis=1)
+        key = np.ascontiguousarray(key)
+        row = key.view(np.dtype((np.void, key.dtype.itemsize * key.shape[1]))).ravel()
+        _, first, inverse = np.unique(row, return_index=True, return_inverse=True)
+        order = np.argsort(first)                     # keep the file's vertex order
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        return rank[inverse.ravel()], self.position[first[order]]

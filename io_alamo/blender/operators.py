@@ -1,0 +1,93 @@
+"""File > Import entries and drag and drop. Thin: options in, import function, report out."""
+
+import os
+
+import bpy
+from bpy.props import BoolProperty, CollectionProperty, StringProperty
+from bpy_extras.io_utils import ImportHelper
+
+from ..formats import AlamoFormatError
+from .imp.alo import ImportOptions, import_alo
+from .prefs import user_texture_folders
+
+
+class IMPORT_SCENE_OT_alo(bpy.types.Operator, ImportHelper):
+    """Import Petroglyph Alamo models (.alo): skeleton, meshes, materials, lights, proxies
+    and dazzles"""
+
+    bl_idname = "import_scene.alo"
+    bl_label = "Import Alamo Model"
+    bl_options = {"REGISTER", "UNDO", "PRESET"}
+
+    filename_ext = ".alo"
+    filter_glob: StringProperty(default="*.alo", options={"HIDDEN"})
+    files: CollectionProperty(type=bpy.types.OperatorFileListElement,
+                              options={"HIDDEN", "SKIP_SAVE"})
+    directory: StringProperty(subtype="DIR_PATH", options={"HIDDEN", "SKIP_SAVE"})
+
+    merge_vertices: BoolProperty(
+        name="Merge Vertices",
+        description="Merge vertices that share a position (and skinning) for easier editing. "
+                    "Off keeps the file's vertices one to one, which exports back unchanged",
+        default=False)
+
+    def paths(self):
+        if self.files and self.directory:
+            return [os.path.join(self.directory, f.name) for f in self.files if f.name]
+        return [self.filepath]
+
+    def execute(self, context):
+        options = ImportOptions(merge_vertices=self.merge_vertices,
+                                texture_folders=user_texture_folders(context))
+        if context.object is not None and context.object.mode != "OBJECT":
+            bpy.ops.object.mode_set(mode="OBJECT")
+        done = 0
+        for path in self.paths():
+            try:
+                result = import_alo(context, path, options)
+            except AlamoFormatError as e:
+                self.report({"ERROR"}, str(e))
+                continue
+            except OSError as e:
+                self.report({"ERROR"}, f"{path}: {e}")
+                continue
+            done += 1
+            for w in result.warnings:
+                self.report({"WARNING"}, f"{os.path.basename(path)}: {w}")
+            self.report({"INFO"}, f"{os.path.basename(path)}: {result.summary()}")
+        return {"FINISHED"} if done else {"CANCELLED"}
+
+    def invoke(self, context, event):
+        if self.files or (self.filepath and os.path.isfile(self.filepath)):
+            return self.execute(context)          # drag and drop: import right away
+        return ImportHelper.invoke(self, context, event)
+
+
+class ALAMO_FH_alo(bpy.types.FileHandler):
+    bl_idname = "ALAMO_FH_alo"
+    bl_label = "Alamo Model"
+    bl_import_operator = "import_scene.alo"
+    bl_file_extensions = ".alo"
+
+    @classmethod
+    def poll_drop(cls, context):
+        return context.area is not None and context.area.type == "VIEW_3D"
+
+
+def menu_import(self, context):
+    self.layout.operator(IMPORT_SCENE_OT_alo.bl_idname, text="Alamo Model (.alo)")
+
+
+CLASSES = (IMPORT_SCENE_OT_alo, ALAMO_FH_alo)
+
+
+def register():
+    for cls in CLASSES:
+        bpy.utils.register_class(cls)
+    bpy.types.TOPBAR_MT_file_import.append(menu_import)
+
+
+def unregister():
+    bpy.types.TOPBAR_MT_file_import.remove(menu_import)
+    for cls in reversed(CLASSES):
+        bpy.utils.unregister_class(cls)

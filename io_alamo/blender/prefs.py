@@ -1,0 +1,80 @@
+"""Add-on preferences: where to look for textures."""
+
+import bpy
+from bpy.props import CollectionProperty, StringProperty
+
+ADDON_ID = __package__.rpartition(".")[0]     # "io_alamo", or "bl_ext.<repo>.io_alamo"
+
+
+class AlamoTextureFolder(bpy.types.PropertyGroup):
+    path: StringProperty(name="Folder", subtype="DIR_PATH",
+                         description="A folder searched for textures (.dds, .tga)")
+
+
+class AlamoPreferences(bpy.types.AddonPreferences):
+    bl_idname = ADDON_ID
+
+    texture_folders: CollectionProperty(type=AlamoTextureFolder, name="Texture Folders")
+
+    def draw(self, context):
+        col = self.layout.column()
+        col.label(text="Texture folders (searched after the model's folder and the mod's "
+                       "Data/Art/Textures):")
+        for i, f in enumerate(self.texture_folders):
+            row = col.row(align=True)
+            row.prop(f, "path", text="")
+            op = row.operator("alamo.texture_folder_remove", text="", icon="X")
+            op.index = i
+        col.operator("alamo.texture_folder_add", icon="ADD")
+
+
+class ALAMO_OT_texture_folder_add(bpy.types.Operator):
+    bl_idname = "alamo.texture_folder_add"
+    bl_label = "Add Texture Folder"
+    bl_description = "Add a folder to search for textures"
+    bl_options = {"INTERNAL"}
+
+    def execute(self, context):
+        addon = context.preferences.addons.get(ADDON_ID)
+        if addon is None:
+            return {"CANCELLED"}
+        addon.preferences.texture_folders.add()
+        return {"FINISHED"}
+
+
+class ALAMO_OT_texture_folder_remove(bpy.types.Operator):
+    bl_idname = "alamo.texture_folder_remove"
+    bl_label = "Remove Texture Folder"
+    bl_description = "Stop searching this folder for textures"
+    bl_options = {"INTERNAL"}
+
+    index: bpy.props.IntProperty()
+
+    def execute(self, context):
+        addon = context.preferences.addons.get(ADDON_ID)
+        if addon is None:
+            return {"CANCELLED"}
+        addon.preferences.texture_folders.remove(self.index)
+        return {"FINISHED"}
+
+
+def user_texture_folders(context):
+    """The folders listed in the preferences ([] when the add-on is not enabled as such)."""
+    addon = context.preferences.addons.get(ADDON_ID)
+    if addon is None or addon.preferences is None:
+        return []
+    return [bpy.path.abspath(f.path) for f in addon.preferences.texture_folders if f.path]
+
+
+CLASSES = (AlamoTextureFolder, AlamoPreferences, ALAMO_OT_texture_folder_add,
+           ALAMO_OT_texture_folder_remove)
+
+
+def register():
+    for cls in CLASSES:
+        bpy.utils.register_class(cls)
+
+
+def unregister():
+    for cls in reversed(CLASSES):
+        bpy.utils.unregister_class(cls)

@@ -1,0 +1,75 @@
+"""Reading back what an import made, and what the file says it should be, as numpy arrays."""
+
+import bpy
+import numpy as np
+
+from io_alamo.formats import read_alo
+
+
+def objects_by_role(role):
+    return sorted((o for o in bpy.data.objects if o.alamo.role == role),
+                  key=lambda o: o.alamo.file_index)
+
+
+def corner_positions_world(obj):
+    me = obj.data
+    co = np.empty(len(me.vertices) * 3, np.float32)
+    me.vertices.foreach_get("co", co)
+    vi = np.empty(len(me.loops), np.int32)
+    me.loops.foreach_get("vertex_index", vi)
+    mw = np.array(obj.matrix_world, np.float64)
+    p = co.reshape(-1, 3)[vi].astype(np.float64)
+    return p @ mw[:3, :3].T + mw[:3, 3]
+
+
+def corner_normals(obj):
+    """Per-corner normals in world space (unit length)."""
+    me = obj.data
+    n = np.empty(len(me.loops) * 3, np.float32)
+    me.corner_normals.foreach_get("vector", n)
+    lin = np.array(obj.matrix_world, np.float64)[:3, :3]
+    w = n.reshape(-1, 3).astype(np.float64) @ np.linalg.inv(lin)
+    return w / np.maximum(np.linalg.norm(w, axis=1, keepdims=True), 1e-12)
+
+
+def corner_attribute(mesh, name, width, prop):
+    a = np.empty(len(mesh.loops) * width, np.float32)
+    mesh.attributes[name].data.foreach_get(prop, a)
+    return a.reshape(-1, width)
+
+
+def uv(mesh, name):
+    a = np.empty(len(mesh.loops) * 2, np.float32)
+    mesh.uv_layers[name].data.foreach_get("uv", a)
+    return a.reshape(-1, 2)
+
+
+def file_corners(model, mesh_index, worlds):
+    """Expected per-corner arrays of the file's mesh ``mesh_index`` (index in model.objects)."""
+    mesh = model.objects[mesh_index]
+    bone = model.object_bone(mesh_index) or 0
+    skinned = any(s.bone_map is not None and len(s.bone_map) for s in mesh.submeshes)
+    pos, nrm, uvs, col = [], [], [], []
+    for s in mesh.submeshes:
+        v = s.vertices[s.indices.ravel().astype(np.int64)]
+        p = v["position"].astype(np.float64)
+        n = v["normal"].astype(np.float64)
+        if s.bone_map is None or not skinned:
+            w = worlds[bone]
+            p = p @ w[:3, :3].T + w[:3, 3]
+            n = n @ np.linalg.inv(w[:3, :3])
+        pos.append(p)
+        nrm.append(n / np.maximum(np.linalg.norm(n, axis=1, keepdims=True), 1e-12))
+        uvs.append(v["uv"].astype(np.float64))
+        col.append(v["color"].astype(np.float64))
+    return np.concatenate(pos), np.concatenate(nrm), np.concatenate(uvs), np.concatenate(col)
+
+
+def load_model(path):
+    return read_alo(open(path, "rb").read())
+
+
+def datablock_counts():
+    names = ("objects", "meshes", "materials", "armatures", "lights", "images", "collections",
+             "actions", "node_groups", "textures")
+    return {n: len(getattr(bpy.data, n)) for n in names}
