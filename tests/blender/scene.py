@@ -33,9 +33,18 @@ def corner_normals(obj):
 
 
 def corner_attribute(mesh, name, width, prop):
-    a = np.empty(len(mesh.loops) * width, np.float32)
-    mesh.attributes[name].data.foreach_get(prop, a)
-    return a.reshape(-1, width)
+    """An attribute's values per face corner, whether it lives on corners or on vertices."""
+    att = mesh.attributes[name]
+    a = np.empty(len(att.data) * width, np.float32)
+    att.data.foreach_get(prop, a)
+    a = a.reshape(-1, width)
+    if att.domain == "POINT":
+        vi = np.empty(len(mesh.loops), np.int32)
+        mesh.loops.foreach_get("vertex_index", vi)
+        a = a[vi]
+    else:
+        assert att.domain == "CORNER"
+    return a
 
 
 def uv(mesh, name):

@@ -73,6 +73,16 @@ def check_model(path, result):
                 assert np.allclose(uv(obj.data, name), uvs[:, k] * [1, -1] + [0, 1], atol=1e-6)
             else:
                 assert name not in obj.data.uv_layers
+        if any("U3U3" in s.vertex_format for s in fm.submeshes):
+            tangents = np.concatenate([s.vertices["tangent"][s.indices.ravel().astype(int)]
+                                       for s in fm.submeshes])
+            binormals = np.concatenate([s.vertices["binormal"][s.indices.ravel().astype(int)]
+                                        for s in fm.submeshes])
+            if not any(s.bone_map is not None for s in fm.submeshes):   # stored as in the file
+                assert np.array_equal(corner_attribute(obj.data, "alamo_tangent", 3, "vector"),
+                                      tangents)
+                assert np.array_equal(corner_attribute(obj.data, "alamo_binormal", 3, "vector"),
+                                      binormals)
         if any(format_has_colors(s.vertex_format) for s in fm.submeshes):
             assert np.array_equal(corner_attribute(obj.data, "Color", 4, "color"),
                                   col.astype(np.float32))
@@ -153,8 +163,7 @@ def test_corpus_model_imports_and_matches_the_file(blender, path):
     assert result.counts["triangles"] == sum(len(s.indices) for m in model.meshes
                                              for s in m.submeshes)
     # the source is kept so that an unedited export can be byte-identical
-    import zlib
-    assert zlib.decompress(result.armature["alamo_source"]) == path.read_bytes()
+    assert bytes(result.armature["alamo_source"]) == path.read_bytes()
 
 
 FIXTURES = ["fixture_alo_205_bones", "fixture_alo_10005_vertices", "fixture_alo_lights",
@@ -334,3 +343,29 @@ def test_operator_reports_particle_files_and_changes_nothing(blender):
     with pytest.raises(RuntimeError, match="particle effect, not a model"):
         bpy.ops.import_scene.alo(filepath=str(particles[0]))
     assert datablock_counts() == before
+
+
+def test_user_texture_folders_are_searched(blender, tmp_path):
+    from io_alamo.sample import sample_textures, write_tga
+    lib = tmp_path / "library"
+    lib.mkdir()
+    write_tga(lib / "w_test.TGA", sample_textures()[0])
+    spec = sb._model_spec([sb._bone("Root", -1)], [sb._mesh_obj("Hull", [sb._submesh()])],
+                          [(0, 0)])
+    (tmp_path / "m").mkdir()
+    path = tmp_path / "m" / "m.alo"
+    path.write_bytes(sb.build_alo(spec))
+    assert any("not found" in w for w in do_import(path).warnings)
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    result = do_import(path, texture_folders=[str(lib)])
+    assert not [w for w in result.warnings if "not found" in w]
+    node = objects_by_role("MESH")[0].data.materials[0].node_tree.nodes["Alamo Base Texture"]
+    assert node.image.source == "FILE" and node.image.filepath.endswith("w_test.TGA")
+
+
+def test_drop_invokes_the_import_directly(blender, tmp_path):
+    from io_alamo.sample import write_sample
+    alo, _ = write_sample(tmp_path)
+    # a drop calls the operator with INVOKE and the file already set: no file browser
+    assert bpy.ops.import_scene.alo("INVOKE_DEFAULT", filepath=str(alo)) == {"FINISHED"}
+    assert len(objects_by_role("SKELETON")) == 1

@@ -6,7 +6,6 @@ fails, so a failed import leaves the file's data as it was.
 """
 
 import os
-import zlib
 from dataclasses import dataclass, field
 
 import bpy
@@ -21,7 +20,7 @@ from ..props import BILLBOARD_ITEMS, PARAM_TYPE_ITEMS
 from .materials import MaterialBuilder
 from .textures import TextureFinder, texture_folders
 
-SOURCE_KEY = "alamo_source"          # zlib-compressed bytes of the imported file
+SOURCE_KEY = "alamo_source"          # the imported file's bytes (the .blend can compress)
 SOURCE_NAME_KEY = "alamo_source_file"
 BILLBOARD_IDS = {value: ident for ident, _, _, value in BILLBOARD_ITEMS}
 PARAM_IDS = {value: ident for ident, _, _, value in PARAM_TYPE_ITEMS}
@@ -189,7 +188,7 @@ class _ModelBuilder:
         self.arm_obj, self.arm = arm_obj, arm
         arm_obj.alamo.role = "SKELETON"
         arm_obj.alamo.name = self.name
-        arm_obj[SOURCE_KEY] = zlib.compress(self.data, 1)
+        arm_obj[SOURCE_KEY] = self.data
         arm_obj[SOURCE_NAME_KEY] = os.path.basename(self.filepath)
         arm_obj.show_in_front = True
         self.result.armature = arm_obj
@@ -343,16 +342,21 @@ class _ModelBuilder:
         me.update(calc_edges=True)
         for k in a.uv_sets():
             layer = me.uv_layers.new(name=f"UV{k}", do_init=False)
-            uv = a.uv[corner_v, k].astype(np.float32)
+            uv = a.uv[corner_v, k]
             uv[:, 1] = 1.0 - uv[:, 1]           # DirectX v runs down, Blender's up
             layer.data.foreach_set("uv", uv.ravel())
+        # per-vertex data stays on the vertices while they are the file's, one to one
+        if merged_of is None:
+            domain, pick = "POINT", slice(None)
+        else:
+            domain, pick = "CORNER", corner_v
         if a.has_colors:
-            col = me.color_attributes.new("Color", "FLOAT_COLOR", "CORNER")
-            col.data.foreach_set("color", a.color[corner_v].astype(np.float32).ravel())
+            col = me.color_attributes.new("Color", "FLOAT_COLOR", domain)
+            col.data.foreach_set("color", np.ascontiguousarray(a.color[pick]).ravel())
         if a.has_tangents:
             for name, arr in (("alamo_tangent", a.tangent), ("alamo_binormal", a.binormal)):
-                att = me.attributes.new(name, "FLOAT_VECTOR", "CORNER")
-                att.data.foreach_set("vector", arr[corner_v].astype(np.float32).ravel())
+                att = me.attributes.new(name, "FLOAT_VECTOR", domain)
+                att.data.foreach_set("vector", np.ascontiguousarray(arr[pick]).ravel())
         me.polygons.foreach_set("use_smooth", np.ones(n_tri, bool))
         compat.set_custom_normals(me, a.normal[corner_v])
         return corner_v, merged_of
@@ -481,15 +485,15 @@ class _ModelBuilder:
 
 
 class _MeshArrays:
-    """A mesh's sub-meshes as one set of vertex arrays (float64) and triangles."""
+    """A mesh's sub-meshes as one set of vertex arrays (float32) and triangles."""
 
     def __init__(self, subs):
         counts = [len(s.vertices) for s in subs]
         self.offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
 
         def cat(name, shape):
-            parts = [s.vertices[name].astype(np.float64) for s in subs]
-            return np.concatenate(parts) if parts else np.zeros((0,) + shape)
+            parts = [s.vertices[name] for s in subs]
+            return (np.concatenate(parts) if parts else np.zeros((0,) + shape)).astype(np.float32)
 
         self.position = cat("position", (3,))
         self.normal = cat("normal", (3,))
@@ -514,14 +518,14 @@ class _MeshArrays:
         """Move sub-mesh ``k`` by ``world`` (positions; normals and tangents by its linear part)."""
         sl = slice(self.offsets[k], self.offsets[k + 1])
         lin = world[:3, :3]
-        self.position[sl] = self.position[sl] @ lin.T + world[:3, 3]
+        self.position[sl] = self.position[sl].astype(np.float64) @ lin.T + world[:3, 3]
         try:
             nrm = np.linalg.inv(lin).T
         except np.linalg.LinAlgError:
             nrm = lin
         for name, m in (("normal", nrm), ("tangent", lin), ("binormal", lin)):
             arr = getattr(self, name)
-            v = arr[sl] @ m.T
+            v = arr[sl].astype(np.float64) @ m.T
             length = np.linalg.norm(v, axis=1, keepdims=True)
             arr[sl] = np.divide(v, length, out=v, where=length > 0)
 
@@ -532,7 +536,7 @@ class _MeshArrays:
 
     def merge_key(self):
         """Map each vertex to the first vertex with the same position and skinning."""
-        key = np.concatenate([self.position.astype(np.float32).view(np.uint32),
+        key = np.concatenate([self.position.view(np.uint32),
                               self.bone_indices.astype(np.uint32),
                               self.bone_weights.astype(np.float32).view(np.uint32)], axis=1)
         key = np.ascontiguousarray(key)
