@@ -37,3 +37,62 @@ def ensure_node_tree(material):
     if material.node_tree is None:
         material.use_nodes = True
     return material.node_tree
+
+
+HAS_SLOTTED_ACTIONS = bpy.app.version >= (4, 4, 0)
+INTERPOLATION = {"CONSTANT": 0, "LINEAR": 1, "BEZIER": 2}
+
+
+class ActionWriter:
+    """Makes F-curves in a new action for one object: the legacy API on 4.2, layers,
+    strips and channelbags (slotted actions) on 4.4+ where Action.fcurves is gone."""
+
+    def __init__(self, action, obj):
+        self.action = action
+        self.obj = obj
+        self.groups = {}
+        if HAS_SLOTTED_ACTIONS:
+            self.slot = action.slots.new(id_type="OBJECT", name=obj.name)
+            strip = action.layers.new("Layer").strips.new(type="KEYFRAME")
+            self.bag = strip.channelbag(self.slot, ensure=True)
+
+    def fcurve(self, data_path, index, group):
+        if not HAS_SLOTTED_ACTIONS:
+            return self.action.fcurves.new(data_path, index=index, action_group=group)
+        fc = self.bag.fcurves.new(data_path, index=index)
+        grp = self.groups.get(group)
+        if grp is None:
+            grp = self.groups[group] = self.bag.groups.new(group)
+        fc.group = grp
+        return fc
+
+    def assign(self):
+        ad = self.obj.animation_data or self.obj.animation_data_create()
+        ad.action = self.action
+        if HAS_SLOTTED_ACTIONS:
+            ad.action_slot = self.slot
+
+
+def action_fcurves(action):
+    """Every F-curve of an action, on any supported version."""
+    if not HAS_SLOTTED_ACTIONS:
+        return list(action.fcurves)
+    out = []
+    for layer in action.layers:
+        for strip in layer.strips:
+            for bag in strip.channelbags:
+                out.extend(bag.fcurves)
+    return out
+
+
+def set_keys(fcurve, frames, values, interpolation):
+    """All keys of an F-curve at once: frames, values and per-key interpolation codes."""
+    n = len(frames)
+    kp = fcurve.keyframe_points
+    kp.add(n)
+    co = np.empty(2 * n, np.float32)
+    co[0::2] = frames
+    co[1::2] = values
+    kp.foreach_set("co", co)
+    kp.foreach_set("interpolation", np.asarray(interpolation, np.int32))
+    fcurve.update()

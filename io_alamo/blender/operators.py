@@ -7,6 +7,7 @@ from bpy.props import BoolProperty, CollectionProperty, StringProperty
 from bpy_extras.io_utils import ImportHelper
 
 from ..formats import AlamoFormatError
+from .imp.ala import AnimationImportOptions, AnimationTargetError, find_armature, import_ala
 from .imp.alo import ImportOptions, import_alo
 from .prefs import user_texture_folders
 
@@ -30,6 +31,10 @@ class IMPORT_SCENE_OT_alo(bpy.types.Operator, ImportHelper):
         description="Merge vertices that share a position (and skinning) for easier editing. "
                     "Off keeps the file's vertices one to one, which exports back unchanged",
         default=False)
+    import_animations: BoolProperty(
+        name="Import Animations",
+        description="Also import the model's animations found beside it (<MODEL>_*.ala)",
+        default=True)
 
     def paths(self):
         if self.files and self.directory:
@@ -38,7 +43,8 @@ class IMPORT_SCENE_OT_alo(bpy.types.Operator, ImportHelper):
 
     def execute(self, context):
         options = ImportOptions(merge_vertices=self.merge_vertices,
-                                texture_folders=user_texture_folders(context))
+                                texture_folders=user_texture_folders(context),
+                                import_animations=self.import_animations)
         if context.object is not None and context.object.mode != "OBJECT":
             bpy.ops.object.mode_set(mode="OBJECT")
         done = 0
@@ -63,6 +69,53 @@ class IMPORT_SCENE_OT_alo(bpy.types.Operator, ImportHelper):
         return ImportHelper.invoke(self, context, event)
 
 
+class IMPORT_ANIM_OT_ala(bpy.types.Operator, ImportHelper):
+    """Import Petroglyph Alamo animations (.ala, both formats) as actions of the selected
+    armature"""
+
+    bl_idname = "import_anim.ala"
+    bl_label = "Import Alamo Animation"
+    bl_options = {"REGISTER", "UNDO", "PRESET"}
+
+    filename_ext = ".ala"
+    filter_glob: StringProperty(default="*.ala", options={"HIDDEN"})
+    files: CollectionProperty(type=bpy.types.OperatorFileListElement,
+                              options={"HIDDEN", "SKIP_SAVE"})
+    directory: StringProperty(subtype="DIR_PATH", options={"HIDDEN", "SKIP_SAVE"})
+
+    set_frame_rate: BoolProperty(
+        name="Set Scene Frame Rate",
+        description="Set the scene's frame rate and range from the (first) animation",
+        default=True)
+
+    paths = IMPORT_SCENE_OT_alo.paths
+
+    def execute(self, context):
+        try:
+            armature = find_armature(context)
+        except AnimationTargetError as e:
+            self.report({"ERROR"}, str(e))
+            return {"CANCELLED"}
+        if context.object is not None and context.object.mode not in ("OBJECT", "POSE"):
+            bpy.ops.object.mode_set(mode="OBJECT")
+        done = 0
+        for path in self.paths():
+            options = AnimationImportOptions(set_scene_frame_rate=self.set_frame_rate and not done,
+                                             set_scene_range=not done)
+            try:
+                result = import_ala(context, armature, path, options)
+            except (AlamoFormatError, OSError) as e:
+                self.report({"ERROR"}, str(e))
+                continue
+            done += 1
+            for w in result.warnings:
+                self.report({"WARNING"}, f"{os.path.basename(path)}: {w}")
+            self.report({"INFO"}, f"{os.path.basename(path)}: {result.summary()}")
+        return {"FINISHED"} if done else {"CANCELLED"}
+
+    invoke = IMPORT_SCENE_OT_alo.invoke
+
+
 class ALAMO_FH_alo(bpy.types.FileHandler):
     bl_idname = "ALAMO_FH_alo"
     bl_label = "Alamo Model"
@@ -76,9 +129,10 @@ class ALAMO_FH_alo(bpy.types.FileHandler):
 
 def menu_import(self, context):
     self.layout.operator(IMPORT_SCENE_OT_alo.bl_idname, text="Alamo Model (.alo)")
+    self.layout.operator(IMPORT_ANIM_OT_ala.bl_idname, text="Alamo Animation (.ala)")
 
 
-CLASSES = (IMPORT_SCENE_OT_alo, ALAMO_FH_alo)
+CLASSES = (IMPORT_SCENE_OT_alo, IMPORT_ANIM_OT_ala, ALAMO_FH_alo)
 
 
 def register():

@@ -113,7 +113,23 @@ class AlamoObject(bpy.types.PropertyGroup):
     falloff: FloatProperty(name="Falloff", subtype="ANGLE", description="Spot light outer cone")
 
 
-CLASSES = (AlamoBone, AlamoShaderParam, AlamoMaterial, AlamoObject)
+class AlamoPoseBone(bpy.types.PropertyGroup):
+    visible: BoolProperty(name="Visible", default=True,
+                          description="Animated visibility of the bone and what hangs on it")
+
+
+class AlamoAction(bpy.types.PropertyGroup):
+    frames: IntProperty(name="Frames", min=0, description="Frame count of the .ala file")
+    fps: FloatProperty(name="Frame Rate", min=0.0, default=30.0,
+                       description="Frames per second of the .ala file")
+    format: EnumProperty(name="Format", default="2", items=[
+        ("1", "#1 Empire at War", "Per-bone tracks (Star Wars: Empire at War)"),
+        ("2", "#2 Forces of Corruption", "Per-frame blocks (Forces of Corruption and later)")],
+        description="Animation file format to write")
+
+
+CLASSES = (AlamoBone, AlamoShaderParam, AlamoMaterial, AlamoObject, AlamoPoseBone,
+           AlamoAction)
 
 
 def register():
@@ -122,9 +138,13 @@ def register():
     bpy.types.Bone.alamo = PointerProperty(type=AlamoBone)
     bpy.types.Material.alamo = PointerProperty(type=AlamoMaterial)
     bpy.types.Object.alamo = PointerProperty(type=AlamoObject)
+    bpy.types.PoseBone.alamo = PointerProperty(type=AlamoPoseBone)
+    bpy.types.Action.alamo = PointerProperty(type=AlamoAction)
 
 
 def unregister():
+    del bpy.types.Action.alamo
+    del bpy.types.PoseBone.alamo
     del bpy.types.Object.alamo
     del bpy.types.Material.alamo
     del bpy.types.Bone.alamo

@@ -16,7 +16,9 @@ bpy = pytest.importorskip("bpy")
 
 
 def do_import(path, **kw):
+    """Import a model at rest: these tests compare against the file's bind pose."""
     from io_alamo.blender.imp.alo import ImportOptions, import_alo
+    kw.setdefault("import_animations", False)
     return import_alo(bpy.context, str(path), ImportOptions(**kw))
 
 

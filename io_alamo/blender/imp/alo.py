@@ -32,6 +32,7 @@ LIGHT_WATTS_PER_INTENSITY = 100.0    # point/spot energy shown in Blender per un
 class ImportOptions:
     merge_vertices: bool = False      # merge vertices by position (editing) instead of 1:1
     texture_folders: list = field(default_factory=list)   # searched after the model's own
+    import_animations: bool = True    # also import <MODEL>_*.ala found beside the model
 
 
 @dataclass
@@ -46,7 +47,7 @@ class ImportResult:
         return (f"{c.get('bones', 0)} bones, {c.get('meshes', 0)} meshes "
                 f"({c.get('triangles', 0):,} triangles), {c.get('materials', 0)} materials, "
                 f"{c.get('lights', 0)} lights, {c.get('proxies', 0)} proxies, "
-                f"{c.get('dazzles', 0)} dazzles")
+                f"{c.get('dazzles', 0)} dazzles, {c.get('animations', 0)} animations")
 
 
 def import_alo(context, filepath, options=None):
@@ -155,6 +156,8 @@ class _ModelBuilder:
                 self._light(obj, oi)
         self._connections()
         self._mesh_visibility(meshes)
+        if self.options.import_animations:
+            self._animations()
         c = self.result.counts
         c["bones"] = len(self.bone_names)
         c["meshes"] = len(meshes)
@@ -171,6 +174,22 @@ class _ModelBuilder:
         vl.objects.active = self.arm_obj
         vl.update()                       # world matrices valid for scripts right away
         return self.result
+
+    def _animations(self):
+        from .ala import AnimationImportOptions, import_ala
+        paths = model_animations(self.filepath)
+        self.result.counts["animations"] = 0
+        for k, path in enumerate(paths):
+            first = k == 0
+            try:
+                res = import_ala(self.context, self.arm_obj, path, AnimationImportOptions(
+                    set_scene_frame_rate=first, set_scene_range=first))
+            except AlamoFormatError as e:
+                self.warn(f"animation not imported: {e}")
+                continue
+            self.tx.add(res.action)
+            self.result.counts["animations"] += 1
+            self.result.warnings += [f"{os.path.basename(path)}: {w}" for w in res.warnings]
 
     def _link(self, obj):
         self.collection.objects.link(obj)
@@ -482,6 +501,18 @@ class _ModelBuilder:
             bone = self._bone_index(d.bone, f"dazzle {d.name!r}")
             offset = np.zeros(3) if d.position is None else np.asarray(d.position, np.float64)
             self._attach(obj, bone, self.worlds[bone] @ _translation(offset))
+
+
+def model_animations(model_path):
+    """The ``<MODEL>_*.ala`` files beside a model, matched case-insensitively, sorted."""
+    folder = os.path.dirname(os.path.abspath(model_path))
+    prefix = os.path.splitext(os.path.basename(model_path))[0].lower() + "_"
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    return [os.path.join(folder, n) for n in sorted(names, key=str.lower)
+            if n.lower().startswith(prefix) and n.lower().endswith(".ala")]
 
 
 class _MeshArrays:

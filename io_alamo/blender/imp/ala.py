@@ -1,0 +1,187 @@
+"""Import an .ala animation onto an armature as an editable action.
+
+The file stores each bone's transform relative to its parent; Blender keys pose bones
+relative to their rest pose. With Blender's rigid rest matrices the pose basis of a bone is
+``inverse(rest_rel) @ T_file``: location ``Rr @ t + tr``, rotation ``q(Rr) * q``, scale ``s``.
+"""
+
+import os
+from dataclasses import dataclass, field
+
+import bpy
+import numpy as np
+
+from ...formats import decode_animation, read_ala
+from ...formats.files import read_file_bytes
+from .. import compat
+
+SOURCE_KEY = "alamo_source"          # the .ala's bytes, for a byte-identical re-export
+SOURCE_NAME_KEY = "alamo_source_file"
+
+
+class AnimationTargetError(Exception):
+    """There is no armature to put the animation on."""
+
+
+@dataclass
+class AnimationImportOptions:
+    set_scene_frame_rate: bool = True   # take the scene's frame rate from the file
+    set_scene_range: bool = True        # and its frame range from the action
+
+
+@dataclass
+class AnimationImportResult:
+    action: object = None
+    bones: int = 0
+    missing: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)
+
+    def summary(self):
+        a = self.action
+        return (f"action {a.name!r}: {a.alamo.frames} frames at {a.alamo.fps:g} fps, "
+                f"{self.bones} bones (format #{a.alamo.format})")
+
+
+def find_armature(context):
+    """The selected armature (or the armature of a selected object), else the only one."""
+    candidates = [context.active_object] + list(context.selected_objects or [])
+    for obj in candidates:
+        while obj is not None:
+            if obj.type == "ARMATURE":
+                return obj
+            obj = obj.parent
+    arms = [o for o in context.scene.objects if o.type == "ARMATURE"]
+    if len(arms) == 1:
+        return arms[0]
+    if not arms:
+        raise AnimationTargetError("no armature in the scene: import the model (.alo) first")
+    raise AnimationTargetError(f"{len(arms)} armatures in the scene: select the one to animate")
+
+
+def match_bones(armature, anim):
+    """Armature bone for each animated bone: by index when the names agree (ignoring case),
+    otherwise by name; None where there is none."""
+    bones = list(armature.data.bones)
+    by_index = {b.alamo.index: b for b in bones if b.alamo.index >= 0}
+    by_name = {}
+    for b in bones:
+        for key in {(b.alamo.name or b.name).lower(), b.name.lower()}:
+            by_name.setdefault(key, []).append(b)
+    used, out = set(), []
+    for ab in anim.bones:
+        name = ab.name.lower()
+        cand = by_index.get(ab.index)
+        if cand is None or (cand.alamo.name or cand.name).lower() != name or cand.name in used:
+            cand = next((b for b in by_name.get(name, []) if b.name not in used), None)
+        if cand is not None:
+            used.add(cand.name)
+        out.append(cand)
+    return out
+
+
+def _quat_from_matrix(m):
+    """(w, x, y, z) of a rotation matrix."""
+    from mathutils import Matrix
+    q = Matrix(m.tolist()).to_quaternion()
+    return np.array([q.w, q.x, q.y, q.z])
+
+
+def _quat_multiply(a, b):
+    """a * b for (w, x, y, z) quaternions; ``a`` (4,), ``b`` (n, 4)."""
+    aw, ax, ay, az = a
+    bw, bx, by, bz = b[:, 0], b[:, 1], b[:, 2], b[:, 3]
+    return np.stack([aw * bw - ax * bx - ay * by - az * bz,
+                     aw * bx + ax * bw + ay * bz - az * by,
+                     aw * by - ax * bz + ay * bw + az * bx,
+                     aw * bz + ax * by - ay * bx + az * bw], axis=1)
+
+
+def _continuous(q):
+    """Flip signs so that neighbouring quaternions agree (smooth interpolation)."""
+    if len(q) < 2:
+        return q
+    flip = np.einsum("ij,ij->i", q[1:], q[:-1]) < 0
+    sign = np.concatenate([[1.0], np.where(np.cumsum(flip) % 2 == 1, -1.0, 1.0)])
+    return q * sign[:, None]
+
+
+def pose_values(bone, t, q_xyzw, s):
+    """File parent-relative transforms (F frames) to pose-bone location, quaternion, scale."""
+    rest = np.array(bone.matrix_local, np.float64)
+    parent = np.array(bone.parent.matrix_local, np.float64) if bone.parent else np.eye(4)
+    inv_rest_rel = np.linalg.inv(np.linalg.inv(parent) @ rest)
+    rr, tr = inv_rest_rel[:3, :3], inv_rest_rel[:3, 3]
+    loc = t.astype(np.float64) @ rr.T + tr
+    q = np.asarray(q_xyzw, np.float64)[:, [3, 0, 1, 2]]
+    quat = _continuous(_quat_multiply(_quat_from_matrix(rr), q))
+    return loc, quat, s.astype(np.float64)
+
+
+def import_ala(context, armature, filepath, options=None):
+    """Import ``filepath`` onto ``armature``; returns an :class:`AnimationImportResult`."""
+    options = options or AnimationImportOptions()
+    data = read_file_bytes(filepath)
+    anim = read_ala(data, filename=filepath)
+    dec = decode_animation(anim)
+    result = AnimationImportResult()
+    targets = match_bones(armature, anim)
+    result.missing = [b.name for b, t in zip(anim.bones, targets) if t is None]
+    if result.missing:
+        result.warnings.append(f"{len(result.missing)} animated bones are not in the armature "
+                               f"and were skipped: {', '.join(result.missing[:10])}"
+                               + (" ..." if len(result.missing) > 10 else ""))
+    scene = context.scene
+    frames = int(anim.num_frames)
+    start = scene.frame_start
+    name = os.path.splitext(os.path.basename(filepath))[0]
+    action = bpy.data.actions.new(name)
+    try:
+        _fill_action(action, armature, anim, dec, targets, start)
+    except BaseException:
+        bpy.data.actions.remove(action)
+        raise
+    action.use_fake_user = True
+    action.alamo.frames = frames
+    action.alamo.fps = float(anim.fps)
+    action.alamo.format = str(anim.format)
+    action[SOURCE_KEY] = data
+    action[SOURCE_NAME_KEY] = os.path.basename(filepath)
+    action.use_frame_range = True
+    action.frame_range = (start, start + max(frames - 1, 1))
+    result.action = action
+    result.bones = sum(t is not None for t in targets)
+    if options.set_scene_frame_rate and anim.fps > 0:
+        fps = float(anim.fps)
+        scene.render.fps = max(1, int(round(fps)))
+        scene.render.fps_base = scene.render.fps / fps
+    if options.set_scene_range:
+        scene.frame_end = start + max(frames - 1, 0)
+    return result
+
+
+def _fill_action(action, armature, anim, dec, targets, start):
+    writer = compat.ActionWriter(action, armature)
+    frames = int(anim.num_frames)
+    key_frames = start + np.arange(frames, dtype=np.float64)
+    linear, constant = compat.INTERPOLATION["LINEAR"], compat.INTERPOLATION["CONSTANT"]
+    for i, (ab, bone) in enumerate(zip(anim.bones, targets)):
+        if bone is None:
+            continue
+        pb = armature.pose.bones[bone.name]
+        pb.rotation_mode = "QUATERNION"
+        loc, quat, scale = pose_values(bone, dec.translation[i], dec.rotation[i], dec.scale[i])
+        interp = np.where(dec.step[i], constant, linear)
+        path = pb.path_from_id()
+        for prop, values, animated in (("location", loc, ab.translation is not None),
+                                       ("rotation_quaternion", quat, ab.rotation is not None),
+                                       ("scale", scale, ab.scale is not None)):
+            n = frames if animated else 1
+            for k in range(values.shape[1]):
+                fc = writer.fcurve(f"{path}.{prop}", k, bone.name)
+                compat.set_keys(fc, key_frames[:n], values[:n, k], interp[:n])
+        if ab.visibility is not None:
+            vis = dec.visible[i].astype(np.float64)
+            change = np.flatnonzero(np.r_[True, vis[1:] != vis[:-1]])
+            fc = writer.fcurve(f"{path}.alamo.visible", 0, bone.name)
+            compat.set_keys(fc, key_frames[change], vis[change], np.full(len(change), constant))
+    writer.assign()
