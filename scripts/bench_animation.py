@@ -1,0 +1,83 @@
+"""Benchmark: .ala import onto an armature, 100 bones x 1,000 frames, every channel animated.
+
+Target: import in under 1 second. Run with a Python that has the bpy wheel:
+    .venvs/bpy45/bin/python scripts/bench_animation.py
+"""
+
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("BLENDER_USER_RESOURCES", tempfile.mkdtemp())
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import bpy  # noqa: E402
+import numpy as np  # noqa: E402
+
+import io_alamo  # noqa: E402
+from io_alamo.formats import (  # noqa: E402
+    AnimationData, Bone, Connections, Model, Skeleton, encode_animation, save,
+)
+
+BONES = 100
+FRAMES = 1000
+TARGET_S = 1.0
+
+
+def make_files(folder):
+    rng = np.random.default_rng(0)
+    bones = [Bone("Root", -1, np.eye(3, 4, dtype="<f4"))]
+    for i in range(1, BONES):
+        m = np.eye(3, 4, dtype="<f4")
+        m[:, 3] = rng.normal(size=3)
+        bones.append(Bone(f"B{i:03d}", int(rng.integers(0, i)), m))
+    model = Model(Skeleton(bones), [], Connections())
+    t = np.linspace(0, 2 * np.pi, FRAMES)
+    phase = rng.random((BONES, 1))
+    trans = np.stack([np.sin(t + p) for p in phase[:, 0]])[:, :, None] * [1, 0.5, 0.25]
+    trans = trans + np.array([b.matrix[:, 3] for b in bones])[:, None, :]
+    angle = (t[None, :] + phase) / 2
+    rot = np.zeros((BONES, FRAMES, 4))
+    rot[..., 0] = np.sin(angle) * 0.6
+    rot[..., 2] = np.sin(angle) * 0.8
+    rot[..., 3] = np.cos(angle)
+    scale = 1 + 0.2 * np.sin(t[None, :, None] + phase[:, :, None]) * np.ones(3)
+    data = AnimationData(
+        fps=30.0, names=[b.name for b in bones], indices=np.arange(BONES),
+        translation=trans.astype(np.float32), rotation=rot.astype(np.float32),
+        scale=scale.astype(np.float32), visible=(np.arange(FRAMES) // 50 % 2 == 0)[None].repeat(BONES, 0),
+        step=np.zeros((BONES, FRAMES), bool), has_visibility=np.ones(BONES, bool),
+        has_step=np.zeros(BONES, bool))
+    alo, ala = folder / "Bench.alo", folder / "Bench_Move_00.ala"
+    save(model, alo)
+    save(encode_animation(data, 2), ala)
+    return alo, ala
+
+
+def main():
+    from io_alamo.blender.imp.ala import AnimationImportOptions, import_ala
+    from io_alamo.blender.imp.alo import ImportOptions, import_alo
+    io_alamo.register()
+    try:
+        alo, ala = make_files(Path(tempfile.mkdtemp()))
+        times = []
+        for _ in range(3):
+            bpy.ops.wm.read_factory_settings(use_empty=True)
+            arm = import_alo(bpy.context, str(alo), ImportOptions(import_animations=False)).armature
+            t = time.perf_counter()
+            import_ala(bpy.context, arm, str(ala), AnimationImportOptions())
+            times.append(time.perf_counter() - t)
+        best = min(times)
+        print(f"Blender {bpy.app.version_string}: import {BONES} bones x {FRAMES} frames "
+              f"(translation, rotation, scale, visibility): {best:.3f} s "
+              f"(target < {TARGET_S:.0f} s: {'met' if best < TARGET_S else 'NOT met'})")
+        return 0 if best < TARGET_S else 1
+    finally:
+        io_alamo.unregister()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
