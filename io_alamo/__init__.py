@@ -6,6 +6,18 @@ package never imports Blender. The Blender layer is loaded only by Blender itsel
 
 __version__ = "0.1.0"
 
+# For installing from a checkout as a legacy add-on; the extension package uses its manifest.
+bl_info = {
+    "name": "Alamo Engine Formats (.alo, .ala)",
+    "author": "io_alamo developers",
+    "version": (0, 1, 0),
+    "blender": (4, 2, 0),
+    "location": "File > Import > Alamo Model (.alo) / Alamo Animation (.ala)",
+    "description": "Lossless import of Petroglyph Alamo models and animations "
+                   "(Empire at War, Forces of Corruption, Universe at War)",
+    "category": "Import-Export",
+}
+
 
 def register():
     """Called by Blender when the add-on is enabled."""
