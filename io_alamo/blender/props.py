@@ -60,11 +60,6 @@ class AlamoShaderParam(bpy.types.PropertyGroup):
     float4_value: FloatVectorProperty(name="Value", size=4)
     texture: StringProperty(name="Texture", description="Texture file name, as the game looks it up")
 
-    def value(self):
-        return {"INT": self.int_value, "FLOAT": self.float_value,
-                "FLOAT3": tuple(self.float3_value), "FLOAT4": tuple(self.float4_value),
-                "TEXTURE": self.texture}[self.type]
-
 
 class AlamoMaterial(bpy.types.PropertyGroup):
     shader: StringProperty(name="Shader", description="Shader (.fx) the game renders this "
@@ -73,9 +68,21 @@ class AlamoMaterial(bpy.types.PropertyGroup):
                                   description="Vertex format of the sub-mesh (e.g. alD3dVertNU2U3U3)")
     params: CollectionProperty(type=AlamoShaderParam, name="Shader Parameters")
 
-    def param(self, name):
-        low = name.lower()
-        return next((p for p in self.params if p.name.lower() == low), None)
+
+# No methods on the property groups: Blender 4.2 crashes at exit when a registered
+# PropertyGroup class has Python methods. Helpers live here instead.
+
+def param_value(param):
+    """The value of an AlamoShaderParam, by its type."""
+    return {"INT": param.int_value, "FLOAT": param.float_value,
+            "FLOAT3": tuple(param.float3_value), "FLOAT4": tuple(param.float4_value),
+            "TEXTURE": param.texture}[param.type]
+
+
+def find_param(material_props, name):
+    """The first parameter called ``name`` (case-insensitive) of an AlamoMaterial, or None."""
+    low = name.lower()
+    return next((p for p in material_props.params if p.name.lower() == low), None)
 
 
 class AlamoObject(bpy.types.PropertyGroup):

@@ -95,8 +95,9 @@ def check_model(path, result):
             assert mat.alamo.vertex_format == s.vertex_format
             assert [(p.name, p.type) for p in mat.alamo.params] == \
                 [(p.name, p.type.name) for p in s.material.params]
+            from io_alamo.blender.props import param_value
             for bp, fp in zip(mat.alamo.params, s.material.params):
-                v = bp.value()
+                v = param_value(bp)
                 assert v == fp.value if isinstance(v, str) else np.allclose(v, fp.value)
         # skinning: vertex groups carry the file's bones and weights
         skinned = [s for s in fm.submeshes if s.bone_map is not None and len(s.bone_map)]
