@@ -3,10 +3,11 @@
 import os
 
 import bpy
-from bpy.props import BoolProperty, CollectionProperty, StringProperty
-from bpy_extras.io_utils import ImportHelper
+from bpy.props import BoolProperty, CollectionProperty, EnumProperty, StringProperty
+from bpy_extras.io_utils import ExportHelper, ImportHelper
 
 from ..formats import AlamoFormatError
+from .exp.alo import ExportError, ExportOptions, export_alo
 from .imp.ala import AnimationImportOptions, AnimationTargetError, find_armature, import_ala
 from .imp.alo import ImportOptions, import_alo
 from .prefs import user_texture_folders
@@ -116,6 +117,56 @@ class IMPORT_ANIM_OT_ala(bpy.types.Operator, ImportHelper):
     invoke = IMPORT_SCENE_OT_alo.invoke
 
 
+class EXPORT_SCENE_OT_alo(bpy.types.Operator, ExportHelper):
+    """Export the armature and what hangs on it as a Petroglyph Alamo model (.alo)"""
+
+    bl_idname = "export_scene.alo"
+    bl_label = "Export Alamo Model"
+    bl_options = {"REGISTER", "PRESET"}
+
+    filename_ext = ".alo"
+    filter_glob: StringProperty(default="*.alo", options={"HIDDEN"})
+
+    scope: EnumProperty(
+        name="Export", default="ARMATURE",
+        items=[("ARMATURE", "Armature", "The armature the selection belongs to and everything "
+                "attached to it"),
+               ("SELECTION", "Selection", "Selected objects only"),
+               ("VISIBLE", "Visible", "Objects visible in the viewport"),
+               ("SCENE", "Scene", "Every object of the scene")])
+    apply_modifiers: BoolProperty(
+        name="Apply Modifiers", default=True,
+        description="Write meshes with their modifiers applied (Armature modifiers excepted)")
+    own_bones: BoolProperty(
+        name="Bones for Loose Objects", default=False,
+        description="Give objects that hang on no bone a bone of their own, so they can be "
+                    "animated; off bakes their transform into the root")
+
+    def execute(self, context):
+        if context.object is not None and context.object.mode != "OBJECT":
+            bpy.ops.object.mode_set(mode="OBJECT")
+        options = ExportOptions(scope=self.scope, apply_modifiers=self.apply_modifiers,
+                                own_bones=self.own_bones)
+        try:
+            result = export_alo(context, self.filepath, options)
+        except ExportError as e:
+            for o in context.view_layer.objects:
+                o.select_set(o in e.objects)
+            for p in e.problems:
+                self.report({"ERROR"}, p)
+            return {"CANCELLED"}
+        except (AlamoFormatError, OSError) as e:
+            self.report({"ERROR"}, str(e))
+            return {"CANCELLED"}
+        for w in result.warnings:
+            self.report({"WARNING"}, w)
+        c = result.counts
+        self.report({"INFO"}, f"{os.path.basename(self.filepath)}: {c['bones']} bones, "
+                              f"{c['meshes']} meshes, {c['lights']} lights, {c['proxies']} "
+                              f"proxies, {c['dazzles']} dazzles")
+        return {"FINISHED"}
+
+
 class ALAMO_FH_alo(bpy.types.FileHandler):
     bl_idname = "ALAMO_FH_alo"
     bl_label = "Alamo Model"
@@ -132,16 +183,22 @@ def menu_import(self, context):
     self.layout.operator(IMPORT_ANIM_OT_ala.bl_idname, text="Alamo Animation (.ala)")
 
 
-CLASSES = (IMPORT_SCENE_OT_alo, IMPORT_ANIM_OT_ala, ALAMO_FH_alo)
+def menu_export(self, context):
+    self.layout.operator(EXPORT_SCENE_OT_alo.bl_idname, text="Alamo Model (.alo)")
+
+
+CLASSES = (IMPORT_SCENE_OT_alo, IMPORT_ANIM_OT_ala, EXPORT_SCENE_OT_alo, ALAMO_FH_alo)
 
 
 def register():
     for cls in CLASSES:
         bpy.utils.register_class(cls)
     bpy.types.TOPBAR_MT_file_import.append(menu_import)
+    bpy.types.TOPBAR_MT_file_export.append(menu_export)
 
 
 def unregister():
+    bpy.types.TOPBAR_MT_file_export.remove(menu_export)
     bpy.types.TOPBAR_MT_file_import.remove(menu_import)
     for cls in reversed(CLASSES):
         bpy.utils.unregister_class(cls)

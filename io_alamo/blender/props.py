@@ -46,6 +46,8 @@ class AlamoBone(bpy.types.PropertyGroup):
                           description="Meshes and proxies attached to this bone are shown")
     billboard: EnumProperty(name="Billboard", items=BILLBOARD_ITEMS, default="DISABLE",
                             description="How the bone turns to face the camera")
+    blender_name: StringProperty(name="Blender Name at Import", options={"HIDDEN"},
+                                 description="Renaming the bone in Blender renames it in the file")
     matrix: FloatVectorProperty(name="File Matrix", size=12,
                                 description="The bone's 3x4 matrix as read, relative to its "
                                             "parent (kept for lossless export)")

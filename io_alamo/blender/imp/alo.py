@@ -15,7 +15,7 @@ from mathutils import Matrix
 from ...formats import AlamoFormatError, Mesh, ParticleEffect, read_alo
 from ...formats.files import read_file_bytes
 from ...naming import default_visibility, format_has_colors, format_has_tangents, format_is_b4i4
-from .. import compat
+from .. import compat, fingerprint
 from ..props import BILLBOARD_ITEMS, PARAM_TYPE_ITEMS
 from .materials import MaterialBuilder
 from .textures import TextureFinder, texture_folders
@@ -194,6 +194,7 @@ class _ModelBuilder:
     def _link(self, obj):
         self.collection.objects.link(obj)
         self.result.objects.append(obj)
+        obj["alamo_import_name"] = obj.name    # renaming in Blender renames in the file
         return obj
 
     # --- skeleton -------------------------------------------------------------------------
@@ -239,6 +240,7 @@ class _ModelBuilder:
         for i, b in enumerate(bones):
             p = arm.bones[self.bone_names[i]].alamo
             p.name = b.name
+            p.blender_name = self.bone_names[i]
             p.index = i
             p.visible = bool(b.visible)
             ident = BILLBOARD_IDS.get(int(b.billboard))
@@ -317,15 +319,18 @@ class _ModelBuilder:
         p = obj.alamo
         p.role, p.name, p.file_index = "MESH", mesh.name, oi
         p.hidden, p.collision = bool(mesh.hidden), bool(mesh.collision)
+        weights = fingerprint.weight_arrays([], [], [])
         if model_space:
             obj.parent = self.arm_obj
             obj.matrix_parent_inverse = Matrix.Identity(4)
             obj.matrix_basis = Matrix.Identity(4)
-            self._skin(obj, subs, skinned, bone, arrays, merged_of)
+            weights = self._skin(obj, subs, skinned, bone, arrays, merged_of)
             mod = obj.modifiers.new("Armature", "ARMATURE")
             mod.object = self.arm_obj
         else:
             self._attach(obj, bone, self.worlds[bone])
+        parts = dict(self._parts, **weights, **fingerprint.placement_parts(obj))
+        obj[fingerprint.KEY] = fingerprint.digest(parts)
         return obj
 
     def _fill_mesh(self, me, a, mesh):
@@ -378,7 +383,27 @@ class _ModelBuilder:
                 att.data.foreach_set("vector", np.ascontiguousarray(arr[pick]).ravel())
         me.polygons.foreach_set("use_smooth", np.ones(n_tri, bool))
         compat.set_custom_normals(me, a.normal[corner_v])
+        self._parts = self._fingerprint_parts(me, a, positions, loops, mat_index, corner_v,
+                                              merged_of)
         return corner_v, merged_of
+
+    @staticmethod
+    def _fingerprint_parts(me, a, positions, loops, mat_index, corner_v, merged_of):
+        """The arrays just handed to Blender, as fingerprint.mesh_parts reads them back."""
+        parts = {"co": np.ascontiguousarray(positions, np.float32).ravel(),
+                 "loops": loops.astype(np.int32), "material_index": mat_index.astype(np.int32)}
+        for layer in me.uv_layers:
+            k = int(layer.name[2:])
+            uv = a.uv[corner_v, k]
+            uv[:, 1] = 1.0 - uv[:, 1]
+            parts[f"uv:{layer.name}"] = uv.ravel()
+        domain, pick = ("POINT", slice(None)) if merged_of is None else ("CORNER", corner_v)
+        if a.has_colors:
+            parts[f"Color:{domain}"] = np.ascontiguousarray(a.color[pick]).ravel()
+        if a.has_tangents:
+            parts[f"alamo_tangent:{domain}"] = np.ascontiguousarray(a.tangent[pick]).ravel()
+            parts[f"alamo_binormal:{domain}"] = np.ascontiguousarray(a.binormal[pick]).ravel()
+        return parts
 
     def _skin(self, obj, subs, skinned, conn_bone, a, merged_of):
         """Vertex groups named after the bones, with the file's weights."""
@@ -415,8 +440,17 @@ class _ModelBuilder:
         v = np.concatenate(verts) if verts else np.zeros(0, np.int64)
         b = np.concatenate(bones) if bones else np.zeros(0, np.int64)
         w = np.concatenate(weights) if weights else np.zeros(0)
+        # a bone listed twice for one file vertex adds up
+        pairs, inverse = np.unique(np.stack([v, b], 1), axis=0, return_inverse=True)
+        total = np.zeros(len(pairs))
+        np.add.at(total, inverse.ravel(), w)
+        v, b = pairs[:, 0], pairs[:, 1]
+        w = total.astype(np.float32)
         if merged_of is not None:
+            # merged vertices share position and skinning: keep one copy of each weight
             v = merged_of[v]
+            pairs, first = np.unique(np.stack([v, b], 1), axis=0, return_index=True)
+            v, b, w = pairs[:, 0], pairs[:, 1], w[first]
         groups = {}
         for bone in np.unique(b):
             groups[bone] = obj.vertex_groups.new(name=self.bone_names[bone])
@@ -427,6 +461,7 @@ class _ModelBuilder:
             cuts = np.flatnonzero((np.diff(b) != 0) | (np.diff(w) != 0)) + 1
             for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, len(b)]):
                 groups[b[lo]].add(v[lo:hi].tolist(), float(w[lo]), "REPLACE")
+        return fingerprint.weight_arrays(v, [self.bone_names[x] for x in b], w)
 
     def _mesh_visibility(self, objs):
         shown = default_visibility([o.alamo.name for o in objs])

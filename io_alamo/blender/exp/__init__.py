@@ -1,0 +1,1 @@
+"""Export: Blender data in, files out."""

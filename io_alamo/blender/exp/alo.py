@@ -1,0 +1,516 @@
+"""Export an armature and what hangs on it as an .alo model.
+
+What the user did not change is written from the imported file's own records (found through
+the source kept on the armature, and the fingerprints import left on meshes), so an unedited
+import exports byte for byte. Everything else is built from Blender data.
+"""
+
+import copy
+import os
+import time
+from dataclasses import dataclass, field
+
+import bpy
+import numpy as np
+
+from ... import shaders
+from ...formats import (
+    VERTEX_DTYPE, AlamoFormatError, Bone, Connections, Dazzle, Light, Material, Mesh, Model,
+    ObjectConnection, ParamType, Proxy, ShaderParam, Skeleton, SubMesh, build_collision_tree,
+    read_alo, save,
+)
+from ...naming import format_has_colors, format_has_tangents, format_is_b4i4
+from .. import fingerprint
+from ..imp.alo import SOURCE_KEY
+from ..props import BILLBOARD_ITEMS
+
+MAX_VERTICES = 65535
+MAX_SKIN_BONES = 24
+BILLBOARD_VALUES = {ident: value for ident, _, _, value in BILLBOARD_ITEMS}
+LIGHT_TYPES = {"POINT": 0, "SUN": 1, "SPOT": 2}
+DEFAULT_SHADER = "alDefault.fx"
+
+
+class ExportError(Exception):
+    """The scene cannot be written; ``problems`` lists why, ``objects`` what to select."""
+
+    def __init__(self, problems, objects=()):
+        self.problems = problems
+        self.objects = list(objects)
+        super().__init__("; ".join(problems))
+
+
+@dataclass
+class ExportOptions:
+    scope: str = "ARMATURE"          # ARMATURE, SELECTION, VISIBLE, SCENE
+    apply_modifiers: bool = True
+    own_bones: bool = False          # objects without a bone get a bone of their own
+
+
+@dataclass
+class ExportResult:
+    model: object = None
+    warnings: list = field(default_factory=list)
+    reused: dict = field(default_factory=dict)     # what was written from the source as is
+    counts: dict = field(default_factory=dict)
+    timings: dict = field(default_factory=dict)   # seconds per stage
+
+
+def export_alo(context, filepath, options=None):
+    """Build the model and write it atomically to ``filepath``."""
+    result = build_model(context, options or ExportOptions())
+    t = time.perf_counter()
+    save(result.model, filepath)
+    result.timings["write"] = time.perf_counter() - t
+    return result
+
+
+def find_armature(context, objects=None):
+    for obj in [context.active_object] + list(context.selected_objects or []):
+        while obj is not None:
+            if obj.type == "ARMATURE":
+                return obj
+            obj = obj.parent
+    arms = [o for o in (objects or context.scene.objects) if o.type == "ARMATURE"]
+    return arms[0] if len(arms) == 1 else None
+
+
+def _descendants(obj):
+    out = []
+    for child in obj.children:
+        out.append(child)
+        out += _descendants(child)
+    return out
+
+
+def gather(context, options):
+    """(armature or None, exported objects) for the chosen scope."""
+    scope = options.scope
+    if scope == "SELECTION":
+        objs = list(context.selected_objects)
+    elif scope == "VISIBLE":
+        objs = [o for o in context.view_layer.objects if o.visible_get()]
+    elif scope == "SCENE":
+        objs = list(context.scene.objects)
+    else:
+        arm = find_armature(context)
+        if arm is None:
+            objs = list(context.selected_objects) or list(context.scene.objects)
+        else:
+            objs = [arm] + _descendants(arm)
+    arms = [o for o in objs if o.type == "ARMATURE"]
+    arm = arms[0] if arms else find_armature(context, objs)
+    if len(arms) > 1:
+        raise ExportError([f"{len(arms)} armatures to export; an .alo has one skeleton: "
+                           "export them one at a time"], arms)
+    return arm, [o for o in objs if o.type != "ARMATURE"]
+
+
+def _source(arm):
+    data = arm.get(SOURCE_KEY) if arm is not None else None
+    if data is None:
+        return None
+    try:
+        model = read_alo(bytes(data))
+    except AlamoFormatError:
+        return None
+    return model if model.kind == "model" else None
+
+
+def _normalize(m3):
+    u, _, vt = np.linalg.svd(m3)
+    r = u @ vt
+    if np.linalg.det(r) < 0:
+        r = u @ np.diag([1.0, 1.0, -1.0]) @ vt
+    return r
+
+
+def build_model(context, options):
+    return _Exporter(context, options).build()
+
+
+class _Exporter:
+    def __init__(self, context, options):
+        self.context = context
+        self.options = options
+        self.result = ExportResult()
+        self.problems = []          # errors: (text, objects)
+
+    def warn(self, text):
+        self.result.warnings.append(text)
+
+    def error(self, text, objects=()):
+        self.problems.append((text, list(objects)))
+
+    def build(self):
+        clock = time.perf_counter()
+        timings = self.result.timings
+
+        def lap(stage):
+            nonlocal clock
+            now = time.perf_counter()
+            timings[stage] = timings.get(stage, 0.0) + now - clock
+            clock = now
+
+        arm, objs = gather(self.context, self.options)
+        self.arm = arm
+        self.source = _source(arm)
+        self.arm_world = np.array(arm.matrix_world, np.float64) if arm else np.eye(4)
+        lap("gather")
+        self._skeleton()
+        meshes = [o for o in objs if o.type == "MESH"]
+        lights = [o for o in objs if o.type == "LIGHT"]
+        empties = [o for o in objs if o.type == "EMPTY"]
+        self._extra_bones(meshes + lights + empties)
+        lap("skeleton")
+        model_objects, conns = self._objects(meshes, lights)
+        lap("meshes")
+        proxies = self._proxies([o for o in empties if o.alamo.role == "PROXY"])
+        dazzles = self._dazzles([o for o in empties if o.alamo.role == "DAZZLE"])
+        lap("proxies, dazzles")
+        if self.problems:
+            objs = [o for _, os_ in self.problems for o in os_]
+            raise ExportError([t for t, _ in self.problems], objs)
+        src = self.source
+        conn = copy.copy(src.connections) if src and src.connections else Connections()
+        new_objects = [c for c in conns]
+        if src and src.connections and self._same_connections(src.connections.objects, conns):
+            new_objects = src.connections.objects
+        conn.objects = new_objects
+        conn.proxies = proxies
+        conn.dazzles = dazzles
+        model = Model(self.skeleton, model_objects, conn, layout=src.layout if src else None)
+        self.result.model = model
+        self.result.counts = {"bones": len(self.skeleton.bones),
+                              "meshes": sum(isinstance(o, Mesh) for o in model_objects),
+                              "lights": sum(isinstance(o, Light) for o in model_objects),
+                              "proxies": len(proxies), "dazzles": len(dazzles)}
+        return self.result
+
+    # --- skeleton ---------------------------------------------------------------------------
+
+    def _export_name(self, blender_name, file_name, import_name):
+        """The file name of a bone or object: the original, unless renamed in Blender."""
+        if file_name and blender_name == import_name:
+            return file_name
+        return blender_name
+
+    def _skeleton(self):
+        arm, src = self.arm, self.source
+        self.bone_index = {}            # Blender bone name -> export index
+        if arm is None:
+            self.skeleton = Skeleton([Bone("Root", -1, np.eye(3, 4, dtype="<f4"))])
+            self.worlds = [np.eye(4)]
+            self.warn("no armature: a root bone was added")
+            return
+        bones = list(arm.data.bones)
+        n_src = len(src.bones) if src else 0
+        old = sorted((b for b in bones if 0 <= b.alamo.index < max(n_src, 1 << 30)
+                      and b.alamo.blender_name),
+                     key=lambda b: b.alamo.index)
+        seen = {b.name for b in old}
+        new = [b for b in bones if b.name not in seen]       # hierarchy order, parents first
+        order = self._parents_first(old + new)
+        for k, b in enumerate(order):
+            self.bone_index[b.name] = k
+        out, worlds = [], []
+        for k, b in enumerate(order):
+            parent = self.bone_index[b.parent.name] if b.parent else -1
+            p = b.alamo
+            name = self._export_name(b.name, p.name, p.blender_name)
+            matrix = self._bone_matrix(b, p, parent, worlds)
+            visible = int(p.visible)
+            billboard = BILLBOARD_VALUES.get(p.billboard, 0)
+            record = None
+            if src and 0 <= p.index < n_src and p.blender_name:
+                s = src.bones[p.index]
+                if s.billboard not in BILLBOARD_VALUES.values() and p.billboard == "DISABLE":
+                    billboard = s.billboard          # a value Blender's enum cannot show
+                same = (s.name == name and s.parent == parent and s.visible == visible
+                        and s.billboard == billboard and np.array_equal(s.matrix, matrix))
+                if same:
+                    record = s
+                else:
+                    record = Bone(name, parent, matrix, visible, billboard, s.chunk_type, s.layout)
+            if record is None:
+                record = Bone(name, parent, matrix, visible, billboard)
+            out.append(record)
+            w = np.eye(4)
+            w[:3, :] = np.asarray(record.matrix, np.float64)
+            worlds.append(worlds[parent] @ w if parent >= 0 else w)
+        if src and len(out) == len(src.bones) and all(a is b for a, b in zip(out, src.bones)):
+            self.skeleton = src.skeleton
+        else:
+            self.skeleton = Skeleton(out, layout=src.skeleton.layout if src else None)
+        self.worlds = worlds
+
+    @staticmethod
+    def _parents_first(bones):
+        placed, out = set(), []
+        pending = list(bones)
+        while pending:
+            rest = []
+            for b in pending:
+                if b.parent is None or b.parent.name in placed:
+                    out.append(b)
+                    placed.add(b.name)
+                else:
+                    rest.append(b)
+            if len(rest) == len(pending):        # cannot happen in a valid armature
+                out += rest
+                break
+            pending = rest
+        return out
+
+    def _bone_matrix(self, bone, props, parent, worlds):
+        """The file's matrix when the Blender rest still matches it, else from Blender."""
+        rest = np.array(bone.matrix_local, np.float64)
+        stored = np.array(props.matrix, np.float32).reshape(3, 4)
+        if props.blender_name and np.any(stored):
+            local = np.eye(4)
+            local[:3, :] = stored
+            world = worlds[parent] @ local if parent >= 0 else local
+            scale = max(1.0, float(np.abs(world[:3, 3]).max()))
+            if (np.allclose(rest[:3, 3], world[:3, 3], atol=1e-4 * scale)
+                    and np.allclose(rest[:3, :3], _normalize(world[:3, :3]), atol=1e-4)):
+                return stored
+        # relative to the parent as exported (its file matrix may carry a scale)
+        local = np.linalg.inv(worlds[parent]) @ rest if parent >= 0 else rest
+        return local[:3, :].astype("<f4")
+
+    def _extra_bones(self, objs):
+        """With ``own_bones``, objects not on a bone get a bone of their own."""
+        self.own_bone = {}
+        if not self.options.own_bones:
+            return
+        for obj in objs:
+            if obj.parent is None or (obj.parent_type != "BONE" and obj.alamo.role != "MESH"):
+                world = self.to_model(obj)
+                m = np.eye(4)
+                m[:3, :3] = _normalize(world[:3, :3])
+                m[:3, 3] = world[:3, 3]
+                self.skeleton.bones.append(Bone(obj.name, 0, m[:3, :].astype("<f4")))
+                self.skeleton.layout = self.skeleton.layout
+                self.worlds.append(m)
+                self.own_bone[obj.name] = len(self.skeleton.bones) - 1
+
+    def to_model(self, obj):
+        """The object's world matrix in the model's (armature's) space."""
+        return np.linalg.inv(self.arm_world) @ np.array(obj.matrix_world, np.float64)
+
+    def connection_bone(self, obj, source_bone=None):
+        if obj.name in self.own_bone:
+            return self.own_bone[obj.name]
+        if obj.parent is not None and obj.parent == self.arm and obj.parent_type == "BONE":
+            return self.bone_index.get(obj.parent_bone, 0)
+        if source_bone is not None and 0 <= source_bone < len(self.skeleton.bones):
+            return source_bone
+        return 0
+
+    # --- meshes and lights ------------------------------------------------------------------
+
+    def _ordered(self, objs):
+        src_n = len(self.source.objects) if self.source else 0
+        old = sorted((o for o in objs if 0 <= o.alamo.file_index < src_n),
+                     key=lambda o: o.alamo.file_index)
+        used, keep = set(), []
+        for o in old:
+            if o.alamo.file_index not in used:
+                used.add(o.alamo.file_index)
+                keep.append(o)
+        rest = sorted((o for o in objs if o not in keep), key=lambda o: o.name)
+        return keep + rest
+
+    def _objects(self, meshes, lights):
+        records, conns = [], []
+        for obj in self._ordered(meshes + lights):
+            src_obj, src_bone = self._source_object(obj)
+            bone = self.connection_bone(obj, src_bone)
+            if obj.type == "MESH":
+                record = self._mesh(obj, bone, src_obj)
+            else:
+                record = self._light(obj, src_obj)
+            if record is None:
+                continue
+            conns.append(ObjectConnection(len(records), bone))
+            records.append(record)
+        return records, conns
+
+    def _source_object(self, obj):
+        src, i = self.source, obj.alamo.file_index
+        if src is None or not 0 <= i < len(src.objects):
+            return None, None
+        return src.objects[i], src.object_bone(i)
+
+    def _same_connections(self, old, new):
+        return len(old) == len(new) and all(
+            a.object == b.object and a.bone == b.bone for a, b in zip(old, new))
+
+    def _mesh(self, obj, bone, src):
+        name = self._export_name(obj.name, obj.alamo.name, obj.get("alamo_import_name"))
+        p = obj.alamo
+        if isinstance(src, Mesh) and obj.get(fingerprint.KEY) and not self._touched(obj):
+            rec = src
+            materials = [self._material(slot.material, s.material)
+                         for slot, s in zip(obj.material_slots, src.submeshes)]
+            if (name != src.name or int(p.hidden) != src.hidden
+                    or int(p.collision) != src.collision
+                    or any(m is not s.material for m, s in zip(materials, src.submeshes))):
+                rec = copy.copy(src)
+                rec.name, rec.hidden, rec.collision = name, int(p.hidden), int(p.collision)
+                rec.submeshes = [s if m is s.material else _with_material(s, m)
+                                 for s, m in zip(src.submeshes, materials)]
+            self.result.reused[obj.name] = rec is src
+            return rec
+        from .mesh import build_mesh
+        try:
+            mesh = build_mesh(self, obj, bone, name)
+        except ExportError as e:
+            for text in e.problems:
+                self.error(f"mesh {obj.name!r}: {text}", [obj])
+            return None
+        return mesh
+
+    def _touched(self, obj):
+        if len(obj.material_slots) != len(self._source_object(obj)[0].submeshes):
+            return True
+        parts = fingerprint.mesh_parts(obj.data, obj)
+        return fingerprint.digest(parts) != obj[fingerprint.KEY]
+
+    def _material(self, mat, src=None):
+        """A Material record from the Blender material's Alamo properties."""
+        if mat is None or not mat.alamo.shader:
+            if src is not None and mat is not None and not mat.alamo.params:
+                return src
+            self.warn(f"material {mat.name if mat else '(empty slot)'!r} has no Alamo shader; "
+                      f"{DEFAULT_SHADER} is used")
+            return Material(DEFAULT_SHADER, [])
+        params = []
+        for bp in mat.alamo.params:
+            ptype = ParamType[bp.type]
+            if ptype == ParamType.INT:
+                value = int(bp.int_value)
+            elif ptype == ParamType.FLOAT:
+                value = np.float32(bp.float_value)
+            elif ptype == ParamType.FLOAT3:
+                value = np.array(bp.float3_value, "<f4")
+            elif ptype == ParamType.FLOAT4:
+                value = np.array(bp.float4_value, "<f4")
+            else:
+                value = bp.texture
+            params.append(ShaderParam(bp.name, ptype, value))
+        if src is not None and src.shader == mat.alamo.shader and len(src.params) == len(params) \
+                and all(_same_param(a, b) for a, b in zip(src.params, params)):
+            return src
+        if src is not None:
+            # keep layouts of parameters that did not change
+            for i, prm in enumerate(params):
+                if i < len(src.params) and _same_param(src.params[i], prm):
+                    params[i] = src.params[i]
+        return Material(mat.alamo.shader, params, src.layout if src else None)
+
+    def _light(self, obj, src):
+        data = obj.data
+        p = obj.alamo
+        ltype = LIGHT_TYPES.get(data.type, 0)
+        intensity = p.intensity if p.role == "LIGHT" else data.energy / 100.0
+        if data.type == "SPOT" and p.role != "LIGHT":
+            falloff = data.spot_size
+            hotspot = falloff * (1.0 - data.spot_blend)
+        else:
+            falloff, hotspot = p.falloff, p.hotspot
+        name = self._export_name(obj.name, p.name, obj.get("alamo_import_name"))
+        rec = Light(name, ltype, np.array(data.color, "<f4"), np.float32(intensity),
+                    np.float32(p.far_attenuation_end), np.float32(p.far_attenuation_start),
+                    np.float32(hotspot), np.float32(falloff))
+        if isinstance(src, Light) and _same_fields(src, rec, ("name", "type", "color", "intensity",
+                                                              "far_attenuation_end",
+                                                              "far_attenuation_start",
+                                                              "hotspot", "falloff")):
+            return src
+        if isinstance(src, Light):
+            rec.layout = src.layout
+        return rec
+
+    # --- proxies and dazzles ----------------------------------------------------------------
+
+    def _src_list(self, kind):
+        if self.source is None or self.source.connections is None:
+            return []
+        return getattr(self.source.connections, kind)
+
+    def _proxies(self, objs):
+        src = self._src_list("proxies")
+        out = []
+        for obj in self._ordered_by_index(objs, len(src)):
+            p = obj.alamo
+            bone = self.connection_bone(obj)
+            name = self._export_name(obj.name, p.name, obj.get("alamo_import_name"))
+            s = src[p.file_index] if 0 <= p.file_index < len(src) else None
+            hidden = int(p.hidden)
+            alt = int(p.alt_decrease_stay_hidden)
+            if s is not None:
+                # optional minis the file left out stay out while they would say 0
+                if s.hidden is None and not hidden:
+                    hidden = None
+                if s.alt_decrease_stay_hidden is None and not alt:
+                    alt = None
+                if (s.name, s.bone, s.hidden, s.alt_decrease_stay_hidden) == (name, bone, hidden,
+                                                                              alt):
+                    out.append(s)
+                    continue
+            out.append(Proxy(name, bone, hidden, alt, s.layout if s else None))
+        return out
+
+    def _ordered_by_index(self, objs, n):
+        old = sorted((o for o in objs if 0 <= o.alamo.file_index < n),
+                     key=lambda o: o.alamo.file_index)
+        return old + sorted((o for o in objs if o not in old), key=lambda o: o.name)
+
+    def _dazzles(self, objs):
+        src = self._src_list("dazzles")
+        out = []
+        for obj in self._ordered_by_index(objs, len(src)):
+            p = obj.alamo
+            bone = self.connection_bone(obj)
+            local = np.linalg.inv(self.worlds[bone]) @ self.to_model(obj)
+            s = src[p.file_index] if 0 <= p.file_index < len(src) else None
+            name = self._export_name(obj.name, p.name, obj.get("alamo_import_name"))
+            rec = Dazzle(name, bone, np.array(p.color, "<f4"), local[:3, 3].astype("<f4"),
+                         np.float32(p.radius), p.tex_x, p.tex_y, p.tex_size, p.texture,
+                         np.float32(p.frequency), np.float32(p.phase), int(p.night_only),
+                         int(p.hidden), np.float32(p.bias))
+            if s is not None:
+                if s.bias is None and p.bias == 1.0:
+                    rec.bias = None
+                rec.nested, rec.layout = s.nested, s.layout
+                if s.position is not None and np.allclose(s.position, rec.position, atol=1e-5):
+                    rec.position = s.position
+                if _same_fields(s, rec, ("name", "bone", "color", "position", "radius", "tex_x",
+                                         "tex_y", "tex_size", "texture", "frequency", "phase",
+                                         "night_only", "hidden", "bias")):
+                    rec = s
+            out.append(rec)
+        return out
+
+
+def _with_material(sub, material):
+    s = copy.copy(sub)
+    s.material = material
+    return s
+
+
+def _same_value(a, b):
+    if a is None or b is None:
+        return a is b
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    return np.array_equal(np.asarray(a, np.float64), np.asarray(b, np.float64))
+
+
+def _same_param(a, b):
+    return a.name == b.name and a.type == b.type and _same_value(a.value, b.value)
+
+
+def _same_fields(a, b, names):
+    return all(_same_value(getattr(a, n), getattr(b, n)) for n in names)

@@ -1,0 +1,73 @@
+"""The shader catalogue (``io_alamo/data/shaders.json``): the one place that knows shader
+names, their parameters (types, defaults) and vertex formats. Blender-free."""
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+CATALOGUE = Path(__file__).with_name("data") / "shaders.json"
+PARAM_TYPES = ("INT", "FLOAT", "FLOAT3", "FLOAT4", "TEXTURE")
+
+
+@dataclass(frozen=True)
+class ShaderParamSpec:
+    name: str
+    type: str
+    default: object
+
+
+@dataclass(frozen=True)
+class ShaderSpec:
+    name: str
+    vertex_format: str
+    kind: str                 # mesh, skin, shadow, collision, ...
+    description: str
+    params: tuple
+    skinned: str = None       # the counterpart for skinned meshes
+
+
+def _key(name):
+    name = name.strip().lower()
+    return name if name.endswith(".fx") else name + ".fx"
+
+
+@lru_cache(maxsize=1)
+def catalogue():
+    """{lower-case name: ShaderSpec}, loaded once."""
+    data = json.loads(CATALOGUE.read_text(encoding="utf-8"))
+    out = {}
+    for s in data["shaders"]:
+        params = tuple(ShaderParamSpec(p["name"], p["type"], p["default"]) for p in s["params"])
+        for p in params:
+            if p.type not in PARAM_TYPES:
+                raise ValueError(f"shader catalogue: {s['name']}: unknown type {p.type}")
+        out[_key(s["name"])] = ShaderSpec(s["name"], s["vertex_format"], s.get("kind", "mesh"),
+                                          s.get("description", ""), params, s.get("skinned"))
+    return out
+
+
+def find(name):
+    """The catalogue entry for a shader name (case-insensitive, .fx optional), or None."""
+    return catalogue().get(_key(name)) if name else None
+
+
+def names():
+    return sorted((s.name for s in catalogue().values()), key=str.lower)
+
+
+def is_shadow(name):
+    spec = find(name)
+    if spec is not None:
+        return spec.kind == "shadow"
+    return "shadowvolume" in (name or "").lower()
+
+
+def vertex_format(name, skinned=False):
+    """The vertex format a new sub-mesh with this shader gets (None for unknown shaders)."""
+    spec = find(name)
+    if spec is None:
+        return None
+    if skinned and spec.skinned and find(spec.skinned):
+        return find(spec.skinned).vertex_format
+    return spec.vertex_format
