@@ -5,7 +5,7 @@ import json
 import os
 import sys
 
-from .formats.animation import Animation, convert_animation
+from .formats.animation import convert_animation
 from .formats.chunks import read_chunks
 from .formats.describe import chunk_tree, format_tree, summary
 from .formats.errors import AlamoFormatError

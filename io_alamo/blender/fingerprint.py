@@ -22,19 +22,23 @@ def digest(parts):
     return h.hexdigest()
 
 
-def weight_arrays(vertices, group_names, weights):
-    """Canonical vertex weights: rows sorted by (vertex, group name), float32 weights."""
+def weight_arrays(vertices, groups, group_names, weights):
+    """Canonical vertex weights: rows sorted by (vertex, group name), float32 weights.
+
+    ``groups`` are indices into ``group_names``; the canonical form names groups by their
+    rank among the sorted names, and hashes that sorted table once."""
     v = np.asarray(vertices, np.int64)
-    names = np.asarray(group_names, dtype=object)
+    g = np.asarray(groups, np.int64)
     w = np.asarray(weights, np.float32)
-    if len(v) == 0:
-        return {"weight_vertex": np.zeros(0, np.int64), "weight_value": np.zeros(0, np.float32),
-                "weight_group": np.zeros(0, np.uint8)}
-    uniq, code = np.unique(names.astype(str), return_inverse=True)
-    order = np.lexsort((code.ravel(), v))
-    joined = "\0".join(uniq[code.ravel()[order]].tolist()).encode("utf-8", "surrogateescape")
-    return {"weight_vertex": v[order], "weight_value": w[order],
-            "weight_group": np.frombuffer(joined, np.uint8)}
+    names = sorted(set(group_names[i] for i in np.unique(g).tolist())) if len(g) else []
+    rank = {n: k for k, n in enumerate(names)}
+    lut = np.array([rank.get(n, -1) for n in group_names], np.int64) if group_names else \
+        np.zeros(0, np.int64)
+    code = lut[g] if len(g) else np.zeros(0, np.int64)
+    order = np.lexsort((code, v))
+    table = "\0".join(names).encode("utf-8", "surrogateescape")
+    return {"weight_vertex": v[order], "weight_group": code[order],
+            "weight_value": w[order], "weight_names": np.frombuffer(table, np.uint8)}
 
 
 def read_weights(me):
@@ -73,10 +77,10 @@ def mesh_parts(me, obj):
             a = np.empty(len(att.data) * width, np.float32)
             att.data.foreach_get(prop, a)
             parts[f"{name}:{att.domain}"] = a
-    names = {g.index: g.name for g in obj.vertex_groups}
+    names = [g.name for g in obj.vertex_groups]       # index i is group i
     v, g, w = read_weights(me) if names else (np.zeros(0, np.int64),) * 3
-    keep = np.array([x in names for x in g.tolist()], bool) if len(g) else np.zeros(0, bool)
-    parts.update(weight_arrays(v[keep], [names[x] for x in g[keep].tolist()], w[keep]))
+    keep = (g >= 0) & (g < len(names))
+    parts.update(weight_arrays(v[keep], g[keep], names, w[keep]))
     parts.update(placement_parts(obj))
     return parts
 

@@ -13,7 +13,26 @@ from .imp.alo import ImportOptions, import_alo
 from .prefs import user_texture_folders
 
 
-class IMPORT_SCENE_OT_alo(bpy.types.Operator, ImportHelper):
+class _FileListImport(ImportHelper):
+    """Several files at once (multi-selection, or a drop of several files), and drops that
+    import at once instead of opening the file browser."""
+
+    files: CollectionProperty(type=bpy.types.OperatorFileListElement,
+                              options={"HIDDEN", "SKIP_SAVE"})
+    directory: StringProperty(subtype="DIR_PATH", options={"HIDDEN", "SKIP_SAVE"})
+
+    def paths(self):
+        if self.files and self.directory:
+            return [os.path.join(self.directory, f.name) for f in self.files if f.name]
+        return [self.filepath]
+
+    def invoke(self, context, event):
+        if self.files or (self.filepath and os.path.isfile(self.filepath)):
+            return self.execute(context)          # drag and drop: import right away
+        return ImportHelper.invoke(self, context, event)
+
+
+class IMPORT_SCENE_OT_alo(bpy.types.Operator, _FileListImport):
     """Import Petroglyph Alamo models (.alo): skeleton, meshes, materials, lights, proxies
     and dazzles"""
 
@@ -23,9 +42,6 @@ class IMPORT_SCENE_OT_alo(bpy.types.Operator, ImportHelper):
 
     filename_ext = ".alo"
     filter_glob: StringProperty(default="*.alo", options={"HIDDEN"})
-    files: CollectionProperty(type=bpy.types.OperatorFileListElement,
-                              options={"HIDDEN", "SKIP_SAVE"})
-    directory: StringProperty(subtype="DIR_PATH", options={"HIDDEN", "SKIP_SAVE"})
 
     merge_vertices: BoolProperty(
         name="Merge Vertices",
@@ -36,11 +52,6 @@ class IMPORT_SCENE_OT_alo(bpy.types.Operator, ImportHelper):
         name="Import Animations",
         description="Also import the model's animations found beside it (<MODEL>_*.ala)",
         default=True)
-
-    def paths(self):
-        if self.files and self.directory:
-            return [os.path.join(self.directory, f.name) for f in self.files if f.name]
-        return [self.filepath]
 
     def execute(self, context):
         options = ImportOptions(merge_vertices=self.merge_vertices,
@@ -64,13 +75,8 @@ class IMPORT_SCENE_OT_alo(bpy.types.Operator, ImportHelper):
             self.report({"INFO"}, f"{os.path.basename(path)}: {result.summary()}")
         return {"FINISHED"} if done else {"CANCELLED"}
 
-    def invoke(self, context, event):
-        if self.files or (self.filepath and os.path.isfile(self.filepath)):
-            return self.execute(context)          # drag and drop: import right away
-        return ImportHelper.invoke(self, context, event)
 
-
-class IMPORT_ANIM_OT_ala(bpy.types.Operator, ImportHelper):
+class IMPORT_ANIM_OT_ala(bpy.types.Operator, _FileListImport):
     """Import Petroglyph Alamo animations (.ala, both formats) as actions of the selected
     armature"""
 
@@ -80,16 +86,11 @@ class IMPORT_ANIM_OT_ala(bpy.types.Operator, ImportHelper):
 
     filename_ext = ".ala"
     filter_glob: StringProperty(default="*.ala", options={"HIDDEN"})
-    files: CollectionProperty(type=bpy.types.OperatorFileListElement,
-                              options={"HIDDEN", "SKIP_SAVE"})
-    directory: StringProperty(subtype="DIR_PATH", options={"HIDDEN", "SKIP_SAVE"})
 
     set_frame_rate: BoolProperty(
         name="Set Scene Frame Rate",
         description="Set the scene's frame rate and range from the (first) animation",
         default=True)
-
-    paths = IMPORT_SCENE_OT_alo.paths
 
     def execute(self, context):
         try:
@@ -113,8 +114,6 @@ class IMPORT_ANIM_OT_ala(bpy.types.Operator, ImportHelper):
                 self.report({"WARNING"}, f"{os.path.basename(path)}: {w}")
             self.report({"INFO"}, f"{os.path.basename(path)}: {result.summary()}")
         return {"FINISHED"} if done else {"CANCELLED"}
-
-    invoke = IMPORT_SCENE_OT_alo.invoke
 
 
 class EXPORT_SCENE_OT_alo(bpy.types.Operator, ExportHelper):

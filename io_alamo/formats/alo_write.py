@@ -16,7 +16,7 @@ from .alo_read import (
 from .chunks import Chunk, write_chunks
 from .collision import FILE_NODE_DTYPE
 from .errors import AlamoFormatError
-from .fields import encode_cstr, encode_minis, f32_bytes
+from .fields import encode_cstr, encode_minis
 from .layout import arrange, count_for, sub_of, tail_of
 from .model import VERTEX_CHUNK_DTYPES, Light, Mesh, ParamType, ParticleEffect
 

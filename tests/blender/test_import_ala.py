@@ -199,7 +199,7 @@ def test_no_armature_is_a_clear_message(blender, tmp_path):
 
 
 def test_operator_imports_several_files_onto_the_selected_armature(blender, tmp_path):
-    from io_alamo.sample import sample_animation, sample_model, write_sample
+    from io_alamo.sample import write_sample
     alo, ala = write_sample(tmp_path / "m")
     arm = import_model(alo, import_animations=False)
     other = tmp_path / "m" / "Sample_Tank_Again_00.ala"

@@ -6,20 +6,15 @@ import exports byte for byte. Everything else is built from Blender data.
 """
 
 import copy
-import os
 import time
 from dataclasses import dataclass, field
 
-import bpy
 import numpy as np
 
-from ... import shaders
 from ...formats import (
-    VERTEX_DTYPE, AlamoFormatError, Bone, Connections, Dazzle, Light, Material, Mesh, Model,
-    ObjectConnection, ParamType, Proxy, ShaderParam, Skeleton, SubMesh, build_collision_tree,
-    read_alo, save,
+    AlamoFormatError, Bone, Connections, Dazzle, Light, Material, Mesh, Model,
+    ObjectConnection, ParamType, Proxy, ShaderParam, Skeleton, read_alo, save,
 )
-from ...naming import format_has_colors, format_has_tangents, format_is_b4i4
 from .. import fingerprint
 from ..imp.alo import SOURCE_KEY
 from ..props import BILLBOARD_ITEMS
@@ -290,7 +285,6 @@ class _Exporter:
                 m[:3, :3] = _normalize(world[:3, :3])
                 m[:3, 3] = world[:3, 3]
                 self.skeleton.bones.append(Bone(obj.name, 0, m[:3, :].astype("<f4")))
-                self.skeleton.layout = self.skeleton.layout
                 self.worlds.append(m)
                 self.own_bone[obj.name] = len(self.skeleton.bones) - 1
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from ... import shaders
 from ...formats import VERTEX_DTYPE, Mesh, SubMesh, build_collision_tree
-from ...naming import format_has_colors, format_has_tangents, format_is_b4i4
+from ...naming import format_has_tangents, format_is_b4i4
 from .alo import MAX_SKIN_BONES, MAX_VERTICES, ExportError
 
 
@@ -177,8 +177,9 @@ def _build(exporter, obj, me, bone, name):
         bad = np.flatnonzero(unweighted[np.unique(corner_vert)])
         if len(bad):
             used = np.unique(corner_vert)[bad]
-            for i in used.tolist():
-                me.vertices[i].select = True if me is obj.data else me.vertices[i].select
+            if me is obj.data:                      # select them where the user can see them
+                for i in used.tolist():
+                    me.vertices[i].select = True
             raise ExportError([f"{len(used)} skinned vertices have no bone weights "
                                "(they would not move with the skeleton)"])
     n_corner = len(corner_vert)
@@ -320,6 +321,4 @@ def _submesh(material, fmt, verts, idx, skinned):
             verts["bone_weights"] = [1.0, 0.0, 0.0, 0.0]
         else:
             verts["bone_weights"][:, slots:] = 0
-    if not format_has_colors(fmt):
-        pass            # the colour field is still written (the vertex is always full)
     return SubMesh(material, fmt, verts, idx.astype("<u2"), bone_map)

@@ -319,7 +319,7 @@ class _ModelBuilder:
         p = obj.alamo
         p.role, p.name, p.file_index = "MESH", mesh.name, oi
         p.hidden, p.collision = bool(mesh.hidden), bool(mesh.collision)
-        weights = fingerprint.weight_arrays([], [], [])
+        weights = fingerprint.weight_arrays([], [], [], [])
         if model_space:
             obj.parent = self.arm_obj
             obj.matrix_parent_inverse = Matrix.Identity(4)
@@ -356,54 +356,42 @@ class _ModelBuilder:
             merged_of, positions = None, a.position
             loops = corner_v
         n_tri = len(tris)
+        # every array goes to Blender once and is kept, as set, for the fingerprint
+        # (fingerprint.mesh_parts reads the same things back at export)
+        parts = {"co": np.ascontiguousarray(positions, np.float32).ravel(),
+                 "loops": loops.astype(np.int32), "material_index": mat_index.astype(np.int32)}
         me.vertices.add(len(positions))
-        me.vertices.foreach_set("co", np.ascontiguousarray(positions, np.float32).ravel())
+        me.vertices.foreach_set("co", parts["co"])
         me.loops.add(3 * n_tri)
-        me.loops.foreach_set("vertex_index", loops.astype(np.int32))
+        me.loops.foreach_set("vertex_index", parts["loops"])
         me.polygons.add(n_tri)
         me.polygons.foreach_set("loop_start", np.arange(0, 3 * n_tri, 3, dtype=np.int32))
-        me.polygons.foreach_set("material_index", mat_index.astype(np.int32))
+        me.polygons.foreach_set("material_index", parts["material_index"])
         me.update(calc_edges=True)
         for k in a.uv_sets():
             layer = me.uv_layers.new(name=f"UV{k}", do_init=False)
             uv = a.uv[corner_v, k]
             uv[:, 1] = 1.0 - uv[:, 1]           # DirectX v runs down, Blender's up
-            layer.data.foreach_set("uv", uv.ravel())
+            parts[f"uv:{layer.name}"] = uv.ravel()
+            layer.data.foreach_set("uv", parts[f"uv:{layer.name}"])
         # per-vertex data stays on the vertices while they are the file's, one to one
         if merged_of is None:
             domain, pick = "POINT", slice(None)
         else:
             domain, pick = "CORNER", corner_v
         if a.has_colors:
+            parts[f"Color:{domain}"] = np.ascontiguousarray(a.color[pick]).ravel()
             col = me.color_attributes.new("Color", "FLOAT_COLOR", domain)
-            col.data.foreach_set("color", np.ascontiguousarray(a.color[pick]).ravel())
+            col.data.foreach_set("color", parts[f"Color:{domain}"])
         if a.has_tangents:
             for name, arr in (("alamo_tangent", a.tangent), ("alamo_binormal", a.binormal)):
+                parts[f"{name}:{domain}"] = np.ascontiguousarray(arr[pick]).ravel()
                 att = me.attributes.new(name, "FLOAT_VECTOR", domain)
-                att.data.foreach_set("vector", np.ascontiguousarray(arr[pick]).ravel())
+                att.data.foreach_set("vector", parts[f"{name}:{domain}"])
         me.polygons.foreach_set("use_smooth", np.ones(n_tri, bool))
         compat.set_custom_normals(me, a.normal[corner_v])
-        self._parts = self._fingerprint_parts(me, a, positions, loops, mat_index, corner_v,
-                                              merged_of)
+        self._parts = parts
         return corner_v, merged_of
-
-    @staticmethod
-    def _fingerprint_parts(me, a, positions, loops, mat_index, corner_v, merged_of):
-        """The arrays just handed to Blender, as fingerprint.mesh_parts reads them back."""
-        parts = {"co": np.ascontiguousarray(positions, np.float32).ravel(),
-                 "loops": loops.astype(np.int32), "material_index": mat_index.astype(np.int32)}
-        for layer in me.uv_layers:
-            k = int(layer.name[2:])
-            uv = a.uv[corner_v, k]
-            uv[:, 1] = 1.0 - uv[:, 1]
-            parts[f"uv:{layer.name}"] = uv.ravel()
-        domain, pick = ("POINT", slice(None)) if merged_of is None else ("CORNER", corner_v)
-        if a.has_colors:
-            parts[f"Color:{domain}"] = np.ascontiguousarray(a.color[pick]).ravel()
-        if a.has_tangents:
-            parts[f"alamo_tangent:{domain}"] = np.ascontiguousarray(a.tangent[pick]).ravel()
-            parts[f"alamo_binormal:{domain}"] = np.ascontiguousarray(a.binormal[pick]).ravel()
-        return parts
 
     def _skin(self, obj, subs, skinned, conn_bone, a, merged_of):
         """Vertex groups named after the bones, with the file's weights."""
@@ -440,17 +428,17 @@ class _ModelBuilder:
         v = np.concatenate(verts) if verts else np.zeros(0, np.int64)
         b = np.concatenate(bones) if bones else np.zeros(0, np.int64)
         w = np.concatenate(weights) if weights else np.zeros(0)
-        # a bone listed twice for one file vertex adds up
-        pairs, inverse = np.unique(np.stack([v, b], 1), axis=0, return_inverse=True)
-        total = np.zeros(len(pairs))
+        # a bone listed twice for one file vertex adds up; (vertex, bone) as one int64 key
+        nb = max(len(self.bone_names), 1)
+        keys, inverse = np.unique(v * nb + b, return_inverse=True)
+        total = np.zeros(len(keys))
         np.add.at(total, inverse.ravel(), w)
-        v, b = pairs[:, 0], pairs[:, 1]
+        v, b = keys // nb, keys % nb
         w = total.astype(np.float32)
         if merged_of is not None:
             # merged vertices share position and skinning: keep one copy of each weight
-            v = merged_of[v]
-            pairs, first = np.unique(np.stack([v, b], 1), axis=0, return_index=True)
-            v, b, w = pairs[:, 0], pairs[:, 1], w[first]
+            keys, first = np.unique(merged_of[v] * nb + b, return_index=True)
+            v, b, w = keys // nb, keys % nb, w[first]
         groups = {}
         for bone in np.unique(b):
             groups[bone] = obj.vertex_groups.new(name=self.bone_names[bone])
@@ -461,7 +449,7 @@ class _ModelBuilder:
             cuts = np.flatnonzero((np.diff(b) != 0) | (np.diff(w) != 0)) + 1
             for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, len(b)]):
                 groups[b[lo]].add(v[lo:hi].tolist(), float(w[lo]), "REPLACE")
-        return fingerprint.weight_arrays(v, [self.bone_names[x] for x in b], w)
+        return fingerprint.weight_arrays(v, b, self.bone_names, w)
 
     def _mesh_visibility(self, objs):
         shown = default_visibility([o.alamo.name for o in objs])
