@@ -96,3 +96,42 @@ def set_keys(fcurve, frames, values, interpolation):
     kp.foreach_set("co", co)
     kp.foreach_set("interpolation", np.asarray(interpolation, np.int32))
     fcurve.update()
+
+
+_ATTRIBUTE_PROP = {"FLOAT": "value", "INT": "value", "BOOLEAN": "value", "INT8": "value",
+                   "FLOAT_VECTOR": "vector", "FLOAT2": "vector", "FLOAT_COLOR": "color",
+                   "BYTE_COLOR": "color"}
+
+
+def read_attribute(mesh, name, dtype=np.float32):
+    """A mesh attribute as a flat array (fast: attribute data copies in one go), or None."""
+    att = mesh.attributes.get(name)
+    if att is None or att.data_type not in _ATTRIBUTE_PROP:
+        return None
+    width = {"FLOAT_VECTOR": 3, "FLOAT2": 2, "FLOAT_COLOR": 4, "BYTE_COLOR": 4}.get(
+        att.data_type, 1)
+    out = np.empty(len(att.data) * width, dtype)
+    att.data.foreach_get(_ATTRIBUTE_PROP[att.data_type], out)
+    return out
+
+
+def corner_vertices(mesh):
+    """The vertex of each face corner (loop)."""
+    out = None
+    try:
+        out = read_attribute(mesh, ".corner_vert", np.int32)     # hidden attribute: 4.0+
+    except (KeyError, RuntimeError, TypeError):
+        out = None
+    if out is None or len(out) != len(mesh.loops):
+        out = np.empty(len(mesh.loops), np.int32)
+        mesh.loops.foreach_get("vertex_index", out)
+    return out
+
+
+def uv_layer(mesh, layer):
+    """A UV layer's coordinates, (loops, 2) float32."""
+    out = read_attribute(mesh, layer.name)
+    if out is None or len(out) != 2 * len(mesh.loops):
+        out = np.empty(len(mesh.loops) * 2, np.float32)
+        layer.data.foreach_get("uv", out)
+    return out.reshape(-1, 2)

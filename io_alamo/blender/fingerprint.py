@@ -41,9 +41,22 @@ def weight_arrays(vertices, groups, group_names, weights):
             "weight_value": w[order], "weight_names": np.frombuffer(table, np.uint8)}
 
 
-def read_weights(me):
-    """Every vertex weight of a mesh as flat arrays (vertex, group index, weight). Blender has
-    no bulk access to vertex groups; this is the tightest loop over them."""
+def read_weights(me, obj=None):
+    """Every non-zero vertex weight of a mesh as flat arrays (vertex, group index, weight),
+    sorted by group then vertex.
+
+    Blender has no bulk access to vertex groups. For an object's own mesh a throwaway
+    Geometry Nodes modifier copies each group into a float attribute, which can be read in
+    bulk (about ten times faster); otherwise, or if that fails, a loop over the vertices."""
+    if obj is not None and obj.data is me and len(obj.vertex_groups):
+        try:
+            return _weights_by_nodes(obj, me)
+        except Exception:           # noqa: BLE001 - any failure: the plain loop below
+            pass
+    return _weights_by_loop(me)
+
+
+def _weights_by_loop(me):
     vs, gs, ws = [], [], []
     for v in me.vertices:
         i = v.index
@@ -51,25 +64,85 @@ def read_weights(me):
             vs.append(i)
             gs.append(g.group)
             ws.append(g.weight)
-    return (np.array(vs, np.int64), np.array(gs, np.int64), np.array(ws, np.float32))
+    v, g, w = (np.array(vs, np.int64), np.array(gs, np.int64), np.array(ws, np.float32))
+    keep = w != 0
+    v, g, w = v[keep], g[keep], w[keep]
+    order = np.lexsort((v, g))
+    return v[order], g[order], w[order]
 
 
-def mesh_parts(me, obj):
-    """Read back from Blender what the importer set (see imp/alo.py _fill_mesh)."""
+_TEMP = "io_alamo weights"
+
+
+def _weights_by_nodes(obj, me):
+    import bpy
+    names = [g.name for g in obj.vertex_groups]
+    taken = set(me.attributes.keys())
+    if any(not n or n in taken for n in names) or len(set(names)) != len(names):
+        raise ValueError("a group name the attribute system would read as something else")
+    tree = bpy.data.node_groups.new(_TEMP, "GeometryNodeTree")
+    temp = None
+    try:
+        tree.interface.new_socket("Geometry", in_out="INPUT", socket_type="NodeSocketGeometry")
+        tree.interface.new_socket("Geometry", in_out="OUTPUT", socket_type="NodeSocketGeometry")
+        socket = tree.nodes.new("NodeGroupInput").outputs[0]
+        out = tree.nodes.new("NodeGroupOutput")
+        for k, name in enumerate(names):
+            read = tree.nodes.new("GeometryNodeInputNamedAttribute")
+            read.data_type = "FLOAT"
+            read.inputs["Name"].default_value = name
+            store = tree.nodes.new("GeometryNodeStoreNamedAttribute")
+            store.data_type = "FLOAT"
+            store.domain = "POINT"
+            store.inputs["Name"].default_value = f"{_TEMP} {k}"
+            tree.links.new(socket, store.inputs["Geometry"])
+            tree.links.new(read.outputs["Attribute"], store.inputs["Value"])
+            socket = store.outputs["Geometry"]
+        tree.links.new(socket, out.inputs[0])
+        temp = bpy.data.objects.new(_TEMP, me)
+        bpy.context.scene.collection.objects.link(temp)
+        temp.modifiers.new(_TEMP, "NODES").node_group = tree
+        depsgraph = bpy.context.evaluated_depsgraph_get()
+        depsgraph.update()
+        evaluated = temp.evaluated_get(depsgraph)
+        em = evaluated.to_mesh()
+        try:
+            nv = len(em.vertices)
+            if nv != len(me.vertices):
+                raise ValueError("vertex count changed")
+            vs, gs, ws = [], [], []
+            column = np.empty(nv, np.float32)
+            for k in range(len(names)):
+                em.attributes[f"{_TEMP} {k}"].data.foreach_get("value", column)
+                nz = np.flatnonzero(column)
+                vs.append(nz)
+                gs.append(np.full(len(nz), k, np.int64))
+                ws.append(column[nz])
+        finally:
+            evaluated.to_mesh_clear()
+    finally:
+        if temp is not None:
+            bpy.data.objects.remove(temp)
+        bpy.data.node_groups.remove(tree)
+    # group k is the k-th vertex group, whose index is k
+    return (np.concatenate(vs).astype(np.int64), np.concatenate(gs),
+            np.concatenate(ws).astype(np.float32))
+
+
+def mesh_parts(me, obj, weights=None):
+    """Read back from Blender what the importer set (see imp/alo.py _fill_mesh);
+    ``weights``: what read_weights(me) gives, when the caller has it already."""
     parts = {}
     co = np.empty(len(me.vertices) * 3, np.float32)
     me.vertices.foreach_get("co", co)
     parts["co"] = co
-    vi = np.empty(len(me.loops), np.int32)
-    me.loops.foreach_get("vertex_index", vi)
-    parts["loops"] = vi
+    from . import compat
+    parts["loops"] = compat.corner_vertices(me)
     mi = np.empty(len(me.polygons), np.int32)
     me.polygons.foreach_get("material_index", mi)
     parts["material_index"] = mi
     for layer in me.uv_layers:
-        uv = np.empty(len(me.loops) * 2, np.float32)
-        layer.data.foreach_get("uv", uv)
-        parts[f"uv:{layer.name}"] = uv
+        parts[f"uv:{layer.name}"] = compat.uv_layer(me, layer).ravel()
     for name, width, prop in (("Color", 4, "color"), ("alamo_tangent", 3, "vector"),
                               ("alamo_binormal", 3, "vector")):
         att = me.attributes.get(name)
@@ -78,7 +151,10 @@ def mesh_parts(me, obj):
             att.data.foreach_get(prop, a)
             parts[f"{name}:{att.domain}"] = a
     names = [g.name for g in obj.vertex_groups]       # index i is group i
-    v, g, w = read_weights(me) if names else (np.zeros(0, np.int64),) * 3
+    if not names:
+        v = g = w = np.zeros(0, np.int64)
+    else:
+        v, g, w = weights if weights is not None else read_weights(me, obj)
     keep = (g >= 0) & (g < len(names))
     parts.update(weight_arrays(v[keep], g[keep], names, w[keep]))
     parts.update(placement_parts(obj))

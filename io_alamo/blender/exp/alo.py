@@ -27,12 +27,26 @@ DEFAULT_SHADER = "alDefault.fx"
 
 
 class ExportError(Exception):
-    """The scene cannot be written; ``problems`` lists why, ``objects`` what to select."""
+    """The scene cannot be written; ``problems`` lists why, ``objects`` what to select,
+    ``details`` the same as Problem records (errors and warnings, with their objects)."""
 
-    def __init__(self, problems, objects=()):
+    def __init__(self, problems, objects=(), details=()):
         self.problems = problems
         self.objects = list(objects)
+        self.details = list(details)
         super().__init__("; ".join(problems))
+
+
+@dataclass
+class Problem:
+    """One finding of the checks before writing: ``level`` ERROR (stops the export) or
+    WARNING; ``objects`` the names of the objects it is about."""
+    level: str
+    text: str
+    objects: list = field(default_factory=list)
+
+
+MINI_STRING_BYTES = 254     # a mini-chunk holds 255 bytes: the text and its terminator
 
 
 @dataclass
@@ -45,10 +59,14 @@ class ExportOptions:
 @dataclass
 class ExportResult:
     model: object = None
-    warnings: list = field(default_factory=list)
+    problems: list = field(default_factory=list)      # Problem records (warnings only)
     reused: dict = field(default_factory=dict)     # what was written from the source as is
     counts: dict = field(default_factory=dict)
     timings: dict = field(default_factory=dict)   # seconds per stage
+
+    @property
+    def warnings(self):
+        return [p.text for p in self.problems]
 
 
 def export_alo(context, filepath, options=None):
@@ -130,12 +148,54 @@ class _Exporter:
         self.options = options
         self.result = ExportResult()
         self.problems = []          # errors: (text, objects)
+        self._weights = {}          # object name -> its mesh's weights, read once
 
-    def warn(self, text):
-        self.result.warnings.append(text)
+    def read_weights(self, obj, me):
+        """(vertex, group, weight) arrays of ``me``; an object's own mesh is read once."""
+        if me is not obj.data:
+            return fingerprint.read_weights(me)
+        if obj.name not in self._weights:
+            self._weights[obj.name] = fingerprint.read_weights(me, obj)
+        return self._weights[obj.name]
+
+    def tick(self, stage):
+        """Add the time since the last tick to ``stage`` (the benchmark prints them)."""
+        now = time.perf_counter()
+        last = getattr(self, "_tick", None)
+        if last is not None and stage:
+            t = self.result.timings
+            t[stage] = t.get(stage, 0.0) + now - last
+        self._tick = now
+
+    def warn(self, text, objects=()):
+        names = [o.name for o in objects]
+        for p in self.result.problems:
+            if p.text == text:               # once per text, with every object it concerns
+                p.objects += [n for n in names if n not in p.objects]
+                return
+        self.result.problems.append(Problem("WARNING", text, names))
 
     def error(self, text, objects=()):
         self.problems.append((text, list(objects)))
+
+    def check_name(self, what, name, objects=(), mini=False):
+        """Names must be cp1252 (what the game reads); strings kept in mini-chunks (proxies,
+        dazzles, shader parameters) have at most 254 bytes."""
+        try:
+            data = name.encode("cp1252")
+        except UnicodeEncodeError:
+            try:
+                data = name.encode("cp1252", "surrogateescape")   # bytes kept from a file
+            except UnicodeEncodeError:
+                self.error(f"{what} {name!r} has characters the game cannot store (names are "
+                           "single-byte Windows-1252 text); rename it", objects)
+                return
+        if mini and len(data) > MINI_STRING_BYTES:
+            self.error(f"{what} {name[:40]!r}... is {len(data)} bytes long; the format allows "
+                       f"{MINI_STRING_BYTES}", objects)
+        elif not data.isascii():
+            self.warn(f"{what} {name!r} is not plain ASCII; the game may not show it as "
+                      "Blender does", objects)
 
     def build(self):
         clock = time.perf_counter()
@@ -165,7 +225,9 @@ class _Exporter:
         lap("proxies, dazzles")
         if self.problems:
             objs = [o for _, os_ in self.problems for o in os_]
-            raise ExportError([t for t, _ in self.problems], objs)
+            details = [Problem("ERROR", t, [o.name for o in os_]) for t, os_ in self.problems]
+            raise ExportError([t for t, _ in self.problems], objs,
+                              details + self.result.problems)
         src = self.source
         conn = copy.copy(src.connections) if src and src.connections else Connections()
         new_objects = [c for c in conns]
@@ -213,6 +275,7 @@ class _Exporter:
             parent = self.bone_index[b.parent.name] if b.parent else -1
             p = b.alamo
             name = self._export_name(b.name, p.name, p.blender_name)
+            self.check_name("bone", name, [arm])
             matrix = self._bone_matrix(b, p, parent, worlds)
             visible = int(p.visible)
             billboard = BILLBOARD_VALUES.get(p.billboard, 0)
@@ -342,6 +405,8 @@ class _Exporter:
 
     def _mesh(self, obj, bone, src):
         name = self._export_name(obj.name, obj.alamo.name, obj.get("alamo_import_name"))
+        self.check_name("mesh", name, [obj])
+        self._obj = obj
         p = obj.alamo
         if isinstance(src, Mesh) and obj.get(fingerprint.KEY) and not self._touched(obj):
             rec = src
@@ -368,7 +433,8 @@ class _Exporter:
     def _touched(self, obj):
         if len(obj.material_slots) != len(self._source_object(obj)[0].submeshes):
             return True
-        parts = fingerprint.mesh_parts(obj.data, obj)
+        weights = self.read_weights(obj, obj.data) if len(obj.vertex_groups) else None
+        parts = fingerprint.mesh_parts(obj.data, obj, weights)
         return fingerprint.digest(parts) != obj[fingerprint.KEY]
 
     def _material(self, mat, src=None):
@@ -376,11 +442,17 @@ class _Exporter:
         if mat is None or not mat.alamo.shader:
             if src is not None and mat is not None and not mat.alamo.params:
                 return src
+            user = [self._obj] if getattr(self, "_obj", None) is not None else []
             self.warn(f"material {mat.name if mat else '(empty slot)'!r} has no Alamo shader; "
-                      f"{DEFAULT_SHADER} is used")
+                      f"{DEFAULT_SHADER} is used", user)
             return Material(DEFAULT_SHADER, [])
+        user = [self._obj] if getattr(self, "_obj", None) is not None else []
+        self.check_name(f"material {mat.name!r}: shader", mat.alamo.shader, user)
         params = []
         for bp in mat.alamo.params:
+            self.check_name(f"material {mat.name!r}: parameter", bp.name, user, mini=True)
+            if bp.type == "TEXTURE":
+                self.check_name(f"material {mat.name!r}: texture", bp.texture, user, mini=True)
             ptype = ParamType[bp.type]
             if ptype == ParamType.INT:
                 value = int(bp.int_value)
@@ -414,6 +486,7 @@ class _Exporter:
         else:
             falloff, hotspot = p.falloff, p.hotspot
         name = self._export_name(obj.name, p.name, obj.get("alamo_import_name"))
+        self.check_name("light", name, [obj])
         rec = Light(name, ltype, np.array(data.color, "<f4"), np.float32(intensity),
                     np.float32(p.far_attenuation_end), np.float32(p.far_attenuation_start),
                     np.float32(hotspot), np.float32(falloff))
@@ -440,6 +513,7 @@ class _Exporter:
             p = obj.alamo
             bone = self.connection_bone(obj)
             name = self._export_name(obj.name, p.name, obj.get("alamo_import_name"))
+            self.check_name("proxy", name, [obj], mini=True)
             s = src[p.file_index] if 0 <= p.file_index < len(src) else None
             hidden = int(p.hidden)
             alt = int(p.alt_decrease_stay_hidden)
@@ -470,6 +544,8 @@ class _Exporter:
             local = np.linalg.inv(self.worlds[bone]) @ self.to_model(obj)
             s = src[p.file_index] if 0 <= p.file_index < len(src) else None
             name = self._export_name(obj.name, p.name, obj.get("alamo_import_name"))
+            self.check_name("dazzle", name, [obj], mini=True)
+            self.check_name("dazzle texture", p.texture, [obj], mini=True)
             rec = Dazzle(name, bone, np.array(p.color, "<f4"), local[:3, 3].astype("<f4"),
                          np.float32(p.radius), p.tex_x, p.tex_y, p.tex_size, p.texture,
                          np.float32(p.frequency), np.float32(p.phase), int(p.night_only),

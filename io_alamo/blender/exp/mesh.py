@@ -5,6 +5,7 @@ vertices or (skinned) 24 bones."""
 import numpy as np
 
 from ... import shaders
+from .. import compat
 from ...formats import VERTEX_DTYPE, Mesh, SubMesh, build_collision_tree
 from ...naming import format_has_tangents, format_is_b4i4
 from .alo import MAX_SKIN_BONES, MAX_VERTICES, ExportError
@@ -29,57 +30,77 @@ def _evaluated_mesh(obj, depsgraph, apply_modifiers):
     return me, evaluated.to_mesh_clear
 
 
-def _corner_arrays(me, corner_loops, need_tangents):
-    """Per-corner normals, UVs (up to 4 layers), colour, tangent and binormal."""
-    n_loops = len(me.loops)
-    normals = np.empty(n_loops * 3, np.float32)
+def _loop_arrays(me, need_tangents):
+    """Per-loop data as Blender holds it: vertex, normal, up to 4 UV layers, colour, tangent
+    and bitangent sign (each an array over the mesh's loops)."""
+    n = len(me.loops)
+    out = {}
+    lv = compat.corner_vertices(me)
+    out["vertex"] = lv
+    normals = np.empty(n * 3, np.float32)
     me.corner_normals.foreach_get("vector", normals)
-    normals = normals.reshape(-1, 3)[corner_loops]
-    uvs = np.zeros((len(corner_loops), 4, 2), np.float32)
+    out["normal"] = normals.reshape(-1, 3)
     for k, layer in enumerate(list(me.uv_layers)[:4]):
-        uv = np.empty(n_loops * 2, np.float32)
-        layer.data.foreach_get("uv", uv)
-        uv = uv.reshape(-1, 2)[corner_loops]
-        uv[:, 1] = 1.0 - uv[:, 1]
-        uvs[:, k] = uv
-    color = None
+        out[f"uv{k}"] = compat.uv_layer(me, layer)
     att = me.color_attributes.get("Color") or (me.color_attributes[0]
                                                if len(me.color_attributes) else None)
-    if att is not None:
+    if att is not None and att.domain in ("POINT", "CORNER"):
         c = np.empty(len(att.data) * 4, np.float32)
         att.data.foreach_get("color", c)
         c = c.reshape(-1, 4)
-        if att.domain == "POINT":
-            vi = np.empty(n_loops, np.int32)
-            me.loops.foreach_get("vertex_index", vi)
-            c = c[vi]
-        color = c[corner_loops] if att.domain in ("POINT", "CORNER") else None
-    tangent = binormal = None
+        out["color"] = c[lv] if att.domain == "POINT" else c
     if need_tangents and len(me.uv_layers):
         try:
             me.calc_tangents(uvmap=me.uv_layers[0].name)
-            t = np.empty(n_loops * 3, np.float32)
+            t = np.empty(n * 3, np.float32)
             me.loops.foreach_get("tangent", t)
-            sign = np.empty(n_loops, np.float32)
+            sign = np.empty(n, np.float32)
             me.loops.foreach_get("bitangent_sign", sign)
-            t = t.reshape(-1, 3)[corner_loops]
-            tangent = t
-            binormal = np.cross(normals, t) * sign[corner_loops, None]
+            out["tangent"] = t.reshape(-1, 3)
+            out["sign"] = sign
         except RuntimeError:
-            tangent = binormal = None
+            pass
         finally:
             me.free_tangents()
-    return normals, uvs, color, tangent, binormal
+    return out
 
 
-def _weights(obj, me, bone_of_group):
+def _distinct_loops(words):
+    """Number the loops so that loops with equal ``words`` (a list of uint32 arrays over the
+    loops) share a number; numbers are in order of first use. Returns (number of each loop,
+    first loop of each number)."""
+    n = len(words[0])
+    h1 = np.full(n, 0x9E3779B97F4A7C15, np.uint64)
+    h2 = np.full(n, 0x2545F4914F6CDD1D, np.uint64)
+    with np.errstate(over="ignore"):
+        for w in words:
+            w = w.astype(np.uint64)
+            h1 ^= w
+            h1 *= np.uint64(0xBF58476D1CE4E5B9)
+            h1 ^= h1 >> np.uint64(31)
+            h2 += w
+            h2 *= np.uint64(0x94D049BB133111EB)
+            h2 ^= h2 >> np.uint64(29)
+    _, first, inverse = np.unique(h1, return_index=True, return_inverse=True)
+    inverse = inverse.ravel()
+    if not np.array_equal(h2, h2[first][inverse]):      # a 64-bit collision: be exact
+        key = np.ascontiguousarray(np.stack(words, axis=1).astype(np.uint32))
+        raw = key.view(np.dtype((np.void, 4 * key.shape[1]))).ravel()
+        _, first, inverse = np.unique(raw, return_index=True, return_inverse=True)
+        inverse = inverse.ravel()
+    order = np.argsort(first)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return rank[inverse], first[order]
+
+
+def _weights(exporter, obj, me, bone_of_group):
     """(V, 4) skeleton bone indices and weights, strongest first, normalised; and which
     vertices have no weight at all."""
-    from ..fingerprint import read_weights
     nv = len(me.vertices)
     bones = np.zeros((nv, 4), np.int64)
     weights = np.zeros((nv, 4), np.float64)
-    v, g, w = read_weights(me)
+    v, g, w = exporter.read_weights(obj, me)
     lut = np.full(max(g.max() + 1 if len(g) else 1, max(bone_of_group, default=0) + 1), -1)
     for group, bone in bone_of_group.items():
         lut[group] = bone
@@ -96,7 +117,8 @@ def _weights(obj, me, bone_of_group):
     total = weights.sum(axis=1, keepdims=True)
     unweighted = total[:, 0] <= 0
     weights = np.divide(weights, total, out=np.zeros_like(weights), where=total > 0)
-    return bones, weights, unweighted
+    over_four = np.bincount(v, minlength=nv) > 4
+    return bones, weights, unweighted, over_four
 
 
 def build_mesh(exporter, obj, bone, name):
@@ -125,16 +147,21 @@ def _triangles(me):
 
 
 def _build(exporter, obj, me, bone, name):
+    tick = exporter.tick
+    tick(None)
     tri_loops, tri_poly = _triangles(me)
     nt = len(tri_poly)
     if nt == 0:
         raise ExportError(["has no triangles"])
+    n_loops = len(me.loops)
     poly_mat = np.empty(len(me.polygons), np.int32)
     me.polygons.foreach_get("material_index", poly_mat)
+    poly_size = np.empty(len(me.polygons), np.int32)
+    me.polygons.foreach_get("loop_total", poly_size)
+    slots = [s.material for s in obj.material_slots] or [None]
+    poly_mat = np.clip(poly_mat, 0, len(slots) - 1)
     tri_mat = poly_mat[tri_poly]
-    loop_vert = np.empty(len(me.loops), np.int32)
-    me.loops.foreach_get("vertex_index", loop_vert)
-    corner_vert = loop_vert[tri_loops]
+    loop_mat = np.repeat(poly_mat, poly_size) if len(poly_size) else np.zeros(0, np.int32)
     co = np.empty(len(me.vertices) * 3, np.float32)
     me.vertices.foreach_get("co", co)
     co = co.reshape(-1, 3).astype(np.float64)
@@ -150,12 +177,10 @@ def _build(exporter, obj, me, bone, name):
     to_model = exporter.to_model(obj)
     target = np.eye(4) if skinned else np.linalg.inv(exporter.worlds[bone])
     m = target @ to_model
-    pos = co @ m[:3, :3].T + m[:3, 3]
     nrm_m = np.linalg.inv(m[:3, :3]).T
 
-    slots = [s.material for s in obj.material_slots] or [None]
     formats, materials, shadow = [], [], []
-    for k, mat in enumerate(slots):
+    for mat in slots:
         material = exporter._material(mat)
         fmt = mat.alamo.vertex_format if mat is not None and mat.alamo.vertex_format else None
         fmt = fmt or shaders.vertex_format(material.shader, skinned) or (
@@ -163,52 +188,93 @@ def _build(exporter, obj, me, bone, name):
         formats.append(fmt)
         materials.append(material)
         shadow.append(shaders.is_shadow(material.shader))
-    need_tangents = any(format_has_tangents(f) for f in formats)
-    normals, uvs, color, tangent, binormal = _corner_arrays(me, tri_loops, need_tangents)
-    normals = normals.astype(np.float64) @ nrm_m.T
-    length = np.linalg.norm(normals, axis=1, keepdims=True)
-    normals = np.divide(normals, length, out=normals, where=length > 0)
-    if tangent is not None:
-        tangent = tangent.astype(np.float64) @ m[:3, :3].T
-        binormal = binormal.astype(np.float64) @ m[:3, :3].T
+    used_mats = np.unique(tri_mat)
+    need_tangents = any(format_has_tangents(formats[k]) for k in used_mats.tolist())
+    tick("  mesh: triangles, positions")
+    loops = _loop_arrays(me, need_tangents)
+    tick("  mesh: corner data, tangents")
 
     if skinned:
-        vb, vw, unweighted = _weights(obj, me, bone_of_group)
-        bad = np.flatnonzero(unweighted[np.unique(corner_vert)])
+        vb, vw, unweighted, over_four = _weights(exporter, obj, me, bone_of_group)
+        used_verts = np.zeros(len(me.vertices), bool)
+        used_verts[loops["vertex"][tri_loops]] = True
+        bad = np.flatnonzero(unweighted & used_verts)
         if len(bad):
-            used = np.unique(corner_vert)[bad]
             if me is obj.data:                      # select them where the user can see them
-                for i in used.tolist():
-                    me.vertices[i].select = True
-            raise ExportError([f"{len(used)} skinned vertices have no bone weights "
-                               "(they would not move with the skeleton)"])
-    n_corner = len(corner_vert)
-    record = np.zeros(n_corner, VERTEX_DTYPE)
-    record["position"] = pos[corner_vert]
-    record["normal"] = normals
-    record["uv"] = uvs
-    if tangent is not None:
-        record["tangent"] = tangent
-        record["binormal"] = binormal
-    record["color"] = color if color is not None else 1.0
+                sel = np.zeros(len(me.vertices), bool)
+                sel[bad] = True
+                me.vertices.foreach_set("select", sel)
+            raise ExportError([f"{len(bad)} skinned vertices have no bone weights "
+                               "(they would not move with the skeleton); they are selected"])
+        corner_v = loops["vertex"][tri_loops].reshape(-1, 3)
+        for k in used_mats.tolist():
+            vs = np.unique(corner_v[tri_mat == k])
+            if format_is_b4i4(formats[k]):
+                n_over, limit = int(over_four[vs].sum()), 4
+            else:
+                n_over, limit = int((vw[vs, 1] > 0).sum()), 1
+            if n_over:
+                exporter.warn(f"mesh {obj.name!r}: {n_over} vertices have more than {limit} "
+                              f"bone weight{'s' if limit > 1 else ''}, the most "
+                              f"{formats[k]} holds (shader {materials[k].shader}); the "
+                              "strongest are kept", [obj])
+
+    tick("  mesh: weights")
+    # loops that would make the same vertex share a number; only those are built
+    words = [loops["vertex"].view(np.uint32), loop_mat.astype(np.uint32)]
+    for key in ("normal", "uv0", "uv1", "uv2", "uv3", "color", "tangent", "sign"):
+        if key in loops:
+            a = np.ascontiguousarray(loops[key]).reshape(n_loops, -1).view(np.uint32)
+            words += [a[:, k] for k in range(a.shape[1])]
+    loop_id, rep = _distinct_loops(words)
+    vert = loops["vertex"][rep]
+    record = np.zeros(len(rep), VERTEX_DTYPE)
+    record["position"] = co[vert] @ m[:3, :3].T + m[:3, 3]
+    normals = loops["normal"][rep].astype(np.float64) @ nrm_m.T
+    record["normal"] = _unit(normals)
+    for k in range(4):
+        if f"uv{k}" in loops:
+            uv = loops[f"uv{k}"][rep]
+            record["uv"][:, k, 0] = uv[:, 0]
+            record["uv"][:, k, 1] = 1.0 - uv[:, 1]
+    if "tangent" in loops:
+        t = loops["tangent"][rep].astype(np.float64)
+        b = np.cross(loops["normal"][rep].astype(np.float64), t) * loops["sign"][rep, None]
+        record["tangent"] = _unit(t @ m[:3, :3].T)
+        record["binormal"] = _unit(b @ m[:3, :3].T)
+    elif need_tangents:
+        exporter.warn(f"mesh {obj.name!r} has no UV map: its tangents (for normal maps) are "
+                      "only a guess")
+        n = record["normal"].astype(np.float64)
+        axis = np.where(np.abs(n[:, :1]) < 0.9, [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]])
+        t = _unit(np.cross(axis, n))
+        record["tangent"] = t
+        record["binormal"] = np.cross(n, t)
+    record["color"] = loops["color"][rep] if "color" in loops else 1.0
     record["unused"] = 1.0
     if skinned:
-        record["bone_indices"] = vb[corner_vert]     # skeleton indices, mapped below
-        record["bone_weights"] = vw[corner_vert]
+        record["bone_indices"] = vb[vert]          # skeleton indices, mapped per sub-mesh
+        record["bone_weights"] = vw[vert]
     else:
         record["bone_weights"][:, 0] = 1.0
 
+    tick("  mesh: distinct vertices")
+    corner_id = loop_id[tri_loops].reshape(-1, 3)
     subs = []
-    for k in np.unique(np.clip(tri_mat, 0, len(slots) - 1)):
-        tris = np.flatnonzero(np.clip(tri_mat, 0, len(slots) - 1) == k)
-        corners = (tris[:, None] * 3 + np.arange(3)).ravel()
+    for k in used_mats.tolist():
+        ids = corner_id[tri_mat == k]
+        mask = np.zeros(len(rep), bool)
+        mask[ids.ravel()] = True
+        used = np.flatnonzero(mask)                # ascending: order of first use
+        lut = np.zeros(len(rep), np.int64)
+        lut[used] = np.arange(len(used))
+        verts, idx = record[used], lut[ids]
         if shadow[k]:
             from .shadow import shadow_submesh_arrays
-            verts, idx = shadow_submesh_arrays(record[corners].reshape(-1, 3), obj)
-        else:
-            verts, idx = _unique_vertices(record[corners])
+            verts, idx = shadow_submesh_arrays(verts[idx], obj)
         for part_v, part_i in _split(verts, idx, formats[k], skinned):
             subs.append(_submesh(materials[k], formats[k], part_v, part_i, skinned))
+    tick("  mesh: sub-meshes, splits")
     if not subs:
         raise ExportError(["has no triangles"])
     allpos = np.concatenate([s.vertices["position"] for s in subs])
@@ -217,33 +283,13 @@ def _build(exporter, obj, me, bone, name):
     if mesh.collision:
         for s in subs:
             s.collision_tree = build_collision_tree(s.vertices["position"], s.indices)
+        tick("  mesh: collision trees")
     return mesh
 
 
-def _row_hash(words):
-    """A 64-bit hash per row of a (n, k) uint64 array."""
-    h = np.full(len(words), 0x9E3779B97F4A7C15, np.uint64)
-    with np.errstate(over="ignore"):
-        for k in range(words.shape[1]):
-            h ^= words[:, k]
-            h *= np.uint64(0xBF58476D1CE4E5B9)
-            h ^= h >> np.uint64(31)
-    return h
-
-
-def _unique_vertices(corners):
-    """Distinct vertex records (first-occurrence order) and (T, 3) indices into them."""
-    corners = np.ascontiguousarray(corners)
-    words = corners.view(np.uint64).reshape(len(corners), -1)
-    _, first, inverse = np.unique(_row_hash(words), return_index=True, return_inverse=True)
-    inverse = inverse.ravel()
-    if not np.array_equal(words, words[first][inverse]):      # a hash collision: be exact
-        raw = corners.view(np.dtype((np.void, corners.dtype.itemsize)))
-        _, first, inverse = np.unique(raw, return_index=True, return_inverse=True)
-    order = np.argsort(first)
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order))
-    return corners[first[order]], rank[inverse.ravel()].reshape(-1, 3)
+def _unit(v):
+    length = np.linalg.norm(v, axis=1, keepdims=True)
+    return np.divide(v, length, out=np.zeros_like(v), where=length > 0)
 
 
 def _split(verts, idx, fmt, skinned):

@@ -37,7 +37,9 @@ def _extrude(tri_records, obj):
     corner = np.arange(3 * t).reshape(t, 3)
 
     # positions as exact ids, edges as (from, to) position ids with their corners
-    flat = np.ascontiguousarray(verts["position"]).view(np.dtype((np.void, 12))).ravel()
+    # (+ 0 turns -0.0 into 0.0, which is the same point)
+    flat = np.ascontiguousarray(verts["position"] + np.float32(0)).view(
+        np.dtype((np.void, 12))).ravel()
     _, pid = np.unique(flat, return_inverse=True)
     pid = pid.ravel().reshape(t, 3)
     a = pid.ravel()
@@ -46,22 +48,26 @@ def _extrude(tri_records, obj):
     cb = corner[:, [1, 2, 0]].ravel()
     directed = a * (pid.max() + 1) + b
     reverse = b * (pid.max() + 1) + a
+    # pair the k-th edge a -> b with the k-th edge b -> a (an edge shared by four faces
+    # pairs up too, as long as as many faces run each way)
+    n = len(directed)
     order = np.argsort(directed, kind="stable")
     sorted_d = directed[order]
-    pos_in = np.searchsorted(sorted_d, reverse)
-    found = (pos_in < len(sorted_d)) & (sorted_d[np.minimum(pos_in, len(sorted_d) - 1)] == reverse)
-    dup = np.r_[sorted_d[1:] == sorted_d[:-1], False] | np.r_[False, sorted_d[1:] == sorted_d[:-1]]
-    repeated = np.zeros(len(directed), bool)
-    repeated[order] = dup
+    own_start = np.searchsorted(sorted_d, directed, "left")
+    own_count = np.searchsorted(sorted_d, directed, "right") - own_start
+    rank = np.empty(n, np.int64)
+    rank[order] = np.arange(n) - np.searchsorted(sorted_d, sorted_d, "left")
+    rev_start = np.searchsorted(sorted_d, reverse, "left")
+    rev_count = np.searchsorted(sorted_d, reverse, "right") - rev_start
     collapsed = a == b                          # edges of earlier, zero-width quads
-    bad = (~found | repeated) & ~collapsed
+    bad = (rev_count != own_count) & ~collapsed
     if bad.any():
         _select_edges(obj, verts["position"], ca[bad], cb[bad])
         raise ExportError([f"shadow mesh is not closed and manifold: {int(bad.sum())} edges "
-                           "have no single opposite edge (they are selected); a shadow volume "
+                           "have no opposite edge (they are selected); a shadow volume "
                            "must be watertight"])
-    other = order[pos_in]                       # the opposite directed edge of each edge
-    first = np.flatnonzero((np.arange(len(directed)) < other) & ~collapsed)  # each edge once
+    other = order[np.minimum(rev_start + rank, n - 1)]   # the opposite edge of each edge
+    first = np.flatnonzero((np.arange(n) < other) & ~collapsed)  # each pair once
     u0, u1 = ca[first], cb[first]               # face f: a -> b
     w0, w1 = ca[other[first]], cb[other[first]]  # face g: b -> a
     quads = np.concatenate([np.stack([u1, u0, w1], 1), np.stack([u1, w1, w0], 1)])

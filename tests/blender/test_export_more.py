@@ -110,7 +110,8 @@ def cube_object(name, shader, drop_face=False):
     import bmesh
     me = bpy.data.meshes.new(name)
     bm = bmesh.new()
-    bmesh.ops.create_cube(bm, size=2.0)
+    bmesh.ops.create_cube(bm, size=2.0, calc_uvs=True)
+    bm.faces.ensure_lookup_table()
     if drop_face:
         bmesh.ops.delete(bm, geom=[bm.faces[0]], context="FACES_ONLY")
     bm.to_mesh(me)
