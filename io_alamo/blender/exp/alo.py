@@ -207,6 +207,7 @@ class _Exporter:
             timings[stage] = timings.get(stage, 0.0) + now - clock
             clock = now
 
+        self.context.view_layer.update()      # world matrices of objects a script just moved
         arm, objs = gather(self.context, self.options)
         self.arm = arm
         self.source = _source(arm)

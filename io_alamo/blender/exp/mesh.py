@@ -183,6 +183,13 @@ def _build(exporter, obj, me, bone, name):
     for mat in slots:
         material = exporter._material(mat)
         fmt = mat.alamo.vertex_format if mat is not None and mat.alamo.vertex_format else None
+        if fmt is None and skinned:
+            spec = shaders.find(material.shader)
+            if spec is not None and spec.skinned and shaders.find(spec.skinned) is not None \
+                    and shaders.find(spec.skinned).name != spec.name:
+                exporter.warn(f"mesh {obj.name!r} is skinned but its shader {spec.name} is not "
+                              f"a skinning shader: the game needs {spec.skinned} for it to move "
+                              "with the bones", [obj])
         fmt = fmt or shaders.vertex_format(material.shader, skinned) or (
             "alD3dVertRSkinNU2" if skinned else "alD3dVertNU2")
         formats.append(fmt)

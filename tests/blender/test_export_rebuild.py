@@ -1,9 +1,5 @@
-"""NOT COLLECTED (not test_*): export checks still failing, kept for the export issue.
-
-Known failures: rebuilt shadow meshes of some imported models are refused (their quads are
-not zero-width), the new-shadow-cube test trips a bmesh lookup table, and the full file
-crashed Blender 5.0 once. Rename to test_*.py when the export issue is finished.
-"""
+"""Export rebuilding meshes from Blender data: every corpus model as if edited, new meshes
+with catalogue formats, shadow volumes."""
 
 import numpy as np
 import pytest
@@ -93,7 +89,12 @@ def test_meshes_rebuilt_from_blender_match_the_file(blender, tmp_path, path):
             scale = max(1.0, float(np.abs(ca["position"]).max()))
             assert np.allclose(ca["position"], cb["position"], atol=1e-4 * scale)
             tol = 1e-2 if bpy.app.version < (4, 5) else 1e-4
-            assert np.allclose(ca["normal"], cb["normal"], atol=tol)
+            valid = np.ones(len(ca), bool)
+            if bpy.app.version < (4, 5):
+                # 4.2 cannot hold a zero custom normal (some files have them): it falls back
+                # to the face's own normal
+                valid = np.linalg.norm(ca["normal"], axis=1) > 0.5
+            assert np.allclose(ca["normal"][valid], cb["normal"][valid], atol=tol)
             assert np.allclose(ca["uv"], cb["uv"], atol=1e-6)
             if "C" == sa.vertex_format[-1]:
                 assert np.array_equal(ca["color"], cb["color"])
