@@ -340,20 +340,44 @@ def _bones_used(verts, fmt):
     return b, w > 0
 
 
+_POPCOUNT = np.array([bin(i).count("1") for i in range(256)], np.int64)
+
+
 def _split_by_bones(verts, idx, fmt):
+    """Runs of triangles using at most 24 bones each. Triangles are ordered by their lowest
+    bone so that neighbours share bones; each triangle's bones are a bit set, and a run ends
+    where the running union of the sets passes 24 bits."""
     b, use = _bones_used(verts, fmt)
-    if len(np.unique(b[use])) <= MAX_SKIN_BONES:
+    bones = np.unique(b[use])
+    if len(bones) <= MAX_SKIN_BONES:
         return [(verts, idx)]
-    out, current, tris = [], set(), []
-    for t, tri in enumerate(idx):
-        need = set(b[tri][use[tri]].tolist())
-        if len(current | need) > MAX_SKIN_BONES and tris:
-            out.append(_compact(verts, idx[tris]))
-            current, tris = set(), []
-        current |= need
-        tris.append(t)
-    if tris:
-        out.append(_compact(verts, idx[tris]))
+    dense = np.searchsorted(bones, b)
+    words = (len(bones) + 63) // 64
+    vmask = np.zeros((len(verts), words), np.uint64)
+    for slot in range(b.shape[1]):
+        rows = np.flatnonzero(use[:, slot])
+        d = dense[rows, slot]
+        vmask[rows, d // 64] |= np.left_shift(np.uint64(1), (d % 64).astype(np.uint64))
+    lowest = np.where(use, dense, len(bones)).min(axis=1)
+    order = np.argsort(lowest[idx].min(axis=1), kind="stable")
+    idx = idx[order]
+    tmask = vmask[idx[:, 0]] | vmask[idx[:, 1]] | vmask[idx[:, 2]]
+    out, start, n = [], 0, len(idx)
+    while start < n:
+        width = 4096
+        while True:
+            acc = np.bitwise_or.accumulate(tmask[start:start + width], axis=0)
+            count = _POPCOUNT[acc.view(np.uint8)].sum(axis=1)
+            over = np.flatnonzero(count > MAX_SKIN_BONES)
+            if len(over):
+                end = start + max(int(over[0]), 1)
+                break
+            if start + width >= n:
+                end = n
+                break
+            width *= 2
+        out.append(_compact(verts, idx[start:end]))
+        start = end
     return out
 
 
