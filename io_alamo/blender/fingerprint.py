@@ -168,3 +168,31 @@ def placement_parts(obj):
                                     f"{obj.parent.name if obj.parent else ''}".encode(), np.uint8),
             "modifiers": np.frombuffer(",".join(m.type for m in obj.modifiers
                                                 if m.show_viewport).encode(), np.uint8)}
+
+
+def action_parts(action, armature):
+    """What an imported action's motion depends on: every key of every F-curve (frame, value,
+    interpolation), the action's frame range and rate, and the armature's rest pose."""
+    from . import compat
+    parts = {}
+    for fc in compat.action_fcurves(action):
+        n = len(fc.keyframe_points)
+        co = np.empty(2 * n, np.float32)
+        fc.keyframe_points.foreach_get("co", co)
+        interp = np.empty(n, np.int32)
+        fc.keyframe_points.foreach_get("interpolation", interp)
+        key = f"{fc.data_path}[{fc.array_index}]"
+        parts[f"co:{key}"] = co
+        parts[f"interpolation:{key}"] = interp
+        parts[f"mute:{key}"] = np.array([fc.mute], np.uint8)
+    parts["range"] = np.array([*action.frame_range, action.use_frame_range, action.alamo.fps,
+                               action.alamo.frames], np.float64)
+    bones = sorted(armature.data.bones, key=lambda b: b.name)
+    parts["rest"] = np.array([list(b.matrix_local) for b in bones], np.float32)
+    parts["bones"] = np.frombuffer("\0".join(
+        f"{b.name}\1{b.parent.name if b.parent else ''}\1{b.alamo.name}\1{b.alamo.index}"
+        for b in bones).encode("utf-8", "surrogateescape"), np.uint8)
+    constraints = [f"{pb.name}:{c.type}:{c.influence}:{c.mute}"
+                   for pb in armature.pose.bones for c in pb.constraints]
+    parts["constraints"] = np.frombuffer("\0".join(constraints).encode(), np.uint8)
+    return parts

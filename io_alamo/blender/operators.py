@@ -7,10 +7,15 @@ from bpy.props import BoolProperty, CollectionProperty, EnumProperty, StringProp
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
 from ..formats import AlamoFormatError
+from .exp.ala import AnimationExportOptions, export_ala
 from .exp.alo import ExportError, ExportOptions, export_alo
 from .imp.ala import AnimationImportOptions, AnimationTargetError, find_armature, import_ala
 from .imp.alo import ImportOptions, import_alo
-from .prefs import user_texture_folders
+from .prefs import default_ala_format, user_texture_folders
+
+ALA_FORMATS = [("2", "#2 Forces of Corruption", "Forces of Corruption's format (the game reads "
+                "both)"),
+               ("1", "#1 Empire at War", "The original Empire at War format")]
 
 
 class _FileListImport(ImportHelper):
@@ -140,12 +145,18 @@ class EXPORT_SCENE_OT_alo(bpy.types.Operator, ExportHelper):
         name="Bones for Loose Objects", default=False,
         description="Give objects that hang on no bone a bone of their own, so they can be "
                     "animated; off bakes their transform into the root")
+    animations: BoolProperty(
+        name="Export Animations", default=False,
+        description="Also write every action of the armature as <MODEL>_<ACTION>.ala beside "
+                    "the model")
+    ala_format: EnumProperty(name="Animation Format", default="2", items=ALA_FORMATS)
 
     def execute(self, context):
         if context.object is not None and context.object.mode != "OBJECT":
             bpy.ops.object.mode_set(mode="OBJECT")
         options = ExportOptions(scope=self.scope, apply_modifiers=self.apply_modifiers,
-                                own_bones=self.own_bones)
+                                own_bones=self.own_bones, animations=self.animations,
+                                ala_format=int(self.ala_format))
         try:
             result = export_alo(context, self.filepath, options)
         except ExportError as e:
@@ -162,7 +173,79 @@ class EXPORT_SCENE_OT_alo(bpy.types.Operator, ExportHelper):
         c = result.counts
         self.report({"INFO"}, f"{os.path.basename(self.filepath)}: {c['bones']} bones, "
                               f"{c['meshes']} meshes, {c['lights']} lights, {c['proxies']} "
-                              f"proxies, {c['dazzles']} dazzles")
+                              f"proxies, {c['dazzles']} dazzles"
+                              + (f", {len(result.animations)} animations"
+                                 if self.animations else ""))
+        return {"FINISHED"}
+
+    def invoke(self, context, event):
+        self.ala_format = default_ala_format(context)
+        return super().invoke(context, event)
+
+
+class EXPORT_ANIM_OT_ala(bpy.types.Operator, ExportHelper):
+    """Export the active action of the selected armature as a Petroglyph Alamo animation
+    (.ala)"""
+
+    bl_idname = "export_anim.ala"
+    bl_label = "Export Alamo Animation"
+    bl_options = {"REGISTER", "PRESET"}
+
+    filename_ext = ".ala"
+    filter_glob: StringProperty(default="*.ala", options={"HIDDEN"})
+
+    format: EnumProperty(name="Format", default="2", items=ALA_FORMATS)
+    frame_range: EnumProperty(
+        name="Frame Range", default="ACTION",
+        items=[("ACTION", "Action", "The action's frame range"),
+               ("SCENE", "Scene", "The scene's frame range")])
+    frame_rate: EnumProperty(
+        name="Frame Rate", default="ACTION",
+        items=[("ACTION", "Action", "The rate the animation was imported with (else the "
+                "scene's)"),
+               ("SCENE", "Scene", "The scene's frame rate")])
+
+    @classmethod
+    def poll(cls, context):
+        try:
+            arm = find_armature(context)
+        except AnimationTargetError:
+            return False
+        return arm.animation_data is not None and arm.animation_data.action is not None
+
+    def invoke(self, context, event):
+        self.format = default_ala_format(context)
+        arm = find_armature(context)
+        if not self.filepath and arm.animation_data and arm.animation_data.action:
+            self.filepath = arm.animation_data.action.name + self.filename_ext
+        return super().invoke(context, event)
+
+    def execute(self, context):
+        try:
+            arm = find_armature(context)
+        except AnimationTargetError as e:
+            self.report({"ERROR"}, str(e))
+            return {"CANCELLED"}
+        action = arm.animation_data.action if arm.animation_data else None
+        if action is None:
+            self.report({"ERROR"}, f"armature {arm.name!r} has no active action to export")
+            return {"CANCELLED"}
+        if context.object is not None and context.object.mode not in ("OBJECT", "POSE"):
+            bpy.ops.object.mode_set(mode="OBJECT")
+        options = AnimationExportOptions(format=int(self.format), frame_range=self.frame_range,
+                                         frame_rate=self.frame_rate)
+        try:
+            result = export_ala(context, arm, action, self.filepath, options)
+        except ExportError as e:
+            for p in e.problems:
+                self.report({"ERROR"}, p)
+            return {"CANCELLED"}
+        except (AlamoFormatError, OSError) as e:
+            self.report({"ERROR"}, str(e))
+            return {"CANCELLED"}
+        for w in result.warnings:
+            self.report({"WARNING"}, w)
+        self.report({"INFO"}, f"{os.path.basename(self.filepath)}: {result.summary()}")
         return {"FINISHED"}
 
 
@@ -184,9 +267,11 @@ def menu_import(self, context):
 
 def menu_export(self, context):
     self.layout.operator(EXPORT_SCENE_OT_alo.bl_idname, text="Alamo Model (.alo)")
+    self.layout.operator(EXPORT_ANIM_OT_ala.bl_idname, text="Alamo Animation (.ala)")
 
 
-CLASSES = (IMPORT_SCENE_OT_alo, IMPORT_ANIM_OT_ala, EXPORT_SCENE_OT_alo, ALAMO_FH_alo)
+CLASSES = (IMPORT_SCENE_OT_alo, IMPORT_ANIM_OT_ala, EXPORT_SCENE_OT_alo, EXPORT_ANIM_OT_ala,
+           ALAMO_FH_alo)
 
 
 def register():

@@ -1,7 +1,7 @@
-"""Add-on preferences: where to look for textures."""
+"""Add-on preferences: where to look for textures, the default animation format."""
 
 import bpy
-from bpy.props import CollectionProperty, StringProperty
+from bpy.props import CollectionProperty, EnumProperty, StringProperty
 
 ADDON_ID = __package__.rpartition(".")[0]     # "io_alamo", or "bl_ext.<repo>.io_alamo"
 
@@ -15,8 +15,14 @@ class AlamoPreferences(bpy.types.AddonPreferences):
     bl_idname = ADDON_ID
 
     texture_folders: CollectionProperty(type=AlamoTextureFolder, name="Texture Folders")
+    ala_format: EnumProperty(
+        name="Animation Format", default="2",
+        description="Format new .ala exports start with",
+        items=[("2", "#2 Forces of Corruption", "Forces of Corruption's format"),
+               ("1", "#1 Empire at War", "The original Empire at War format")])
 
     def draw(self, context):
+        self.layout.prop(self, "ala_format")
         col = self.layout.column()
         col.label(text="Texture folders (searched after the model's folder and the mod's "
                        "Data/Art/Textures):")
@@ -64,6 +70,14 @@ def user_texture_folders(context):
     if addon is None or addon.preferences is None:
         return []
     return [bpy.path.abspath(f.path) for f in addon.preferences.texture_folders if f.path]
+
+
+def default_ala_format(context):
+    """"1" or "2": the animation format from the preferences ("2" when not set)."""
+    addon = context.preferences.addons.get(ADDON_ID)
+    if addon is None or addon.preferences is None:
+        return "2"
+    return addon.preferences.ala_format
 
 
 CLASSES = (AlamoTextureFolder, AlamoPreferences, ALAMO_OT_texture_folder_add,

@@ -54,11 +54,15 @@ class ExportOptions:
     scope: str = "ARMATURE"          # ARMATURE, SELECTION, VISIBLE, SCENE
     apply_modifiers: bool = True
     own_bones: bool = False          # objects without a bone get a bone of their own
+    animations: bool = False         # also every action of the armature, <MODEL>_<ACTION>.ala
+    ala_format: int = 2              # their format: 2 (Forces of Corruption) or 1 (EaW)
 
 
 @dataclass
 class ExportResult:
     model: object = None
+    armature: object = None
+    animations: list = field(default_factory=list)     # .ala files written beside the model
     problems: list = field(default_factory=list)      # Problem records (warnings only)
     reused: dict = field(default_factory=dict)     # what was written from the source as is
     counts: dict = field(default_factory=dict)
@@ -70,10 +74,24 @@ class ExportResult:
 
 
 def export_alo(context, filepath, options=None):
-    """Build the model and write it atomically to ``filepath``."""
-    result = build_model(context, options or ExportOptions())
+    """Build the model and write it atomically to ``filepath``; with ``options.animations``
+    also each action of the armature beside it (``result.animations``: the paths)."""
+    options = options or ExportOptions()
+    result = build_model(context, options)
+    anims = []
+    if options.animations and result.armature is not None:
+        from .ala import AnimationExportOptions, armature_actions, build_animation, file_name_for
+        t = time.perf_counter()
+        for action in armature_actions(result.armature):
+            built = build_animation(context, result.armature, action,
+                                    AnimationExportOptions(format=options.ala_format))
+            anims.append((file_name_for(filepath, action), built.animation))
+        result.timings["animations"] = time.perf_counter() - t
     t = time.perf_counter()
     save(result.model, filepath)
+    for path, anim in anims:
+        save(anim, path)
+        result.animations.append(path)
     result.timings["write"] = time.perf_counter() - t
     return result
 
@@ -239,6 +257,7 @@ class _Exporter:
         conn.dazzles = dazzles
         model = Model(self.skeleton, model_objects, conn, layout=src.layout if src else None)
         self.result.model = model
+        self.result.armature = self.arm
         self.result.counts = {"bones": len(self.skeleton.bones),
                               "meshes": sum(isinstance(o, Mesh) for o in model_objects),
                               "lights": sum(isinstance(o, Light) for o in model_objects),

@@ -13,7 +13,7 @@ import numpy as np
 
 from ...formats import decode_animation, read_ala
 from ...formats.files import read_file_bytes
-from .. import compat
+from .. import compat, fingerprint
 
 SOURCE_KEY = "alamo_source"          # the .ala's bytes, for a byte-identical re-export
 SOURCE_NAME_KEY = "alamo_source_file"
@@ -148,6 +148,7 @@ def import_ala(context, armature, filepath, options=None):
     action[SOURCE_NAME_KEY] = os.path.basename(filepath)
     action.use_frame_range = True
     action.frame_range = (start, start + max(frames - 1, 1))
+    action[fingerprint.KEY] = fingerprint.digest(fingerprint.action_parts(action, armature))
     result.action = action
     result.bones = sum(t is not None for t in targets)
     if options.set_scene_frame_rate and anim.fps > 0:
