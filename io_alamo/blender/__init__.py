@@ -1,8 +1,8 @@
 """The Blender layer. Everything here may import bpy; nothing in io_alamo.formats does."""
 
-from . import operators, prefs, props
+from . import operators, prefs, props, ui
 
-_modules = (props, prefs, operators)
+_modules = (props, prefs, operators, ui)
 
 
 def register():
