@@ -12,19 +12,33 @@ bl_info = {
     "author": "io_alamo developers",
     "version": (0, 1, 0),
     "blender": (4, 2, 0),
-    "location": "File > Import > Alamo Model (.alo) / Alamo Animation (.ala)",
-    "description": "Lossless import of Petroglyph Alamo models and animations "
+    "location": "File > Import / Export > Alamo Model (.alo) / Alamo Animation (.ala)",
+    "description": "Lossless import and export of Petroglyph Alamo models and animations "
                    "(Empire at War, Forces of Corruption, Universe at War)",
     "category": "Import-Export",
 }
 
 
+_cli_handle = None
+
+
 def register():
     """Called by Blender when the add-on is enabled."""
-    from . import blender
+    global _cli_handle
+    import bpy
+
+    from . import batch, blender
     blender.register()
+    if hasattr(bpy.utils, "register_cli_command"):        # blender -b -c alamo ...
+        _cli_handle = bpy.utils.register_cli_command("alamo", batch.cli_command)
 
 
 def unregister():
+    global _cli_handle
+    import bpy
+
     from . import blender
+    if _cli_handle is not None:
+        bpy.utils.unregister_cli_command(_cli_handle)
+        _cli_handle = None
     blender.unregister()

@@ -50,14 +50,18 @@ class ImportResult:
                 f"{c.get('dazzles', 0)} dazzles, {c.get('animations', 0)} animations")
 
 
+class NotAModelError(AlamoFormatError):
+    """The .alo is a particle effect (kept by the format layer, not imported into Blender)."""
+
+
 def import_alo(context, filepath, options=None):
     """Import the model at ``filepath`` into a new collection of the active scene."""
     options = options or ImportOptions()
     data = read_file_bytes(filepath)
     model = read_alo(data, filename=filepath)
     if isinstance(model, ParticleEffect):
-        raise AlamoFormatError("this .alo is a particle effect, not a model; nothing was "
-                               "imported", filename=filepath)
+        raise NotAModelError("this .alo is a particle effect, not a model; nothing was "
+                             "imported", filename=filepath)
     with Transaction(context) as tx:
         return _ModelBuilder(context, tx, model, data, filepath, options).build()
 

@@ -1,0 +1,395 @@
+"""Headless batch conversion with Blender.
+
+    python -m io_alamo.batch VERB ...          (a Python with the bpy wheel)
+    blender -b -c alamo VERB ...               (the extension enabled)
+
+Verbs:
+    import FILES_OR_DIRS --out DIR [--glb] [--preview]
+        each .alo (with its <MODEL>_*.ala animations) to a .blend; optionally a .glb through
+        Blender's glTF exporter and a small PNG render (Cycles on the CPU)
+    export FILES_OR_DIRS --out DIR [--ala-format 1|2]
+        each .blend back to .alo, and its armature's actions to .ala
+    roundtrip FILES_OR_DIRS
+        import and export each model (and its animations) and report which come back
+        byte-identical
+
+Directories are walked recursively. One line of progress per file with its time; a failure
+is reported and the run goes on; a summary at the end; exit status 1 if any file failed (or,
+for roundtrip, differs). ``--jobs N`` runs the files in N worker processes.
+"""
+
+import argparse
+import json
+import os
+import queue
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+RESULT_PREFIX = "@@alamo-result "
+VERBS = {"import": (".alo",), "export": (".blend",), "roundtrip": (".alo",)}
+
+
+# --- files --------------------------------------------------------------------------------
+
+def gather(inputs, suffixes):
+    """(file, output stem relative to the output folder) for every matching file; folders
+    are walked recursively and keep their structure below the output folder."""
+    out, seen = [], set()
+    for item in inputs:
+        p = Path(item)
+        if p.is_dir():
+            found = sorted(f for f in p.rglob("*") if f.is_file()
+                           and f.suffix.lower() in suffixes)
+            pairs = [(f, f.relative_to(p).with_suffix("")) for f in found]
+        elif p.is_file():
+            pairs = [(p, Path(p.stem))]
+        else:
+            raise FileNotFoundError(f"{item}: no such file or folder")
+        for f, rel in pairs:
+            key = f.resolve()
+            if key not in seen:
+                seen.add(key)
+                out.append((f, rel))
+    return out
+
+
+# --- one file, in this process ------------------------------------------------------------
+
+def _reset():
+    import bpy
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+
+
+def do_import(path, rel, out, glb=False, preview=False, **_):
+    import bpy
+
+    from .blender.imp.alo import ImportOptions, import_alo
+    _reset()
+    result = import_alo(bpy.context, str(path), ImportOptions())
+    blend = out / rel.with_suffix(".blend")
+    blend.parent.mkdir(parents=True, exist_ok=True)
+    bpy.ops.wm.save_as_mainfile(filepath=str(blend), check_existing=False)
+    outputs = [blend]
+    if glb:
+        target = out / rel.with_suffix(".glb")
+        _export_glb(target)
+        outputs.append(target)
+    if preview:
+        target = out / rel.with_suffix(".png")
+        render_preview(bpy.context, target)
+        outputs.append(target)
+    return "ok", result.summary(), outputs
+
+
+def _export_glb(target):
+    import addon_utils
+    import bpy
+    if not hasattr(bpy.ops.export_scene, "gltf") or not bpy.ops.export_scene.gltf.poll():
+        addon_utils.enable("io_scene_gltf2", default_set=False)
+    bpy.ops.export_scene.gltf(filepath=str(target), export_format="GLB",
+                              export_animations=True, check_existing=False)
+
+
+def render_preview(context, target, size=256, samples=16):
+    """A small PNG of the visible meshes from a three-quarter view (Cycles, CPU)."""
+    import bpy
+    import numpy as np
+    from mathutils import Vector
+    scene = context.scene
+    corners = []
+    for obj in scene.objects:
+        if obj.type == "MESH" and obj.visible_get():
+            mw = obj.matrix_world
+            corners += [mw @ Vector(c) for c in obj.bound_box]
+    pts = np.array([tuple(c) for c in corners]) if corners else np.zeros((1, 3))
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    center = (lo + hi) / 2
+    radius = max(float(np.linalg.norm(hi - lo)) / 2, 1e-3)
+    cam_data = bpy.data.cameras.new("Alamo Preview")
+    cam_data.lens = 50
+    cam = bpy.data.objects.new("Alamo Preview", cam_data)
+    scene.collection.objects.link(cam)
+    direction = Vector((1.0, -1.2, 0.8)).normalized()
+    distance = radius / np.tan(cam_data.angle / 2) * 1.1
+    cam.location = Vector(center) + direction * distance
+    cam.rotation_euler = (-direction).to_track_quat("-Z", "Y").to_euler()
+    cam_data.clip_end = distance + 4 * radius
+    cam_data.clip_start = max(distance - 4 * radius, distance / 1000)
+    scene.camera = cam
+    sun_data = bpy.data.lights.new("Alamo Preview Sun", "SUN")
+    sun_data.energy = 3.0
+    sun = bpy.data.objects.new("Alamo Preview Sun", sun_data)
+    sun.rotation_euler = (0.8, 0.2, 0.6)
+    scene.collection.objects.link(sun)
+    if scene.world is None:
+        scene.world = bpy.data.worlds.new("Alamo Preview")
+    scene.world.color = (0.2, 0.22, 0.25)
+    r = scene.render
+    r.engine = "CYCLES"
+    scene.cycles.device = "CPU"
+    scene.cycles.samples = samples
+    if hasattr(scene.cycles, "use_denoising"):
+        scene.cycles.use_denoising = False
+    r.resolution_x = r.resolution_y = size
+    r.resolution_percentage = 100
+    r.image_settings.file_format = "PNG"
+    r.filepath = str(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    bpy.ops.render.render(write_still=True)
+
+
+def do_export(path, rel, out, ala_format=2, **_):
+    import bpy
+
+    from .blender.exp.alo import ExportOptions, export_alo
+    bpy.ops.wm.open_mainfile(filepath=str(path), load_ui=False, use_scripts=False)
+    scene = bpy.context.scene
+    arms = [o for o in scene.objects if o.type == "ARMATURE"]
+    outputs, summaries = [], []
+    for arm in arms or [None]:
+        name = rel if len(arms) <= 1 else rel.parent / arm.name
+        target = out / name.with_suffix(".alo")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        for o in bpy.context.view_layer.objects:
+            o.select_set(o == arm)
+        bpy.context.view_layer.objects.active = arm
+        options = ExportOptions(scope="ARMATURE" if arm else "SCENE", animations=True,
+                                ala_format=int(ala_format))
+        result = export_alo(bpy.context, str(target), options)
+        outputs += [target] + [Path(p) for p in result.animations]
+        c = result.counts
+        summaries.append(f"{target.name}: {c['bones']} bones, {c['meshes']} meshes, "
+                         f"{len(result.animations)} animations")
+    return "ok", "; ".join(summaries), outputs
+
+
+def do_roundtrip(path, rel, out=None, **_):
+    import bpy
+
+    from .blender.exp.ala import AnimationExportOptions, export_ala
+    from .blender.exp.alo import ExportOptions, export_alo
+    from .blender.imp.ala import SOURCE_NAME_KEY
+    from .blender.imp.alo import ImportOptions, import_alo
+    from .cli import chunk_path_at, first_difference
+    _reset()
+    result = import_alo(bpy.context, str(path), ImportOptions())
+    arm = result.armature
+    bpy.context.view_layer.objects.active = arm
+    differ = []
+    with tempfile.TemporaryDirectory(prefix="alamo-roundtrip-") as tmp:
+        pairs = [(path, Path(tmp) / "model.alo", None)]
+        export_alo(bpy.context, str(pairs[0][1]), ExportOptions())
+        actions = [a for a in bpy.data.actions if a.get(SOURCE_NAME_KEY)]
+        for k, action in enumerate(actions):
+            original = path.parent / action[SOURCE_NAME_KEY]
+            target = Path(tmp) / f"anim{k}.ala"
+            export_ala(bpy.context, arm, action, str(target),
+                       AnimationExportOptions(format=int(action.alamo.format)))
+            pairs.append((original, target, action))
+        for original, written, _ in pairs:
+            a, b = original.read_bytes(), written.read_bytes()
+            at = first_difference(a, b)
+            if at is not None:
+                differ.append(f"{original.name} differs at 0x{at:x} in {chunk_path_at(a, at)}")
+    if differ:
+        return "differs", "; ".join(differ), []
+    return "identical", f"model and {len(pairs) - 1} animations byte-identical", []
+
+
+WORKERS = {"import": do_import, "export": do_export, "roundtrip": do_roundtrip}
+
+
+def run_one(verb, path, rel, out, options):
+    """{"path", "status" (ok/identical/differs/failed), "message", "seconds", "outputs"}."""
+    from .blender.imp.alo import NotAModelError
+    start = time.perf_counter()
+    try:
+        status, message, outputs = WORKERS[verb](path, rel, out, **options)
+    except NotAModelError:
+        status, message, outputs = "skipped", "a particle effect, not a model", []
+    except Exception as e:         # noqa: BLE001 - reported, and the run goes on
+        status, message, outputs = "failed", _one_line(e), []
+    return {"path": str(path), "status": status, "message": message,
+            "seconds": time.perf_counter() - start, "outputs": [str(p) for p in outputs]}
+
+
+def _one_line(e):
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0] if text else ''}"
+
+
+# --- running many -------------------------------------------------------------------------
+
+class _Report:
+    def __init__(self, total, stream):
+        self.total, self.stream, self.done = total, stream, []
+
+    def add(self, r):
+        self.done.append(r)
+        line = (f"[{len(self.done)}/{self.total}] {r['status']:<9} {r['path']} "
+                f"({r['seconds']:.2f} s)")
+        if r["message"]:
+            line += f"  {r['message']}"
+        print(line, file=self.stream, flush=True)
+
+    def summary(self, seconds):
+        counts = {}
+        for r in self.done:
+            counts[r["status"]] = counts.get(r["status"], 0) + 1
+        parts = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+        print(f"{len(self.done)} files in {seconds:.1f} s: {parts or 'nothing to do'}",
+              file=self.stream, flush=True)
+        return 1 if any(r["status"] in ("failed", "differs") for r in self.done) else 0
+
+
+def _worker_command(args, files, blender_binary):
+    rest = [args.verb] + [str(f) for f in files] + ["--jobs", "1", "--worker"]
+    if args.out:
+        rest += ["--out", str(args.out)]
+    if getattr(args, "glb", False):
+        rest.append("--glb")
+    if getattr(args, "preview", False):
+        rest.append("--preview")
+    if getattr(args, "ala_format", None):
+        rest += ["--ala-format", str(args.ala_format)]
+    if blender_binary:
+        return [blender_binary, "-b", "-c", "alamo"] + rest
+    return [sys.executable, "-m", __package__ + ".batch"] + rest
+
+
+def run_parallel(args, tasks, report, blender_binary=None):
+    """Split the files over ``args.jobs`` worker processes (largest first, round robin) and
+    report their results as they come."""
+    tasks = sorted(tasks, key=lambda t: -t[0].stat().st_size)
+    shares = [tasks[k::args.jobs] for k in range(args.jobs)]
+    env = dict(os.environ)
+    root = str(Path(__file__).resolve().parents[1])
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    results, procs, threads = queue.Queue(), [], []
+
+    def pump(proc, share):
+        seen = set()
+        for line in proc.stdout:
+            if line.startswith(RESULT_PREFIX):
+                r = json.loads(line[len(RESULT_PREFIX):])
+                seen.add(r["path"])
+                results.put(r)
+        proc.wait()
+        for f, _ in share:                 # a worker that died takes its files with it
+            if str(f) not in seen:
+                results.put({"path": str(f), "status": "failed", "seconds": 0.0,
+                             "message": f"worker exited with status {proc.returncode}",
+                             "outputs": []})
+
+    for share in shares:
+        if not share:
+            continue
+        # inputs are passed as files; the worker writes below the same output folder
+        cmd = _worker_command(args, [f for f, _ in share], blender_binary)
+        rels = {str(f): str(rel) for f, rel in share}
+        env_k = dict(env, ALAMO_BATCH_RELS=json.dumps(rels))
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                text=True, env=env_k)
+        procs.append(proc)
+        t = threading.Thread(target=pump, args=(proc, share), daemon=True)
+        t.start()
+        threads.append(t)
+    for _ in range(len(tasks)):
+        report.add(results.get())
+    for t in threads:
+        t.join()
+
+
+def build_parser(prog):
+    ap = argparse.ArgumentParser(prog=prog, description="Batch conversion of Alamo models "
+                                 "and animations with Blender, headless.")
+    sub = ap.add_subparsers(dest="verb", required=True)
+    for verb, helptext in (("import", ".alo (+ animations) to .blend"),
+                           ("export", ".blend to .alo (+ .ala)"),
+                           ("roundtrip", "import and export; report what comes back "
+                            "identical")):
+        p = sub.add_parser(verb, help=helptext)
+        p.add_argument("inputs", nargs="+", metavar="FILES_OR_DIRS")
+        p.add_argument("--jobs", "-j", type=int, default=1, help="worker processes")
+        p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+        if verb != "roundtrip":
+            p.add_argument("--out", type=Path, required=True, help="output folder")
+        else:
+            p.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+        if verb == "import":
+            p.add_argument("--glb", action="store_true", help="also write a .glb (glTF)")
+            p.add_argument("--preview", action="store_true",
+                           help="also render a 256 px PNG preview (Cycles, CPU)")
+        if verb == "export":
+            p.add_argument("--ala-format", type=int, choices=(1, 2), default=2,
+                           help="animation format: 2 Forces of Corruption, 1 Empire at War")
+    return ap
+
+
+def run(argv, prog, blender_binary=None):
+    """Parse ``argv`` and convert; returns the exit status. The add-on must be registered."""
+    args = build_parser(prog).parse_args(argv)
+    start = time.perf_counter()
+    try:
+        tasks = gather(args.inputs, VERBS[args.verb])
+    except FileNotFoundError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    if args.worker:
+        rels = json.loads(os.environ.get("ALAMO_BATCH_RELS", "{}"))
+        tasks = [(f, Path(rels.get(str(f), str(rel)))) for f, rel in tasks]
+    options = {}
+    if args.verb == "import":
+        options = {"glb": args.glb, "preview": args.preview}
+    elif args.verb == "export":
+        options = {"ala_format": args.ala_format}
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+    report = _Report(len(tasks), sys.stdout)
+    if args.jobs > 1 and len(tasks) > 1 and not args.worker:
+        args.jobs = min(args.jobs, len(tasks))
+        run_parallel(args, tasks, report, blender_binary)
+    else:
+        for path, rel in tasks:
+            r = run_one(args.verb, path, rel, args.out, options)
+            if args.worker:
+                print(RESULT_PREFIX + json.dumps(r), flush=True)
+            else:
+                report.add(r)
+    if args.worker:
+        return 0
+    return report.summary(time.perf_counter() - start)
+
+
+def cli_command(argv):
+    """``blender -b -c alamo ...`` (registered by the add-on with register_cli_command)."""
+    import bpy
+    return run(list(argv), "blender -b -c alamo", blender_binary=bpy.app.binary_path)
+
+
+def main(argv=None):
+    """``python -m io_alamo.batch ...`` in a Python that has the bpy wheel."""
+    os.environ.setdefault("BLENDER_USER_RESOURCES", tempfile.mkdtemp(prefix="alamo-batch-"))
+    try:
+        import bpy
+    except ImportError:
+        print("error: this needs Blender's Python module: pip install bpy (Python 3.11), or "
+              "run  blender -b -c alamo ...  with the extension enabled", file=sys.stderr)
+        return 2
+    from . import register, unregister
+    own = not hasattr(bpy.types, "EXPORT_SCENE_OT_alo")
+    if own:
+        register()
+    try:
+        return run(sys.argv[1:] if argv is None else argv, "python -m io_alamo.batch")
+    finally:
+        if own:
+            unregister()   # Blender 4.2/4.5 crash at exit if classes stay registered
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,116 @@
+"""Headless batch conversion: import to .blend (+ glb, preview), export back, roundtrip."""
+
+import struct
+import zlib
+
+import pytest
+
+from io_alamo import batch
+from io_alamo.sample import write_sample
+
+bpy = pytest.importorskip("bpy")
+
+
+@pytest.fixture
+def sample(tmp_path):
+    folder = tmp_path / "art" / "units"
+    write_sample(folder)
+    return tmp_path / "art"
+
+
+def png_pixels(path):
+    """(width, height, distinct RGB colours) of an 8-bit RGB(A) PNG."""
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, header = 8, b"", None
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    w, h, depth, ctype = header[:4]
+    assert depth == 8 and ctype in (2, 6)
+    bpp = 3 if ctype == 2 else 4
+    raw = zlib.decompress(idat)
+    stride = w * bpp
+    rows, prev = [], bytearray(stride)
+    for y in range(h):
+        f = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b = prev[i]
+            c = prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line))
+        prev = line
+    colours = {row[i:i + 3] for row in rows[::8] for i in range(0, stride, bpp * 8)}
+    return w, h, colours
+
+
+def test_import_export_roundtrip_through_blend_files(blender, sample, tmp_path, capsys):
+    blends, alos = tmp_path / "blend", tmp_path / "alo"
+    assert batch.run(["import", str(sample), "--out", str(blends), "--glb", "--preview"],
+                     "test") == 0
+    out = capsys.readouterr().out
+    assert "[1/1] ok" in out and "1 files in" in out
+    stem = blends / "units" / "Sample_Tank"             # the folder structure is kept
+    assert stem.with_suffix(".blend").stat().st_size > 0
+    assert stem.with_suffix(".glb").read_bytes()[:4] == b"glTF"
+    w, h, colours = png_pixels(stem.with_suffix(".png"))
+    assert (w, h) == (256, 256) and len(colours) > 10     # a picture, not a flat colour
+
+    assert batch.run(["export", str(blends), "--out", str(alos)], "test") == 0
+    src = sample / "units"
+    # the .blend keeps what the import read: the model and its animation come back exact
+    assert (alos / "units" / "Sample_Tank.alo").read_bytes() == \
+        (src / "Sample_Tank.alo").read_bytes()
+    assert (alos / "units" / "Sample_Tank_Turn_00.ala").read_bytes() == \
+        (src / "Sample_Tank_Turn_00.ala").read_bytes()
+
+    assert batch.run(["roundtrip", str(sample)], "test") == 0
+    assert "1 identical" in capsys.readouterr().out
+
+
+def test_a_bad_file_is_reported_and_the_run_goes_on(blender, sample, tmp_path, capsys):
+    bad = sample / "units" / "Broken.alo"
+    bad.write_bytes((sample / "units" / "Sample_Tank.alo").read_bytes()[:1000])
+    status = batch.run(["import", str(sample), "--out", str(tmp_path / "o")], "test")
+    out = capsys.readouterr().out
+    assert status == 1
+    assert "failed    " in out and "Broken.alo" in out and "AlamoFormatError" in out
+    assert "1 failed, 1 ok" in out
+    assert (tmp_path / "o" / "units" / "Sample_Tank.blend").exists()
+    assert not (tmp_path / "o" / "units" / "Broken.blend").exists()
+
+
+def test_jobs_run_in_worker_processes(blender, sample, tmp_path, capsys):
+    for k in range(3):
+        write_sample(sample / f"copy{k}")
+    status = batch.run(["roundtrip", str(sample), "--jobs", "2"], "test")
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "4 files in" in out and "4 identical" in out
+    assert out.count("identical ") == 4
+
+
+def test_missing_input_is_a_clear_error(blender, tmp_path, capsys):
+    assert batch.run(["roundtrip", str(tmp_path / "nope")], "test") == 2
+    assert "no such file or folder" in capsys.readouterr().err
+
+
+def test_cli_command_registered_with_blender(addon):
+    import io_alamo
+    assert io_alamo._cli_handle is not None
