@@ -3,7 +3,7 @@ channel animated.
 
 Targets: import in under 1 second; export (pose evaluated at every frame, re-encoded) in
 under 3 seconds, in either format. Run with a Python that has the bpy wheel:
-    .venvs/bpy45/bin/python scripts/bench_animation.py
+    .venv/bin/python scripts/bench_animation.py
 """
 
 import os

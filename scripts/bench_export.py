@@ -4,7 +4,7 @@ The model (the one bench_import.py generates) is imported, its import fingerprin
 dropped so that every mesh is rebuilt from Blender data (as after an edit), and exported.
 Target: under 5 seconds. Prints the time per stage.
 
-Run with a Python that has the bpy wheel:  .venvs/bpy45/bin/python scripts/bench_export.py
+Run with a Python that has the bpy wheel:  .venv/bin/python scripts/bench_export.py
 """
 
 import os

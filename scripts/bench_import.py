@@ -6,7 +6,7 @@ colours, B4I4 skinning to 24 bones with two weighted bones per vertex) is import
 (positions, triangles, material indices, 4 UV layers, a colour attribute, custom normals)
 with nothing else. Target: import <= 2x the baseline. Also times the largest corpus model.
 
-Run with a Python that has the bpy wheel:  .venvs/bpy45/bin/python scripts/bench_import.py
+Run with a Python that has the bpy wheel:  .venv/bin/python scripts/bench_import.py
 """
 
 import os

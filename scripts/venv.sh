@@ -1,7 +1,8 @@
-# Sourced by setup.sh and test.sh: make sure .venv exists with requirements-dev.txt installed.
-PY=${PYTHON:-python3}
-if [ ! -x .venv/bin/python ]; then
+# Sourced by setup.sh and test.sh: make sure .venv exists (Python 3.11) with numpy, the test
+# tools and the bpy wheel of Blender 4.5 LTS (about 1 GB; pip caches it).
+PY=${PYTHON:-$(command -v python3.11 || command -v python3)}
+if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c "import bpy, pytest" 2>/dev/null; then
   "$PY" -m venv .venv
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -r requirements-dev.txt
+  .venv/bin/python -m pip install -q -r requirements-dev.txt -r requirements-blender.txt
 fi
