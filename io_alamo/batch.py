@@ -85,13 +85,33 @@ def do_import(path, rel, out, glb=False, preview=False, **_):
     return "ok", result.summary(), outputs
 
 
+# Blender 4.2 crashes while shutting down once its glTF exporter has run: after such a run
+# the batch ends the process directly (files are written and closed by then).
+_hard_exit = False
+
+
+def _finish(status):
+    if _hard_exit:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    return status
+
+
 def _export_glb(target):
     import addon_utils
     import bpy
-    if not hasattr(bpy.ops.export_scene, "gltf") or not bpy.ops.export_scene.gltf.poll():
+    enabled = "io_scene_gltf2" in bpy.context.preferences.addons
+    if not enabled:
         addon_utils.enable("io_scene_gltf2", default_set=False)
-    bpy.ops.export_scene.gltf(filepath=str(target), export_format="GLB",
-                              export_animations=True, check_existing=False)
+    global _hard_exit
+    _hard_exit = _hard_exit or bpy.app.version < (4, 5, 0)
+    try:
+        bpy.ops.export_scene.gltf(filepath=str(target), export_format="GLB",
+                                  export_animations=True, check_existing=False)
+    finally:
+        if not enabled:      # Blender 4.2/4.5 crash at exit if its classes stay registered
+            addon_utils.disable("io_scene_gltf2", default_set=False)
 
 
 def render_preview(context, target, size=256, samples=16):
@@ -368,7 +388,7 @@ def run(argv, prog, blender_binary=None):
 def cli_command(argv):
     """``blender -b -c alamo ...`` (registered by the add-on with register_cli_command)."""
     import bpy
-    return run(list(argv), "blender -b -c alamo", blender_binary=bpy.app.binary_path)
+    return _finish(run(list(argv), "blender -b -c alamo", blender_binary=bpy.app.binary_path))
 
 
 def main(argv=None):
@@ -385,10 +405,11 @@ def main(argv=None):
     if own:
         register()
     try:
-        return run(sys.argv[1:] if argv is None else argv, "python -m io_alamo.batch")
+        status = run(sys.argv[1:] if argv is None else argv, "python -m io_alamo.batch")
     finally:
         if own:
             unregister()   # Blender 4.2/4.5 crash at exit if classes stay registered
+    return _finish(status)
 
 
 if __name__ == "__main__":

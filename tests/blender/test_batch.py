@@ -1,7 +1,10 @@
 """Headless batch conversion: import to .blend (+ glb, preview), export back, roundtrip."""
 
 import struct
+import subprocess
+import sys
 import zlib
+from pathlib import Path
 
 import pytest
 
@@ -9,6 +12,7 @@ from io_alamo import batch
 from io_alamo.sample import write_sample
 
 bpy = pytest.importorskip("bpy")
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -60,12 +64,17 @@ def png_pixels(path):
     return w, h, colours
 
 
+def run_cli(*args):
+    """python -m io_alamo.batch in a process of its own (as users run it)."""
+    return subprocess.run([sys.executable, "-m", "io_alamo.batch", *map(str, args)],
+                          capture_output=True, text=True, timeout=600, cwd=ROOT)
+
+
 def test_import_export_roundtrip_through_blend_files(blender, sample, tmp_path, capsys):
     blends, alos = tmp_path / "blend", tmp_path / "alo"
-    assert batch.run(["import", str(sample), "--out", str(blends), "--glb", "--preview"],
-                     "test") == 0
-    out = capsys.readouterr().out
-    assert "[1/1] ok" in out and "1 files in" in out
+    r = run_cli("import", sample, "--out", blends, "--glb", "--preview")
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    assert "[1/1] ok" in r.stdout and "1 files in" in r.stdout
     stem = blends / "units" / "Sample_Tank"             # the folder structure is kept
     assert stem.with_suffix(".blend").stat().st_size > 0
     assert stem.with_suffix(".glb").read_bytes()[:4] == b"glTF"
