@@ -154,11 +154,14 @@ def test_new_shadow_mesh_is_extruded_and_an_open_one_refused(blender, tmp_path):
     good = out.read_bytes()
     bpy.data.objects.remove(bpy.data.objects["Shadow"])
     obj = cube_object("Open", "MeshShadowVolume.fx", drop_face=True)
+    obj.location = (3.0, 1.0, 0.5)                  # the edges are found in the mesh anyway
+    obj.rotation_euler = (0.3, 0.2, 0.1)
+    obj.data.vertices.foreach_set("select", [False] * len(obj.data.vertices))
     with pytest.raises(ExportError, match="not closed"):
         do_export(out, scope="SCENE")
     assert out.read_bytes() == good
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.alo"]
-    assert any(v.select for v in obj.data.vertices)
+    assert sum(v.select for v in obj.data.vertices) == 4     # the open face's rim
 
 
 def test_new_mesh_gets_catalogue_format_and_bone_space(blender, tmp_path):

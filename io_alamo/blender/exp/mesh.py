@@ -278,7 +278,7 @@ def _build(exporter, obj, me, bone, name):
         verts, idx = record[used], lut[ids]
         if shadow[k]:
             from .shadow import shadow_submesh_arrays
-            verts, idx = shadow_submesh_arrays(verts[idx], obj)
+            verts, idx = shadow_submesh_arrays(verts[idx], obj if me is obj.data else None, m)
         for part_v, part_i in _split(verts, idx, formats[k], skinned):
             subs.append(_submesh(materials[k], formats[k], part_v, part_i, skinned))
     tick("  mesh: sub-meshes, splits")

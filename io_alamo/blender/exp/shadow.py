@@ -11,8 +11,10 @@ import numpy as np
 from .alo import ExportError
 
 
-def shadow_submesh_arrays(tri_records, obj=None):
-    """(vertices, (n, 3) indices) for the triangles ``tri_records`` ((T, 3) vertex records)."""
+def shadow_submesh_arrays(tri_records, obj=None, matrix=None):
+    """(vertices, (n, 3) indices) for the triangles ``tri_records`` ((T, 3) vertex records);
+    ``matrix`` takes the object's mesh coordinates to the records' space (to select the open
+    edges of ``obj`` if there are any)."""
     pos = tri_records["position"].astype(np.float64)              # (T, 3, 3)
     area = np.linalg.norm(np.cross(pos[:, 1] - pos[:, 0], pos[:, 2] - pos[:, 0]), axis=1)
     # zero-area faces are the quads of an earlier extrusion (an imported shadow mesh): without
@@ -20,13 +22,13 @@ def shadow_submesh_arrays(tri_records, obj=None):
     real = area > 0
     if real.any() and not real.all():
         try:
-            return _extrude(tri_records[real], None)
+            return _extrude(tri_records[real], None, None)
         except ExportError:
             pass
-    return _extrude(tri_records, obj)
+    return _extrude(tri_records, obj, matrix)
 
 
-def _extrude(tri_records, obj):
+def _extrude(tri_records, obj, matrix):
     pos = tri_records["position"].astype(np.float64)
     normal = np.cross(pos[:, 1] - pos[:, 0], pos[:, 2] - pos[:, 0])
     length = np.linalg.norm(normal, axis=1, keepdims=True)
@@ -62,7 +64,7 @@ def _extrude(tri_records, obj):
     collapsed = a == b                          # edges of earlier, zero-width quads
     bad = (rev_count != own_count) & ~collapsed
     if bad.any():
-        _select_edges(obj, verts["position"], ca[bad], cb[bad])
+        _select_edges(obj, matrix, verts["position"], ca[bad], cb[bad])
         raise ExportError([f"shadow mesh is not closed and manifold: {int(bad.sum())} edges "
                            "have no opposite edge (they are selected); a shadow volume "
                            "must be watertight"])
@@ -75,7 +77,7 @@ def _extrude(tri_records, obj):
     return verts, idx
 
 
-def _select_edges(obj, positions, ca, cb):
+def _select_edges(obj, matrix, positions, ca, cb):
     """Select the vertices of the offending edges in the object's mesh, where they match."""
     if obj is None or obj.type != "MESH":
         return
@@ -83,6 +85,9 @@ def _select_edges(obj, positions, ca, cb):
     co = np.empty(len(me.vertices) * 3, np.float32)
     me.vertices.foreach_get("co", co)
     co = co.reshape(-1, 3)
+    if matrix is not None:
+        m = np.asarray(matrix, np.float64)
+        co = (co.astype(np.float64) @ m[:3, :3].T + m[:3, 3]).astype(np.float32)
     want = {tuple(p) for p in np.asarray(positions)[np.r_[ca, cb]].round(5).tolist()}
     sel = np.array([tuple(p) in want for p in co.round(5).tolist()], bool)
     if sel.any():
