@@ -207,3 +207,13 @@ def test_apply_modifiers_option(blender, tmp_path):
     export(out, scope="SCENE", apply_modifiers=False)
     assert len(read_alo(out.read_bytes()).meshes[0].submeshes[0].indices) == 12
     assert len(obj.modifiers) == 1 and len(obj.data.polygons) == 6      # the scene is unchanged
+
+
+def test_objects_the_format_cannot_hold_are_named_in_a_warning(blender, tmp_path):
+    cube("Hull")
+    curve = bpy.data.objects.new("Cable", bpy.data.curves.new("Cable", "CURVE"))
+    bpy.context.scene.collection.objects.link(curve)
+    result = export(tmp_path / "x.alo", scope="SCENE")
+    [p] = [p for p in result.problems if "Cable" in p.text]
+    assert p.objects == ["Cable"] and "Convert" in p.text
+    assert names_in(tmp_path / "x.alo") == ["Hull"]

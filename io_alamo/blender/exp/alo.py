@@ -235,6 +235,11 @@ class _Exporter:
         meshes = [o for o in objs if o.type == "MESH"]
         lights = [o for o in objs if o.type == "LIGHT"]
         empties = [o for o in objs if o.type == "EMPTY"]
+        for o in objs:
+            if o.type not in ("MESH", "LIGHT", "EMPTY", "CAMERA"):
+                self.warn(f"{o.type.lower()} {o.name!r} is not written: only meshes, lights, "
+                          "proxies and dazzles are (Object > Convert > Mesh to include it)",
+                          [o])
         self._extra_bones(meshes + lights + empties)
         lap("skeleton")
         model_objects, conns = self._objects(meshes, lights)
