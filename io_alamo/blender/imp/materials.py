@@ -1,16 +1,23 @@
 """Materials: the shader and its parameters as editable properties, and preview nodes that
 show the base texture (and normal map) in Material Preview."""
 
+import ntpath
+import os
+
 import bpy
 import numpy as np
 
-from ...formats.model import ParamType
+from ...formats.model import ParamType, ShaderParam
 from .. import compat
+from ..props import param_value
+from .textures import EXTENSIONS, TextureFinder
 
 BASE_TEXTURE_NAMES = ("basetexture", "diffusetexture", "texture", "basemap", "diffusemap")
 NORMAL_HINTS = ("normal", "bump")
 COLOR_PARAM_NAMES = ("diffuse", "color", "diffusecolor", "basecolor")
 PLACEHOLDER_COLOR = (1.0, 0.0, 1.0, 1.0)
+BASE_NODE = "Alamo Base Texture"
+NORMAL_NODE = "Alamo Normal Texture"
 
 
 def _param_ident(ptype):
@@ -95,34 +102,135 @@ class MaterialBuilder:
 
     def _preview_nodes(self, mat, params):
         tree = compat.ensure_node_tree(mat)
-        nodes, links = tree.nodes, tree.links
-        bsdf = next((n for n in nodes if n.type == "BSDF_PRINCIPLED"), None)
-        if bsdf is None:
-            bsdf = nodes.new("ShaderNodeBsdfPrincipled")
-            out = next((n for n in nodes if n.type == "OUTPUT_MATERIAL"), None) or \
-                nodes.new("ShaderNodeOutputMaterial")
-            links.new(bsdf.outputs["BSDF"], out.inputs["Surface"])
+        bsdf = principled_node(tree)
         base, normal = base_and_normal_textures(params)
         if base:
-            tex = nodes.new("ShaderNodeTexImage")
-            tex.name = tex.label = "Alamo Base Texture"
-            tex.image = self.image(base)
-            tex.location = (bsdf.location.x - 400, bsdf.location.y)
-            links.new(tex.outputs["Color"], bsdf.inputs["Base Color"])
+            _base_texture_node(tree, bsdf).image = self.image(base)
         else:
-            colour = next((p for p in params if p.type in (ParamType.FLOAT4, ParamType.FLOAT3)
-                           and p.name.lower() in COLOR_PARAM_NAMES), None)
-            if colour is not None:
-                rgb = [float(np.clip(x, 0.0, 1.0)) for x in list(colour.value)[:3]]
-                bsdf.inputs["Base Color"].default_value = (*rgb, 1.0)
+            _preview_colour(bsdf, params)
         if normal:
-            tex = nodes.new("ShaderNodeTexImage")
-            tex.name = tex.label = "Alamo Normal Texture"
-            tex.image = self.image(normal)
-            if tex.image.source == "FILE":
-                tex.image.colorspace_settings.name = "Non-Color"
-            tex.location = (bsdf.location.x - 700, bsdf.location.y - 300)
-            nmap = nodes.new("ShaderNodeNormalMap")
-            nmap.location = (bsdf.location.x - 300, bsdf.location.y - 300)
-            links.new(tex.outputs["Color"], nmap.inputs["Color"])
-            links.new(nmap.outputs["Normal"], bsdf.inputs["Normal"])
+            _set_normal_image(_normal_texture_node(tree, bsdf), self.image(normal))
+
+
+def principled_node(tree):
+    """The material's Principled BSDF, added and connected to the output if missing."""
+    nodes = tree.nodes
+    bsdf = next((n for n in nodes if n.type == "BSDF_PRINCIPLED"), None)
+    if bsdf is None:
+        bsdf = nodes.new("ShaderNodeBsdfPrincipled")
+        out = next((n for n in nodes if n.type == "OUTPUT_MATERIAL"), None) or \
+            nodes.new("ShaderNodeOutputMaterial")
+        tree.links.new(bsdf.outputs["BSDF"], out.inputs["Surface"])
+    return bsdf
+
+
+def _base_texture_node(tree, bsdf):
+    tex = tree.nodes.new("ShaderNodeTexImage")
+    tex.name = tex.label = BASE_NODE
+    tex.location = (bsdf.location.x - 400, bsdf.location.y)
+    tree.links.new(tex.outputs["Color"], bsdf.inputs["Base Color"])
+    return tex
+
+
+def _normal_texture_node(tree, bsdf):
+    tex = tree.nodes.new("ShaderNodeTexImage")
+    tex.name = tex.label = NORMAL_NODE
+    tex.location = (bsdf.location.x - 700, bsdf.location.y - 300)
+    nmap = tree.nodes.new("ShaderNodeNormalMap")
+    nmap.location = (bsdf.location.x - 300, bsdf.location.y - 300)
+    tree.links.new(tex.outputs["Color"], nmap.inputs["Color"])
+    tree.links.new(nmap.outputs["Normal"], bsdf.inputs["Normal"])
+    return tex
+
+
+def _set_normal_image(tex, image):
+    if tex.image != image:
+        tex.image = image
+    if image.source == "FILE" and image.colorspace_settings.name != "Non-Color":
+        image.colorspace_settings.name = "Non-Color"
+
+
+def _preview_colour(bsdf, params):
+    """Base colour from a colour parameter (Diffuse, Color...), where there is no texture."""
+    colour = next((p for p in params if p.type in (ParamType.FLOAT4, ParamType.FLOAT3)
+                   and p.name.lower() in COLOR_PARAM_NAMES), None)
+    if colour is not None:
+        rgb = [float(np.clip(x, 0.0, 1.0)) for x in list(colour.value)[:3]]
+        bsdf.inputs["Base Color"].default_value = (*rgb, 1.0)
+
+
+def image_file_name(image):
+    """The file name a texture parameter names for ``image``: its file's name, else the image's
+    own name (placeholders are named after the texture)."""
+    path = image.filepath_raw or image.filepath
+    return bpy.path.basename(path) if path else image.name
+
+
+def is_texture_image(image):
+    """Images that can stand for a texture: files and generated ones (placeholders), not
+    render results."""
+    return image.type in ("IMAGE", "UV_TEST")
+
+
+def loaded_image(texture_name):
+    """An image already in the file that shows ``texture_name`` (matched by file or image
+    name, ignoring case, with .dds and .tga standing in for each other), or None."""
+    base = ntpath.basename(texture_name.replace("/", "\\")).strip().lower()
+    if not base:
+        return None
+    stem, ext = os.path.splitext(base)
+    alike = {base} | ({stem + e for e in EXTENSIONS} if ext in EXTENSIONS or not ext else set())
+    for img in bpy.data.images:
+        if not is_texture_image(img):
+            continue
+        if img.name.lower() in alike or image_file_name(img).lower() in alike:
+            return img
+    return None
+
+
+def find_image(texture_name, folders=()):
+    """The image for a texture name: one already loaded, else the file found in ``folders``,
+    else a magenta placeholder named after it (as import makes for missing textures)."""
+    img = loaded_image(texture_name)
+    if img is not None:
+        return img
+    path = TextureFinder(folders).find(texture_name)
+    if path is not None:
+        try:
+            return bpy.data.images.load(path, check_existing=True)
+        except RuntimeError:
+            pass
+    img = bpy.data.images.new(ntpath.basename(texture_name.replace("/", "\\")).strip(), 16, 16)
+    img.generated_color = PLACEHOLDER_COLOR
+    return img
+
+
+def refresh_preview(mat, folders=()):
+    """Make the preview nodes follow the material's Alamo parameters after an edit: the base
+    texture and normal map nodes show the textures the parameters name (added or removed as
+    needed) and, without a base texture, the base colour follows the colour parameter. Other
+    nodes are left alone."""
+    params = [ShaderParam(p.name, ParamType[p.type], param_value(p)) for p in mat.alamo.params]
+    base, normal = base_and_normal_textures(params)
+    tree = compat.ensure_node_tree(mat)
+    nodes = tree.nodes
+    bsdf = principled_node(tree)
+    tex = nodes.get(BASE_NODE)
+    if base:
+        tex = tex or _base_texture_node(tree, bsdf)
+        image = find_image(base, folders)
+        if tex.image != image:
+            tex.image = image
+    else:
+        if tex is not None:
+            nodes.remove(tex)
+        _preview_colour(bsdf, params)
+    tex = nodes.get(NORMAL_NODE)
+    if normal:
+        tex = tex or _normal_texture_node(tree, bsdf)
+        _set_normal_image(tex, find_image(normal, folders))
+    elif tex is not None:
+        for link in list(tex.outputs["Color"].links):
+            if link.to_node.type == "NORMAL_MAP":
+                nodes.remove(link.to_node)
+        nodes.remove(tex)
