@@ -222,3 +222,20 @@ def test_operator_exports_active_action(blender, tmp_path):
     out = tmp_path / "op.ala"
     assert bpy.ops.export_anim.ala(filepath=str(out), format="1") == {"FINISHED"}
     assert read_ala(out.read_bytes()).format == 1
+
+
+def test_bone_names_with_quotes(blender, tmp_path):
+    from io_alamo.blender.exp.ala import armature_actions
+    arm = make_rig()
+    arm.data.bones["Arm"].name = 'Arm "L"'
+    pb = arm.pose.bones['Arm "L"']
+    arm.animation_data_create()
+    action = bpy.data.actions.new("Quote")
+    arm.animation_data.action = action
+    key(pb, 1, location=(0, 0, 0))
+    key(pb, 5, location=(1, 0, 0))
+    assert action in armature_actions(arm)
+    export(arm, action, tmp_path / "q.ala")
+    anim = read_ala((tmp_path / "q.ala").read_bytes())
+    k = [b.name for b in anim.bones].index('Arm "L"')
+    assert anim.bones[k].translation is not None

@@ -217,3 +217,24 @@ def test_objects_the_format_cannot_hold_are_named_in_a_warning(blender, tmp_path
     [p] = [p for p in result.problems if "Cable" in p.text]
     assert p.objects == ["Cable"] and "Convert" in p.text
     assert names_in(tmp_path / "x.alo") == ["Hull"]
+
+
+def test_shader_switch_on_an_unedited_import_rebuilds_its_vertex_format(blender, tmp_path):
+    from io_alamo.blender.imp.alo import ImportOptions, import_alo
+    from io_alamo.sample import write_sample
+    alo, _ = write_sample(tmp_path / "in")
+    import_alo(bpy.context, str(alo), ImportOptions(import_animations=False))
+    original = read_alo(alo.read_bytes())
+    hull = [m for m in original.meshes if m.submeshes[0].vertex_format == "alD3dVertNU2U3U3"][0]
+    obj = bpy.data.objects[hull.name]
+    mat = obj.material_slots[0].material
+    assert bpy.ops.alamo.set_shader(material=mat.name, shader="MeshGloss.fx") == {"FINISHED"}
+    export(tmp_path / "x.alo")
+    model = read_alo((tmp_path / "x.alo").read_bytes())
+    sub = [m for m in model.meshes if m.name == hull.name][0].submeshes[0]
+    assert (sub.material.shader, sub.vertex_format) == ("MeshGloss.fx", "alD3dVertNU2")
+    # the other meshes are still written from the file
+    for a, b in zip(original.meshes, model.meshes):
+        if a.name != hull.name:
+            assert all(np.array_equal(x.vertices, y.vertices)
+                       for x, y in zip(a.submeshes, b.submeshes))

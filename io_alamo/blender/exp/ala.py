@@ -62,13 +62,32 @@ def armature_actions(armature):
     out = []
     for action in bpy.data.actions:
         for fc in compat.action_fcurves(action):
-            path = fc.data_path
-            if path.startswith('pose.bones["') and path[12:].split('"]', 1)[0] in names:
+            if _bone_of_path(fc.data_path)[0] in names:
                 out.append(action)
                 break
     active = armature.animation_data.action if armature.animation_data else None
     out.sort(key=lambda a: (a is not active, a.name))
     return out
+
+
+def _bone_of_path(path):
+    """(bone name, property path) of 'pose.bones["NAME"].prop' (None, None otherwise);
+    quotes and backslashes in names come escaped."""
+    if not path.startswith('pose.bones["'):
+        return None, None
+    i, name = 12, []
+    while i < len(path):
+        c = path[i]
+        if c == "\\" and i + 1 < len(path):
+            name.append(path[i + 1])
+            i += 2
+            continue
+        if c == '"':
+            rest = path[i + 1:]
+            return "".join(name), rest[2:] if rest.startswith("].") else None
+        name.append(c)
+        i += 1
+    return None, None
 
 
 def file_name_for(model_path, action):
@@ -348,11 +367,10 @@ def _bits(armature, action, order, start, frames):
     frame_numbers = start + np.arange(frames, dtype=np.float64)
     constant = compat.INTERPOLATION["CONSTANT"]
     for fc in compat.action_fcurves(action):
-        path = fc.data_path
-        if not path.startswith('pose.bones["') or fc.mute:
+        if fc.mute:
             continue
-        name, _, prop = path[12:].partition('"].')
-        k = row.get(name.replace('\\"', '"'))
+        name, prop = _bone_of_path(fc.data_path)
+        k = row.get(name)
         if k is None:
             continue
         n = len(fc.keyframe_points)

@@ -456,8 +456,12 @@ class _Exporter:
         return mesh
 
     def _touched(self, obj):
-        if len(obj.material_slots) != len(self._source_object(obj)[0].submeshes):
+        subs = self._source_object(obj)[0].submeshes
+        if len(obj.material_slots) != len(subs):
             return True
+        for slot, sub in zip(obj.material_slots, subs):
+            if _wanted_format(slot.material, sub) != sub.vertex_format:
+                return True            # a shader switch that needs other vertex data
         weights = self.read_weights(obj, obj.data) if len(obj.vertex_groups) else None
         parts = fingerprint.mesh_parts(obj.data, obj, weights)
         return fingerprint.digest(parts) != obj[fingerprint.KEY]
@@ -587,6 +591,19 @@ class _Exporter:
                     rec = s
             out.append(rec)
         return out
+
+
+def _wanted_format(mat, sub):
+    """The vertex format a sub-mesh should have with this material: the material's own (set
+    by import, cleared by a shader switch), else the catalogue's for its shader, else the
+    sub-mesh's as it is (unknown shaders)."""
+    from ... import shaders
+    if mat is None:
+        return sub.vertex_format
+    if mat.alamo.vertex_format:
+        return mat.alamo.vertex_format
+    skinned = sub.bone_map is not None and len(sub.bone_map) > 0
+    return shaders.vertex_format(mat.alamo.shader, skinned) or sub.vertex_format
 
 
 def _with_material(sub, material):
