@@ -8,7 +8,7 @@ Bytes in, records out, and back::
     arrays = decode_animation(anim) # per-bone, per-frame floats
 """
 
-from .ala_codec import AnimationData, decode_animation, encode_animation
+from .ala_codec import AnimationData, decode_animation, decode_bone, encode_animation
 from .alo_read import read_alo
 from .alo_write import write_alo
 from .animation import Animation, BoneAnimation, convert_animation, read_ala, write_ala

@@ -57,27 +57,68 @@ def dequantize(offset, step, q):
                 + np.asarray(q, np.float32) * np.asarray(step, np.float32))
 
 
+# decode_animation gives every bone float arrays for every frame, also bones the file stores
+# as constants in a few bytes: 42 bytes per bone and frame. Up to this many bones x frames
+# (about 42 MB of arrays) anything goes; past it, at least a quarter of them must be per-frame
+# data in the file, so that a small file cannot ask for gigabytes by claiming many frames for
+# many constant bones. Reading (read_ala) and decode_bone(..., full=False) have no such limit:
+# their memory follows the file's size.
+MAX_CONSTANT_BONE_FRAMES = 1_000_000
+
+
+def decode_bone(bone, frames, full=True):
+    """One :class:`BoneAnimation` as floats: translation (F, 3), rotation (F, 4) quaternions
+    x, y, z, w, scale (F, 3), and visible, step (F,) bools (None where the bone has no such
+    track). With ``full=False`` a track the file stores as a constant has a single row
+    (none for an animation of no frames)."""
+    rows = frames if full else min(frames, 1)
+
+    def track(q, offset, step):
+        if q is not None:
+            return dequantize(offset, step, q)
+        return np.broadcast_to(np.asarray(offset, np.float32), (rows, 3))
+
+    t = track(bone.translation, bone.translation_offset, bone.translation_scale)
+    s = track(bone.scale, bone.scale_offset, bone.scale_scale)
+    q = bone.rotation if bone.rotation is not None else (
+        bone.default_rotation if bone.default_rotation is not None else IDENTITY_Q16)
+    q = np.asarray(q, np.float32).reshape(-1, 4) / np.float32(ROTATION_SCALE)
+    if len(q) != frames:                    # a constant (format #1 may store one row)
+        q = np.broadcast_to(q[:1] if len(q) else IDENTITY_Q16 / np.float32(ROTATION_SCALE),
+                            (rows, 4))
+    vis = unpack_bits(bone.visibility, frames) if bone.visibility is not None else None
+    step = unpack_bits(bone.step, frames) if bone.step is not None else None
+    return t, q, s, vis, step
+
+
 def decode_animation(anim):
-    """Float arrays for every bone and frame of an :class:`Animation`."""
+    """Float arrays for every bone and frame of an :class:`Animation`.
+
+    Refuses (:class:`AlamoFormatError`) to expand a file that stores mostly constants into
+    more than :data:`MAX_CONSTANT_BONE_FRAMES` bones x frames; :func:`decode_bone` with
+    ``full=False`` takes any file, a bone at a time.
+    """
     frames = int(anim.num_frames)
     n = len(anim.bones)
+    stored = sum(len(track) for b in anim.bones for track in (b.translation, b.rotation, b.scale)
+                 if track is not None)
+    if n * frames > max(MAX_CONSTANT_BONE_FRAMES, 4 * stored):
+        raise AlamoFormatError(
+            f"{n:,} bones x {frames:,} frames with per-frame data for only {stored:,}: as "
+            f"float arrays that takes {n * frames * 42 / 1e6:,.0f} MB (decode_animation takes "
+            f"at most {MAX_CONSTANT_BONE_FRAMES:,} bones x frames, or 4 x those with data; "
+            f"decode_bone takes any)")
     t = np.empty((n, frames, 3), np.float32)
     r = np.empty((n, frames, 4), np.float32)
     s = np.empty((n, frames, 3), np.float32)
     vis = np.ones((n, frames), bool)
     step = np.zeros((n, frames), bool)
     for i, b in enumerate(anim.bones):
-        t[i] = (dequantize(b.translation_offset, b.translation_scale, b.translation)
-                if b.translation is not None else b.translation_offset)
-        s[i] = (dequantize(b.scale_offset, b.scale_scale, b.scale)
-                if b.scale is not None else b.scale_offset)
-        q = b.rotation if b.rotation is not None else (
-            b.default_rotation if b.default_rotation is not None else IDENTITY_Q16)
-        r[i] = np.asarray(q, np.float32) / np.float32(ROTATION_SCALE)
-        if b.visibility is not None:
-            vis[i] = unpack_bits(b.visibility, frames)
-        if b.step is not None:
-            step[i] = unpack_bits(b.step, frames)
+        t[i], r[i], s[i], v, st = decode_bone(b, frames)
+        if v is not None:
+            vis[i] = v
+        if st is not None:
+            step[i] = st
     return AnimationData(
         fps=float(anim.fps), names=[b.name for b in anim.bones],
         indices=np.array([b.index for b in anim.bones], np.int64),

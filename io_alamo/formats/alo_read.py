@@ -109,9 +109,9 @@ class _Children:
         self.seen = set()
 
     def take(self, c, key):
-        """Record ``c`` under ``key`` unless that key was seen (a repeat is kept raw)."""
+        """Record ``c`` under ``key`` unless that key was seen (the caller keeps a repeat
+        raw)."""
         if key in self.seen:
-            self.layout.order.append(c)
             return False
         self.seen.add(key)
         self.layout.order.append(key)

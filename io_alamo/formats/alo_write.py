@@ -21,9 +21,15 @@ from .layout import arrange, count_for, sub_of, tail_of
 from .model import VERTEX_CHUNK_DTYPES, Light, Mesh, ParamType, ParticleEffect
 
 
+# Data chunks that hold mini-chunks (0x0: a dazzle's child chunk)
+MINI_CHUNK_TYPES = (0x0, 0x601, 0x602, 0x603, 0x604, 0x1201, *(int(t) for t in ParamType))
+
+
 def write_alo(model):
     """Encode a :class:`Model` (or :class:`ParticleEffect`) to bytes."""
-    return write_chunks(encode_alo(model))
+    if isinstance(model, ParticleEffect):
+        return write_chunks(encode_alo(model))
+    return write_chunks(encode_alo(model), MINI_CHUNK_TYPES)
 
 
 def encode_alo(model):
@@ -200,7 +206,9 @@ def _connections(conn):
     if write_count is None:
         write_count = bool(conn.dazzles)
     elif not write_count and conn.dazzles:
-        write_count = True
+        # a header read without the count (mini 9) stays so while its dazzles are as read
+        as_read = lay is not None and lay.counts.get("dazzles", (0, -1))[1] == len(conn.dazzles)
+        write_count = not as_read
     counts = {"objects": count_for(lay, "objects", len(conn.objects)),
               "proxies": count_for(lay, "proxies", len(conn.proxies)),
               "dazzles": count_for(lay, "dazzles", len(conn.dazzles)) if write_count else None}

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .chunks import Chunk, read_chunks, write_chunks
+from .chunks import Chunk, Mini, read_chunks, write_chunks
 from .errors import AlamoFormatError
 from .fields import decode_minis, encode_minis
 from .layout import Layout, arrange, count_for, note_count, sub_of
@@ -26,6 +26,13 @@ BONE_SCHEMA = {4: ("name", "str"), 5: ("index", "u32"), 10: ("unknown", "u32"),
                14: ("translation_index", "index"), 15: ("scale_index", "index"),
                16: ("rotation_index", "index"), 17: ("default_rotation", "q16")}
 FORMAT2_ONLY = ("translation_index", "scale_index", "rotation_index", "default_rotation")
+# Format #1 bone headers have no format #2 minis: any there are kept raw, like unknown ones.
+BONE_SCHEMA_V1 = {k: v for k, v in BONE_SCHEMA.items() if v[0] not in FORMAT2_ONLY}
+# Mini-chunk types of format #2 only: raw copies of them (repeats, or strays in a format #1
+# file) are dropped when converting, so that the other format reads back as itself (so are
+# raw repeats of either format's data chunks).
+FORMAT2_HEADER_MINIS = (11, 12, 13)
+FORMAT2_BONE_MINIS = (14, 15, 16, 17)
 
 # Format #2 frame-block chunks: (chunk type, track attribute, values per bone, dtype)
 BLOCKS = {"translations": (0x100A, "translation", 3, "<u2"),
@@ -150,6 +157,11 @@ def decode_ala(roots):
     return anim
 
 
+def _offset(bone, track):
+    at = getattr(bone, BLOCK_INDEX[track])
+    return -1 if at is None else at
+
+
 def _block_key(ctype):
     return next((k for k, (t, *_) in BLOCKS.items() if t == ctype), None)
 
@@ -160,7 +172,8 @@ def _bone(chunk, frames, fmt):
     bone_data = {}
     for c in chunk.children:
         if c.type == 0x1003 and values is None and not c.is_container:
-            values, layout.sub["header"] = decode_minis(c, BONE_SCHEMA)
+            schema = BONE_SCHEMA if fmt == 2 else BONE_SCHEMA_V1
+            values, layout.sub["header"] = decode_minis(c, schema)
             head_chunk = c
             layout.order.append("header")
         elif c.type in BITS and BITS[c.type] not in bone_data and not c.is_container:
@@ -171,7 +184,7 @@ def _bone(chunk, frames, fmt):
             bone_data[BITS[c.type]] = np.frombuffer(c.data, np.uint8).copy()
             layout.order.append(BITS[c.type])
         elif fmt == 1 and c.type in TRACKS_V1 and not c.is_container \
-                and TRACKS_V1[c.type][0] not in bone_data:
+                and TRACKS_V1[c.type][0] not in layout.order:
             name, width, dtype = TRACKS_V1[c.type]
             n = len(c.data) // (2 * width)
             if len(c.data) % (2 * width) or n not in (frames, 1) or (n == 1 and name != "rotation"
@@ -191,12 +204,7 @@ def _bone(chunk, frames, fmt):
     for name in ("name", "index"):
         if name not in values:
             raise head_chunk.error(f"bone animation header lacks {name}")
-    bone = BoneAnimation(layout=layout, **values, **bone_data)
-    if fmt == 1:
-        for name in FORMAT2_ONLY:
-            if values.get(name) is not None and name != "default_rotation":
-                setattr(bone, name, None)
-    return bone
+    return BoneAnimation(layout=layout, **values, **bone_data)
 
 
 def _read_blocks(anim, blocks, anim_chunk):
@@ -209,7 +217,16 @@ def _read_blocks(anim, blocks, anim_chunk):
             where = chunk if chunk is not None else anim_chunk
             raise where.error(f"{key} block is {have} bytes; {frames} frames of {size} values "
                               f"need {frames * size * 2}")
-        data = np.frombuffer(chunk.data, dtype).reshape(frames, size) if chunk is not None else None
+        if chunk is not None:
+            data = np.frombuffer(chunk.data, dtype).reshape(frames, size)
+            anim.layout.tails[key] = bytes(chunk.data)    # values no bone uses survive
+        else:
+            data = np.zeros((frames, size), dtype)          # no chunk: no frames or no values
+        used = sum(width for b in anim.bones if _offset(b, track) >= 0)
+        if used > 2 * size:
+            # bones may share values, but not so much that a small file decodes to gigabytes
+            raise anim_chunk.error(f"the bones read {used} {track} values per frame from a "
+                                   f"block of {size}: more than twice over")
         for bone in anim.bones:
             at = getattr(bone, BLOCK_INDEX[track])
             if at is None or at == -1:
@@ -225,7 +242,7 @@ def _read_blocks(anim, blocks, anim_chunk):
 
 def write_ala(anim):
     """Encode an :class:`Animation` to bytes in its ``format``."""
-    return write_chunks(encode_ala(anim))
+    return write_chunks(encode_ala(anim), (0x1001, 0x1003))
 
 
 def encode_ala(anim):
@@ -239,6 +256,12 @@ def encode_ala(anim):
     bones = anim.bones
     if anim.format == 2:
         sizes, indices, blocks = _frame_blocks(anim)
+        head = sub_of(lay, "header")
+        read_as_2 = head is not None and any(t in head.order for t in FORMAT2_HEADER_MINIS)
+        for mtype, (name, _) in HEADER_SCHEMA.items():
+            # a frame size the file left out stays out while there is nothing to count
+            if read_as_2 and name in sizes and _absent(head, mtype) and not sizes[name]:
+                sizes[name] = None
         header.update(sizes)
         for key, data in blocks.items():
             if data.size or (lay is not None and key in lay.order):
@@ -267,8 +290,9 @@ def _track(bone, name, frames, width):
 def _frame_blocks(anim):
     """Format #2: place each bone's tracks in the per-frame blocks.
 
-    Offsets as read are kept when they still fit and do not overlap; otherwise every bone
-    is given fresh offsets in bone order.
+    Offsets as read are kept when every bone still reads its own values there (bones may
+    share values, as a repeated bone does), on top of the block as read, so values no bone
+    uses survive too; otherwise every bone is given fresh offsets in bone order.
     """
     frames = int(anim.num_frames)
     sizes, blocks = {}, {}
@@ -277,29 +301,42 @@ def _frame_blocks(anim):
         have = [(i, _track(b, track, frames, width)) for i, b in enumerate(anim.bones)]
         have = [(i, a) for i, a in have if a is not None]
         stored = [getattr(anim.bones[i], BLOCK_INDEX[track]) for i, _ in have]
-        ranges = sorted((s, s + width) for s in stored if s is not None and s >= 0)
-        keep = (len(ranges) == len(have)
-                and all(a[1] <= b[0] for a, b in zip(ranges, ranges[1:])))
-        if keep:
-            offsets = stored
-            size = max([end for _, end in ranges], default=0)
+        offsets = None
+        if all(s is not None and s >= 0 for s in stored):
+            size = max([s + width for s in stored], default=0)
             declared = getattr(anim, BLOCK_FRAME_SIZE[track])
             if declared is not None and declared >= size:
                 size = declared
-        else:
+            block = _block_as_read(anim, key, frames, size, dtype)
+            for (i, arr), at in zip(have, stored):
+                block[:, at:at + width] = arr
+            if all(np.array_equal(block[:, at:at + width], arr)
+                   for (i, arr), at in zip(have, stored)):
+                offsets = stored
+        if offsets is None:
             offsets = [k * width for k in range(len(have))]
             size = len(have) * width
-        block = np.zeros((frames, size), dtype)
+            block = np.zeros((frames, size), dtype)
+            for (i, arr), at in zip(have, offsets):
+                block[:, at:at + width] = arr
         for (i, arr), at in zip(have, offsets):
-            block[:, at:at + width] = arr
             indices[i][BLOCK_INDEX[track]] = at
-        for i in range(len(anim.bones)):
-            indices[i].setdefault(BLOCK_INDEX[track], -1)
+        for i, b in enumerate(anim.bones):
+            # a bone read without this mini-chunk is written without it
+            absent = b.layout is not None and getattr(b, BLOCK_INDEX[track]) is None
+            indices[i].setdefault(BLOCK_INDEX[track], None if absent else -1)
         if max(offsets, default=0) > 0x7FFF:
             raise AlamoFormatError(f"format #2 {track} block too large ({size} values per frame)")
         sizes[BLOCK_FRAME_SIZE[track]] = size
         blocks[key] = block
     return sizes, indices, blocks
+
+
+def _block_as_read(anim, key, frames, size, dtype):
+    raw = anim.layout.tails.get(key) if anim.layout is not None else None
+    if raw is not None and len(raw) == frames * size * 2:
+        return np.frombuffer(raw, dtype).reshape(frames, size).copy()
+    return np.zeros((frames, size), dtype)
 
 
 def _bone_chunk(bone, frames, fmt, indices):
@@ -308,10 +345,11 @@ def _bone_chunk(bone, frames, fmt, indices):
     for name in FORMAT2_ONLY:
         values[name] = None
     slots = {}
+    head = sub_of(lay, "header")
     if fmt == 2:
         values.update(indices)
         default = bone.default_rotation
-        if default is None:
+        if default is None and not _absent(head, 17):
             default = bone.rotation[0] if bone.rotation is not None else [0, 0, 0, 32767]
         values["default_rotation"] = default
     else:
@@ -329,21 +367,68 @@ def _bone_chunk(bone, frames, fmt, indices):
                 raise AlamoFormatError(f"bone {bone.name!r}: {name} must be "
                                        f"{(frames + 7) // 8} packed bytes")
             slots[name] = Chunk(ctype, data=bits.tobytes())
+    for mtype, (name, _) in BONE_SCHEMA.items():
+        # a mini-chunk the file left out stays out while the value is still the default
+        if _absent(head, mtype) and name in _BONE_DEFAULTS and values[name] is not None \
+                and np.asarray(values[name]).tobytes() == _BONE_DEFAULTS[name]:
+            values[name] = None
     slots["header"] = Chunk(0x1003, data=encode_minis(values, BONE_SCHEMA, sub_of(lay, "header")))
     order = ["header", "translation", "scale", "rotation", "visibility", "step"]
     return Chunk(0x1002, children=arrange(slots, order, lay))
 
 
+def _absent(head_layout, mtype):
+    """True if a header read from a file had no mini-chunk ``mtype``."""
+    return head_layout is not None and bool(head_layout.order) and mtype not in head_layout.order
+
+
+_BONE_DEFAULTS = {name: np.asarray(getattr(BoneAnimation("", 0), name)).tobytes()
+                  for name in ("translation_offset", "translation_scale", "scale_offset",
+                               "scale_scale", "unknown")}
+
+
 def convert_animation(anim, fmt):
-    """The same animation in format ``fmt`` (1 or 2); the quantised data carries over as is."""
+    """The same animation in format ``fmt`` (1 or 2); the quantised data carries over as is.
+
+    The records and layouts are new; the track arrays are shared with ``anim`` (writing
+    never changes them), which keeps converting a large animation fast.
+    """
     if fmt not in (1, 2):
         raise AlamoFormatError(f"animation format must be 1 or 2, not {fmt!r}")
-    out = copy.deepcopy(anim)
+    out = copy.copy(anim)
+    out.layout = _copy_layout(anim.layout)
+    out.bones = [copy.copy(b) for b in anim.bones]
+    for b in out.bones:
+        b.layout = _copy_layout(b.layout)
     if out.format != fmt:
         out.format = fmt
         out.rotation_frame_size = out.translation_frame_size = out.scale_frame_size = None
+        _drop_raw_minis(sub_of(out.layout, "header"), FORMAT2_HEADER_MINIS)
+        _drop_raw_chunks(out.layout, [t for t, *_ in BLOCKS.values()])
         for b in out.bones:
-            b.translation_index = b.scale_index = b.rotation_index = None
-            if fmt == 2 and b.default_rotation is None and b.rotation is not None:
-                b.default_rotation = b.rotation[0].copy()
+            # new offsets are given when written (-1: no track, in format #2)
+            b.translation_index = b.scale_index = b.rotation_index = -1 if fmt == 2 else None
+            _drop_raw_minis(sub_of(b.layout, "header"), FORMAT2_BONE_MINIS)
+            _drop_raw_chunks(b.layout, TRACKS_V1)
+            if fmt == 2 and b.default_rotation is None:
+                b.default_rotation = (b.rotation[0].copy() if b.rotation is not None
+                                      else np.array([0, 0, 0, 32767], np.int16))
     return out
+
+
+def _copy_layout(layout):
+    if not isinstance(layout, Layout):
+        return layout
+    return Layout(list(layout.order), dict(layout.tails), dict(layout.widths),
+                  {k: _copy_layout(v) for k, v in layout.sub.items()}, dict(layout.counts))
+
+
+def _drop_raw_minis(layout, types):
+    if layout is not None:
+        layout.order = [m for m in layout.order if not (isinstance(m, Mini) and m.type in types)]
+
+
+def _drop_raw_chunks(layout, types):
+    """Repeats of one format's data chunks, kept raw, would be read as data in the other."""
+    if layout is not None:
+        layout.order = [c for c in layout.order if not (isinstance(c, Chunk) and c.type in types)]

@@ -112,8 +112,9 @@ def summary(obj):
     for i, b in enumerate(obj.bones):
         flags = ("" if b.visible else " hidden") + (f" billboard={b.billboard}" if b.billboard else "")
         lines.append(f"  bone {i} {b.name!r} parent {b.parent}{flags}")
+    bones_of = obj.object_bones()
     for oi, o in enumerate(obj.objects):
-        bone = obj.object_bone(oi)
+        bone = bones_of.get(oi)
         at = f" on bone {bone}" if bone is not None else " (not connected)"
         if isinstance(o, Mesh):
             nv = sum(len(s.vertices) for s in o.submeshes)

@@ -83,9 +83,10 @@ class Skeleton:
     def world_matrices(self):
         """(n, 4, 4) float64 world transforms: world = parent_world @ local."""
         out = np.empty((len(self.bones), 4, 4))
-        for i, b in enumerate(self.bones):
-            local = b.matrix4()
-            out[i] = out[b.parent] @ local if 0 <= b.parent < i else local
+        with np.errstate(over="ignore", invalid="ignore"):     # a file's NaN stays NaN
+            for i, b in enumerate(self.bones):
+                local = b.matrix4()
+                out[i] = out[b.parent] @ local if 0 <= b.parent < i else local
         return out
 
 
@@ -225,6 +226,14 @@ class Model:
             if c.object == index:
                 return c.bone
         return None
+
+    def object_bones(self):
+        """``object_bone`` of every object at once: {object index: bone} (one pass, for
+        callers that visit every object)."""
+        out = {}
+        for c in self.connections.objects if self.connections else ():
+            out.setdefault(c.object, c.bone)
+        return out
 
 
 @dataclass(eq=False)

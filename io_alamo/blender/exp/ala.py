@@ -18,7 +18,7 @@ from ...formats import (
 )
 from .. import compat, fingerprint
 from ..imp.ala import SOURCE_KEY
-from .alo import ExportError, ExportOptions, _Exporter, _source
+from .alo import ExportError, ExportOptions, _Exporter, _source, inverse
 
 MAX_FRAMES = 100_000
 VISIBLE_PATH = "alamo.visible"
@@ -161,7 +161,7 @@ def build_animation(context, armature, action, options):
     local = matrices.copy()
     has_parent = parents >= 0
     if has_parent.any():
-        inv = np.linalg.inv(matrices[:, parents[has_parent]])
+        inv = inverse(matrices[:, parents[has_parent]])      # a zero scale is singular
         local[:, has_parent] = inv @ matrices[:, has_parent]
     t, q, s = _decompose(local)                  # (F, B, 3/4/3)
     t, q, s = (np.swapaxes(a, 0, 1) for a in (t, q, s))

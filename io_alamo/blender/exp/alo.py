@@ -6,6 +6,7 @@ import exports byte for byte. Everything else is built from Blender data.
 """
 
 import copy
+import os
 import time
 from dataclasses import dataclass, field
 
@@ -13,9 +14,11 @@ import numpy as np
 
 from ...formats import (
     AlamoFormatError, Bone, Connections, Dazzle, Light, Material, Mesh, Model,
-    ObjectConnection, ParamType, Proxy, ShaderParam, Skeleton, read_alo, save,
+    ObjectConnection, ParamType, Proxy, ShaderParam, Skeleton, read_alo,
 )
+from ...formats.files import save_all
 from .. import fingerprint
+from ..names import from_blender
 from ..imp.alo import SOURCE_KEY
 from ..props import BILLBOARD_ITEMS
 
@@ -82,16 +85,21 @@ def export_alo(context, filepath, options=None):
     if options.animations and result.armature is not None:
         from .ala import AnimationExportOptions, armature_actions, build_animation, file_name_for
         t = time.perf_counter()
+        taken = {}
         for action in armature_actions(result.armature):
+            path = file_name_for(filepath, action)
+            other = taken.setdefault(os.path.basename(path).lower(), action.name)
+            if other != action.name:
+                raise ExportError([f"actions {other!r} and {action.name!r} would both be "
+                                   f"written to {os.path.basename(path)}: rename one"])
             built = build_animation(context, result.armature, action,
                                     AnimationExportOptions(format=options.ala_format))
-            anims.append((file_name_for(filepath, action), built.animation))
+            anims.append((path, built.animation))
         result.timings["animations"] = time.perf_counter() - t
     t = time.perf_counter()
-    save(result.model, filepath)
-    for path, anim in anims:
-        save(anim, path)
-        result.animations.append(path)
+    # all files or none: a failure leaves every existing file as it was
+    save_all([(result.model, filepath)] + [(anim, path) for path, anim in anims])
+    result.animations += [path for path, _ in anims]
     result.timings["write"] = time.perf_counter() - t
     return result
 
@@ -149,11 +157,46 @@ def _source(arm):
 
 
 def _normalize(m3):
-    u, _, vt = np.linalg.svd(m3)
+    if not np.isfinite(m3).all():
+        return np.eye(3)                  # a file's matrix may hold NaN or infinity
+    try:
+        u, _, vt = np.linalg.svd(m3)
+    except np.linalg.LinAlgError:
+        return np.eye(3)
     r = u @ vt
     if np.linalg.det(r) < 0:
         r = u @ np.diag([1.0, 1.0, -1.0]) @ vt
     return r
+
+
+def inverse(m):
+    """Inverse of a matrix (or a stack of them). A file's bone matrices may be singular (a
+    zero scale) or hold NaN or infinity: those get the pseudo-inverse, or the identity."""
+    m = np.asarray(m, np.float64)
+    try:
+        out = np.linalg.inv(m)
+        if np.isfinite(out).all():
+            return out
+    except np.linalg.LinAlgError:
+        pass
+    n = m.shape[-1]
+    flat = m.reshape(-1, n, n)
+    out = np.empty_like(flat)
+    for k, a in enumerate(flat):
+        out[k] = _inverse_one(a)
+    return out.reshape(m.shape)
+
+
+def _inverse_one(a):
+    if np.isfinite(a).all():
+        for invert in (np.linalg.inv, np.linalg.pinv):
+            try:
+                out = invert(a)
+            except np.linalg.LinAlgError:
+                continue
+            if np.isfinite(out).all():
+                return out
+    return np.eye(len(a))
 
 
 def build_model(context, options):
@@ -274,8 +317,8 @@ class _Exporter:
     def _export_name(self, blender_name, file_name, import_name):
         """The file name of a bone or object: the original, unless renamed in Blender."""
         if file_name and blender_name == import_name:
-            return file_name
-        return blender_name
+            return from_blender(file_name)
+        return from_blender(blender_name)
 
     def _skeleton(self):
         arm, src = self.arm, self.source
@@ -324,7 +367,8 @@ class _Exporter:
         if src and len(out) == len(src.bones) and all(a is b for a, b in zip(out, src.bones)):
             self.skeleton = src.skeleton
         else:
-            self.skeleton = Skeleton(out, layout=src.skeleton.layout if src else None)
+            self.skeleton = Skeleton(out, layout=src.skeleton.layout
+                                     if src and src.skeleton else None)
         self.worlds = worlds
 
     @staticmethod
@@ -358,7 +402,7 @@ class _Exporter:
                     and np.allclose(rest[:3, :3], _normalize(world[:3, :3]), atol=1e-4)):
                 return stored
         # relative to the parent as exported (its file matrix may carry a scale)
-        local = np.linalg.inv(worlds[parent]) @ rest if parent >= 0 else rest
+        local = inverse(worlds[parent]) @ rest if parent >= 0 else rest
         return local[:3, :].astype("<f4")
 
     def _extra_bones(self, objs):
@@ -468,7 +512,8 @@ class _Exporter:
 
     def _material(self, mat, src=None):
         """A Material record from the Blender material's Alamo properties."""
-        if mat is None or not mat.alamo.shader:
+        shader = from_blender(mat.alamo.shader) if mat is not None else ""
+        if not shader:
             if src is not None and mat is not None and not mat.alamo.params:
                 return src
             user = [self._obj] if getattr(self, "_obj", None) is not None else []
@@ -476,12 +521,13 @@ class _Exporter:
                       f"{DEFAULT_SHADER} is used", user)
             return Material(DEFAULT_SHADER, [])
         user = [self._obj] if getattr(self, "_obj", None) is not None else []
-        self.check_name(f"material {mat.name!r}: shader", mat.alamo.shader, user)
+        self.check_name(f"material {mat.name!r}: shader", shader, user)
         params = []
         for bp in mat.alamo.params:
-            self.check_name(f"material {mat.name!r}: parameter", bp.name, user, mini=True)
+            pname, texture = from_blender(bp.name), from_blender(bp.texture)
+            self.check_name(f"material {mat.name!r}: parameter", pname, user, mini=True)
             if bp.type == "TEXTURE":
-                self.check_name(f"material {mat.name!r}: texture", bp.texture, user, mini=True)
+                self.check_name(f"material {mat.name!r}: texture", texture, user, mini=True)
             ptype = ParamType[bp.type]
             if ptype == ParamType.INT:
                 value = int(bp.int_value)
@@ -492,9 +538,9 @@ class _Exporter:
             elif ptype == ParamType.FLOAT4:
                 value = np.array(bp.float4_value, "<f4")
             else:
-                value = bp.texture
-            params.append(ShaderParam(bp.name, ptype, value))
-        if src is not None and src.shader == mat.alamo.shader and len(src.params) == len(params) \
+                value = texture
+            params.append(ShaderParam(pname, ptype, value))
+        if src is not None and src.shader == shader and len(src.params) == len(params) \
                 and all(_same_param(a, b) for a, b in zip(src.params, params)):
             return src
         if src is not None:
@@ -502,7 +548,7 @@ class _Exporter:
             for i, prm in enumerate(params):
                 if i < len(src.params) and _same_param(src.params[i], prm):
                     params[i] = src.params[i]
-        return Material(mat.alamo.shader, params, src.layout if src else None)
+        return Material(shader, params, src.layout if src else None)
 
     def _light(self, obj, src):
         data = obj.data
@@ -570,13 +616,14 @@ class _Exporter:
         for obj in self._ordered_by_index(objs, len(src)):
             p = obj.alamo
             bone = self.connection_bone(obj)
-            local = np.linalg.inv(self.worlds[bone]) @ self.to_model(obj)
+            local = inverse(self.worlds[bone]) @ self.to_model(obj)
             s = src[p.file_index] if 0 <= p.file_index < len(src) else None
             name = self._export_name(obj.name, p.name, obj.get("alamo_import_name"))
             self.check_name("dazzle", name, [obj], mini=True)
-            self.check_name("dazzle texture", p.texture, [obj], mini=True)
+            texture = from_blender(p.texture)
+            self.check_name("dazzle texture", texture, [obj], mini=True)
             rec = Dazzle(name, bone, np.array(p.color, "<f4"), local[:3, 3].astype("<f4"),
-                         np.float32(p.radius), p.tex_x, p.tex_y, p.tex_size, p.texture,
+                         np.float32(p.radius), p.tex_x, p.tex_y, p.tex_size, texture,
                          np.float32(p.frequency), np.float32(p.phase), int(p.night_only),
                          int(p.hidden), np.float32(p.bias))
             if s is not None:
@@ -601,7 +648,7 @@ def _wanted_format(mat, sub):
     if mat is None:
         return sub.vertex_format
     if mat.alamo.vertex_format:
-        return mat.alamo.vertex_format
+        return from_blender(mat.alamo.vertex_format)
     skinned = sub.bone_map is not None and len(sub.bone_map) > 0
     return shaders.vertex_format(mat.alamo.shader, skinned) or sub.vertex_format
 

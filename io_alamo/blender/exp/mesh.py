@@ -6,9 +6,10 @@ import numpy as np
 
 from ... import shaders
 from .. import compat
+from ..names import from_blender
 from ...formats import VERTEX_DTYPE, Mesh, SubMesh, build_collision_tree
 from ...naming import format_has_tangents, format_is_b4i4
-from .alo import MAX_SKIN_BONES, MAX_VERTICES, ExportError
+from .alo import MAX_SKIN_BONES, MAX_VERTICES, ExportError, inverse
 
 
 def _evaluated_mesh(obj, depsgraph, apply_modifiers):
@@ -175,14 +176,15 @@ def _build(exporter, obj, me, bone, name):
 
     # vertex space: model space for skinned meshes, the connected bone's space for rigid ones
     to_model = exporter.to_model(obj)
-    target = np.eye(4) if skinned else np.linalg.inv(exporter.worlds[bone])
+    target = np.eye(4) if skinned else inverse(exporter.worlds[bone])
     m = target @ to_model
-    nrm_m = np.linalg.inv(m[:3, :3]).T
+    nrm_m = inverse(m[:3, :3]).T
 
     formats, materials, shadow = [], [], []
     for mat in slots:
         material = exporter._material(mat)
-        fmt = mat.alamo.vertex_format if mat is not None and mat.alamo.vertex_format else None
+        fmt = (from_blender(mat.alamo.vertex_format) if mat is not None
+               and mat.alamo.vertex_format else None)
         if fmt is None and skinned:
             spec = shaders.find(material.shader)
             if spec is not None and spec.skinned and shaders.find(spec.skinned) is not None \

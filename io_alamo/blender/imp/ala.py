@@ -11,12 +11,14 @@ from dataclasses import dataclass, field
 import bpy
 import numpy as np
 
-from ...formats import decode_animation, read_ala
+from ...formats import decode_bone, read_ala
 from ...formats.files import read_file_bytes
 from .. import compat, fingerprint
+from ..names import to_blender
 
 SOURCE_KEY = "alamo_source"          # the .ala's bytes, for a byte-identical re-export
 SOURCE_NAME_KEY = "alamo_source_file"
+SCENE_FPS_RANGE = (0.01, 1000.0)     # what the scene is given (files say 1 to 30)
 
 
 class AnimationTargetError(Exception):
@@ -69,7 +71,7 @@ def match_bones(armature, anim):
             by_name.setdefault(key, []).append(b)
     used, out = set(), []
     for ab in anim.bones:
-        name = ab.name.lower()
+        name = to_blender(ab.name).lower()
         cand = by_index.get(ab.index)
         if cand is None or (cand.alamo.name or cand.name).lower() != name or cand.name in used:
             cand = next((b for b in by_name.get(name, []) if b.name not in used), None)
@@ -122,10 +124,9 @@ def import_ala(context, armature, filepath, options=None):
     options = options or AnimationImportOptions()
     data = read_file_bytes(filepath)
     anim = read_ala(data, filename=filepath)
-    dec = decode_animation(anim)
     result = AnimationImportResult()
     targets = match_bones(armature, anim)
-    result.missing = [b.name for b, t in zip(anim.bones, targets) if t is None]
+    result.missing = [to_blender(b.name) for b, t in zip(anim.bones, targets) if t is None]
     if result.missing:
         result.warnings.append(f"{len(result.missing)} animated bones are not in the armature "
                                f"and were skipped: {', '.join(result.missing[:10])}"
@@ -133,55 +134,67 @@ def import_ala(context, armature, filepath, options=None):
     scene = context.scene
     frames = int(anim.num_frames)
     start = scene.frame_start
-    name = os.path.splitext(os.path.basename(filepath))[0]
+    name = to_blender(os.path.splitext(os.path.basename(filepath))[0])
     action = bpy.data.actions.new(name)
+    modes = [pb.rotation_mode for pb in armature.pose.bones]
+    had_animation_data = armature.animation_data is not None
     try:
-        _fill_action(action, armature, anim, dec, targets, start)
+        _fill_action(action, armature, anim, targets, start)
     except BaseException:
+        # all or nothing: the action goes, and the armature is as it was
         bpy.data.actions.remove(action)
+        for pb, mode in zip(armature.pose.bones, modes):
+            pb.rotation_mode = mode
+        if not had_animation_data and armature.animation_data is not None:
+            armature.animation_data_clear()
         raise
     action.use_fake_user = True
     action.alamo.frames = frames
     action.alamo.fps = float(anim.fps)
     action.alamo.format = str(anim.format)
     action[SOURCE_KEY] = data
-    action[SOURCE_NAME_KEY] = os.path.basename(filepath)
+    action[SOURCE_NAME_KEY] = to_blender(os.path.basename(filepath))
     action.use_frame_range = True
     action.frame_range = (start, start + max(frames - 1, 1))
     action[fingerprint.KEY] = fingerprint.digest(fingerprint.action_parts(action, armature))
     result.action = action
     result.bones = sum(t is not None for t in targets)
+    fps = float(anim.fps)
     if options.set_scene_frame_rate and anim.fps > 0:
-        fps = float(anim.fps)
-        scene.render.fps = max(1, int(round(fps)))
-        scene.render.fps_base = scene.render.fps / fps
+        if SCENE_FPS_RANGE[0] <= fps <= SCENE_FPS_RANGE[1]:
+            scene.render.fps = max(1, int(round(fps)))
+            scene.render.fps_base = scene.render.fps / fps
+        else:
+            result.warnings.append(f"frame rate {fps:g} not given to the scene (Blender "
+                                   f"takes {SCENE_FPS_RANGE[0]:g} to {SCENE_FPS_RANGE[1]:g})")
     if options.set_scene_range:
         scene.frame_end = start + max(frames - 1, 0)
     return result
 
 
-def _fill_action(action, armature, anim, dec, targets, start):
+def _fill_action(action, armature, anim, targets, start):
     writer = compat.ActionWriter(action, armature)
     frames = int(anim.num_frames)
     key_frames = start + np.arange(frames, dtype=np.float64)
     linear, constant = compat.INTERPOLATION["LINEAR"], compat.INTERPOLATION["CONSTANT"]
-    for i, (ab, bone) in enumerate(zip(anim.bones, targets)):
+    for ab, bone in zip(anim.bones, targets):
         if bone is None:
             continue
         pb = armature.pose.bones[bone.name]
         pb.rotation_mode = "QUATERNION"
-        loc, quat, scale = pose_values(bone, dec.translation[i], dec.rotation[i], dec.scale[i])
-        interp = np.where(dec.step[i], constant, linear)
+        # a bone at a time, constants as one row: memory follows the file, not bones x frames
+        t, q, s, visible, step = decode_bone(ab, frames, full=False)
+        loc, quat, scale = pose_values(bone, t, q, s)
+        interp = (np.where(step, constant, linear) if step is not None
+                  else np.full(frames, linear))
         path = pb.path_from_id()
-        for prop, values, animated in (("location", loc, ab.translation is not None),
-                                       ("rotation_quaternion", quat, ab.rotation is not None),
-                                       ("scale", scale, ab.scale is not None)):
-            n = frames if animated else 1
+        for prop, values in (("location", loc), ("rotation_quaternion", quat), ("scale", scale)):
+            n = min(len(values), frames)        # one key for a constant
             for k in range(values.shape[1]):
                 fc = writer.fcurve(f"{path}.{prop}", k, bone.name)
                 compat.set_keys(fc, key_frames[:n], values[:n, k], interp[:n])
-        if ab.visibility is not None:
-            vis = dec.visible[i].astype(np.float64)
+        if visible is not None:
+            vis = visible.astype(np.float64)
             change = np.flatnonzero(np.r_[True, vis[1:] != vis[:-1]])
             fc = writer.fcurve(f"{path}.alamo.visible", 0, bone.name)
             compat.set_keys(fc, key_frames[change], vis[change], np.full(len(change), constant))

@@ -16,6 +16,7 @@ from ...formats import AlamoFormatError, Mesh, ParticleEffect, read_alo
 from ...formats.files import read_file_bytes
 from ...naming import default_visibility, format_has_colors, format_has_tangents, format_is_b4i4
 from .. import compat, fingerprint
+from ..names import bone_name, to_blender
 from ..props import BILLBOARD_ITEMS, PARAM_TYPE_ITEMS
 from .materials import MaterialBuilder
 from .textures import TextureFinder, texture_folders
@@ -26,6 +27,8 @@ BILLBOARD_IDS = {value: ident for ident, _, _, value in BILLBOARD_ITEMS}
 PARAM_IDS = {value: ident for ident, _, _, value in PARAM_TYPE_ITEMS}
 LIGHT_TYPES = {0: "POINT", 1: "SUN", 2: "SPOT"}
 LIGHT_WATTS_PER_INTENSITY = 100.0    # point/spot energy shown in Blender per unit of intensity
+MAX_BONE_LENGTH = 1e5                # drawn bone length at most (models span a few thousand)
+BONE_REACH = 1e30                    # bones are drawn at most this far out (Blender: float32)
 
 
 @dataclass
@@ -81,6 +84,9 @@ class Transaction:
         vl = self.context.view_layer
         self._active = vl.objects.active
         self._selected = [o for o in vl.objects if o.select_get()]
+        scene = self.context.scene
+        self._timing = (scene.render.fps, scene.render.fps_base, scene.frame_start,
+                        scene.frame_end)          # an imported animation may have set them
         return self
 
     def __exit__(self, exc_type, exc, tb):
@@ -93,12 +99,16 @@ class Transaction:
             bpy.data.batch_remove(alive)
         vl = self.context.view_layer
         for o in vl.objects:
-            o.select_set(False)
+            if o is not None:               # the view layer may list removed objects as None
+                o.select_set(False)
         for o in self._selected:
             if _alive(o) and o.name in vl.objects:
                 o.select_set(True)
         if self._active is not None and _alive(self._active):
             vl.objects.active = self._active
+        scene = self.context.scene
+        scene.render.fps, scene.render.fps_base = self._timing[:2]
+        scene.frame_start, scene.frame_end = self._timing[2:]
         return False
 
 
@@ -112,13 +122,31 @@ def _alive(idblock):
 
 def _normalized_rotation(m3):
     """The nearest proper rotation to a 3x3 matrix (Blender bones hold no scale or shear)."""
-    u, _, vt = np.linalg.svd(m3)
+    try:
+        u, _, vt = np.linalg.svd(m3)
+    except np.linalg.LinAlgError:         # a file's matrix can be anything
+        return np.eye(3)
     r = u @ vt
     if np.linalg.det(r) < 0:
         r = u @ np.diag([1.0, 1.0, -1.0]) @ vt
     if not np.all(np.isfinite(r)):
         r = np.eye(3)
     return r
+
+
+def _inverse_rest(m):
+    """Inverse of a bone's rest matrix (rotation and translation). The degenerate bones a
+    file's extreme matrices can make may be singular: their rotation is transposed."""
+    try:
+        out = np.linalg.inv(m)
+        if np.isfinite(out).all():
+            return out
+    except np.linalg.LinAlgError:
+        pass
+    out = np.eye(4)
+    out[:3, :3] = m[:3, :3].T
+    out[:3, 3] = -(m[:3, :3].T @ m[:3, 3])
+    return out
 
 
 def _translation(v):
@@ -136,11 +164,12 @@ class _ModelBuilder:
         self.filepath = filepath
         self.options = options
         self.result = ImportResult()
-        self.name = os.path.splitext(os.path.basename(filepath))[0]
+        self.name = to_blender(os.path.splitext(os.path.basename(filepath))[0])
         self.worlds = (model.skeleton.world_matrices() if model.skeleton is not None
                        else np.zeros((0, 4, 4)))
         self.worlds[~np.isfinite(self.worlds)] = 0.0
         self.bone_names = []
+        self.object_bones = model.object_bones()
 
     def warn(self, text):
         self.result.warnings.append(text)
@@ -213,7 +242,7 @@ class _ModelBuilder:
         arm_obj.alamo.role = "SKELETON"
         arm_obj.alamo.name = self.name
         arm_obj[SOURCE_KEY] = self.data
-        arm_obj[SOURCE_NAME_KEY] = os.path.basename(self.filepath)
+        arm_obj[SOURCE_NAME_KEY] = to_blender(os.path.basename(self.filepath))
         arm_obj.show_in_front = True
         self.result.armature = arm_obj
         bones = self.model.bones
@@ -227,13 +256,16 @@ class _ModelBuilder:
             edit = []
             specs = bones if bones else [None]
             for i, b in enumerate(specs):
-                eb = arm.edit_bones.new(b.name if b is not None and b.name else "Root")
-                eb.head = (0.0, 0.0, 0.0)
-                eb.tail = (0.0, float(lengths[i]), 0.0)
+                eb = arm.edit_bones.new(bone_name(b.name) if b is not None and b.name
+                                        else "Root")
                 world = self.worlds[i] if b is not None else np.eye(4)
                 m = np.eye(4)
                 m[:3, :3] = _normalized_rotation(world[:3, :3])
-                m[:3, 3] = world[:3, 3]
+                m[:3, 3] = np.clip(world[:3, 3], -BONE_REACH, BONE_REACH)
+                # in float32 a bone far out needs a length its tail can tell from its head
+                length = max(float(lengths[i]), 1e-5 * float(np.abs(m[:3, 3]).max()))
+                eb.head = (0.0, 0.0, 0.0)
+                eb.tail = (0.0, length, 0.0)
                 eb.matrix = Matrix(m.tolist())
                 if b is not None and 0 <= b.parent < i:
                     eb.parent = edit[b.parent]
@@ -241,9 +273,13 @@ class _ModelBuilder:
             self.bone_names = [eb.name for eb in edit]
         finally:
             bpy.ops.object.mode_set(mode="OBJECT")
+        lost = [n for n in self.bone_names if n not in arm.bones]
+        if lost:                            # Blender drops bones whose head and tail meet
+            raise AlamoFormatError(f"Blender could not make bone {lost[0]!r} from the file's "
+                                   "bone matrices", filename=self.filepath)
         for i, b in enumerate(bones):
             p = arm.bones[self.bone_names[i]].alamo
-            p.name = b.name
+            p.name = to_blender(b.name)
             p.blender_name = self.bone_names[i]
             p.index = i
             p.visible = bool(b.visible)
@@ -265,9 +301,12 @@ class _ModelBuilder:
         extent = float(np.ptp(heads, axis=0).max()) if len(heads) > 1 else 0.0
         for m in self.model.meshes:
             for s in m.submeshes:
-                if len(s.vertices):
-                    p = s.vertices["position"]
+                p = s.vertices["position"].astype(np.float64)
+                p = p[np.isfinite(p).all(axis=1)]
+                if len(p):
                     extent = max(extent, float(np.ptp(p, axis=0).max()))
+        # display lengths only: a file's extreme coordinates must not make degenerate bones
+        extent = min(extent, MAX_BONE_LENGTH)
         base = max(extent * 0.03, 0.01)
         # display length: the mean distance to the bone's children, else a small default
         total = np.zeros(len(bones))
@@ -298,13 +337,13 @@ class _ModelBuilder:
         bone = self.arm.bones[name]
         tail = np.array(bone.matrix_local, np.float64) @ _translation((0.0, bone.length, 0.0))
         obj.matrix_parent_inverse = Matrix.Identity(4)
-        obj.matrix_basis = Matrix((np.linalg.inv(tail) @ world).tolist())
+        obj.matrix_basis = Matrix((_inverse_rest(tail) @ world).tolist())
 
     # --- meshes ---------------------------------------------------------------------------
 
     def _mesh(self, mesh, oi):
         subs = mesh.submeshes
-        bone = self._bone_index(self.model.object_bone(oi), f"mesh {mesh.name!r}")
+        bone = self._bone_index(self.object_bones.get(oi), f"mesh {mesh.name!r}")
         skinned = [s.bone_map is not None and len(s.bone_map) > 0 for s in subs]
         model_space = any(skinned)
         arrays = _MeshArrays(subs)
@@ -314,14 +353,15 @@ class _ModelBuilder:
             for k, s in enumerate(subs):
                 if not skinned[k]:
                     arrays.transform(k, w)
-        me = self.tx.add(bpy.data.meshes.new(mesh.name))
+        name = to_blender(mesh.name)
+        me = self.tx.add(bpy.data.meshes.new(name))
         corner_v, merged_of = self._fill_mesh(me, arrays, mesh)
         for s in subs:
-            me.materials.append(self.materials.build(s, mesh.name, len(me.materials)))
-        obj = self.tx.add(bpy.data.objects.new(mesh.name, me))
+            me.materials.append(self.materials.build(s, name, len(me.materials)))
+        obj = self.tx.add(bpy.data.objects.new(name, me))
         self._link(obj)
         p = obj.alamo
-        p.role, p.name, p.file_index = "MESH", mesh.name, oi
+        p.role, p.name, p.file_index = "MESH", name, oi
         p.hidden, p.collision = bool(mesh.hidden), bool(mesh.collision)
         weights = fingerprint.weight_arrays([], [], [], [])
         if model_space:
@@ -469,7 +509,8 @@ class _ModelBuilder:
         if ltype is None:
             self.warn(f"light {light.name!r}: unknown type {light.type}; shown as a point light")
             ltype = "POINT"
-        data = self.tx.add(bpy.data.lights.new(light.name, ltype))
+        name = to_blender(light.name)
+        data = self.tx.add(bpy.data.lights.new(name, ltype))
         data.color = [float(np.clip(c, 0.0, 1e6)) for c in light.color]
         intensity = float(light.intensity)
         data.energy = intensity if ltype == "SUN" else intensity * LIGHT_WATTS_PER_INTENSITY
@@ -478,15 +519,15 @@ class _ModelBuilder:
             data.spot_size = float(np.clip(falloff, np.radians(1.0), np.pi))
             data.spot_blend = float(np.clip(1.0 - float(light.hotspot) / falloff, 0.0, 1.0)) \
                 if falloff > 0 else 0.0
-        obj = self.tx.add(bpy.data.objects.new(light.name, data))
+        obj = self.tx.add(bpy.data.objects.new(name, data))
         self._link(obj)
         p = obj.alamo
-        p.role, p.name, p.file_index = "LIGHT", light.name, oi
+        p.role, p.name, p.file_index = "LIGHT", name, oi
         p.intensity = intensity
         p.far_attenuation_start = float(light.far_attenuation_start)
         p.far_attenuation_end = float(light.far_attenuation_end)
         p.hotspot, p.falloff = float(light.hotspot), float(light.falloff)
-        bone = self._bone_index(self.model.object_bone(oi), f"light {light.name!r}")
+        bone = self._bone_index(self.object_bones.get(oi), f"light {light.name!r}")
         self._attach(obj, bone, self.worlds[bone])
 
     def _connections(self):
@@ -495,22 +536,22 @@ class _ModelBuilder:
             return
         size = max(float(np.mean(self.arm.bones[0].length)) if self.bone_names else 1.0, 0.05)
         for k, proxy in enumerate(conn.proxies):
-            obj = self.tx.add(bpy.data.objects.new(proxy.name, None))
+            obj = self.tx.add(bpy.data.objects.new(to_blender(proxy.name), None))
             obj.empty_display_type = "ARROWS"
             obj.empty_display_size = size
             self._link(obj)
             p = obj.alamo
-            p.role, p.name, p.file_index = "PROXY", proxy.name, k
+            p.role, p.name, p.file_index = "PROXY", to_blender(proxy.name), k
             p.hidden = bool(proxy.hidden)
             p.alt_decrease_stay_hidden = bool(proxy.alt_decrease_stay_hidden)
             bone = self._bone_index(proxy.bone, f"proxy {proxy.name!r}")
             self._attach(obj, bone, self.worlds[bone])
         for k, d in enumerate(conn.dazzles):
-            obj = self.tx.add(bpy.data.objects.new(d.name, None))
+            obj = self.tx.add(bpy.data.objects.new(to_blender(d.name), None))
             obj.empty_display_type = "SPHERE"
             self._link(obj)
             p = obj.alamo
-            p.role, p.name, p.file_index = "DAZZLE", d.name, k
+            p.role, p.name, p.file_index = "DAZZLE", to_blender(d.name), k
             p.hidden = bool(d.hidden)
             p.night_only = bool(d.night_only)
             if d.color is not None:
@@ -520,7 +561,7 @@ class _ModelBuilder:
                 if getattr(d, name) is not None:
                     setattr(p, name, float(getattr(d, name)))
             p.bias = float(d.bias) if d.bias is not None else 1.0
-            p.texture = d.texture or ""
+            p.texture = to_blender(d.texture or "")
             for name in ("tex_x", "tex_y", "tex_size"):
                 if getattr(d, name) is not None:
                     setattr(p, name, int(min(getattr(d, name), 2**31 - 1)))

@@ -9,6 +9,7 @@ import numpy as np
 
 from ...formats.model import ParamType, ShaderParam
 from .. import compat
+from ..names import to_blender
 from ..props import param_value
 from .textures import EXTENSIONS, TextureFinder
 
@@ -27,11 +28,11 @@ def _param_ident(ptype):
 def set_shader_params(mat, sub_material):
     """Shader name and every parameter, in file order, on ``mat.alamo``."""
     props = mat.alamo
-    props.shader = sub_material.shader
+    props.shader = to_blender(sub_material.shader)
     props.params.clear()
     for p in sub_material.params:
         item = props.params.add()
-        item.name = p.name
+        item.name = to_blender(p.name)
         item.type = _param_ident(p.type)
         v = p.value
         if p.type == ParamType.INT:
@@ -43,7 +44,7 @@ def set_shader_params(mat, sub_material):
         elif p.type == ParamType.FLOAT4:
             item.float4_value = [float(x) for x in v]
         else:
-            item.texture = v
+            item.texture = to_blender(v)
 
 
 def base_and_normal_textures(params):
@@ -73,7 +74,7 @@ class MaterialBuilder:
         mat = self.tx.add(bpy.data.materials.new(name))
         self.count += 1
         set_shader_params(mat, sub.material)
-        mat.alamo.vertex_format = sub.vertex_format
+        mat.alamo.vertex_format = to_blender(sub.vertex_format)
         self._preview_nodes(mat, sub.material.params)
         return mat
 
@@ -92,7 +93,7 @@ class MaterialBuilder:
             self.warn(f"texture {texture_name!r} not found (searched "
                       f"{len(self.finder.folders)} folders); a placeholder is shown")
         if img is None:
-            img = bpy.data.images.new(texture_name, 16, 16)
+            img = bpy.data.images.new(to_blender(texture_name), 16, 16)
             img.generated_color = PLACEHOLDER_COLOR
         if img.as_pointer() not in self._existing:
             self.tx.add(img)
