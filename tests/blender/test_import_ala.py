@@ -128,7 +128,9 @@ def test_corpus_animation_matches_the_file(blender, tmp_path, path):
     arm = import_model(model, import_animations=False)
     result = import_anim(arm, path)
     check_animation(arm, result, path)
-    assert bytes(result.action["alamo_source"]) == path.read_bytes()
+    from io_alamo.blender.source import get_source
+    assert bytes(get_source(result.action)) == path.read_bytes()
+    assert isinstance(result.action["alamo_source"], bpy.types.Text)
 
 
 FIXTURES = ["fixture_ala_v1_scale_step", "fixture_ala_v2_scale", "fixture_ala_v1_constant"]

@@ -17,7 +17,7 @@ from ...formats import (
     AlamoFormatError, AnimationData, convert_animation, encode_animation, read_ala, save,
 )
 from .. import compat, fingerprint
-from ..imp.ala import SOURCE_KEY
+from ..source import get_source
 from .alo import ExportError, ExportOptions, _Exporter, _source, inverse
 
 MAX_FRAMES = 100_000
@@ -124,7 +124,7 @@ def frame_span(context, action, options):
 
 def frame_rate(context, action, options):
     scene = context.scene
-    if options.frame_rate == "ACTION" and action.alamo.fps > 0 and action.get(SOURCE_KEY):
+    if options.frame_rate == "ACTION" and action.alamo.fps > 0 and get_source(action):
         return float(action.alamo.fps)
     return scene.render.fps / scene.render.fps_base
 
@@ -191,7 +191,7 @@ def build_animation(context, armature, action, options):
 
 def _source_animation(action, armature, frames, fps):
     """The imported file's animation, if the action is as imported and the span matches."""
-    data = action.get(SOURCE_KEY)
+    data = get_source(action)
     stored = action.get(fingerprint.KEY)
     if data is None or stored is None:
         return None
@@ -208,7 +208,7 @@ def _source_animation(action, armature, frames, fps):
 
 def _unknown_minis(action, names):
     """0x1003 mini 10 of each bone, from the imported file where it has the bone."""
-    data = action.get(SOURCE_KEY)
+    data = get_source(action)
     known = {}
     if data is not None:
         try:

@@ -19,7 +19,7 @@ from ...formats import (
 from ...formats.files import save_all
 from .. import fingerprint
 from ..names import from_blender
-from ..imp.alo import SOURCE_KEY
+from ..source import get_source
 from ..props import BILLBOARD_ITEMS
 
 MAX_VERTICES = 65535
@@ -146,7 +146,7 @@ def gather(context, options):
 
 
 def _source(arm):
-    data = arm.get(SOURCE_KEY) if arm is not None else None
+    data = get_source(arm)
     if data is None:
         return None
     try:

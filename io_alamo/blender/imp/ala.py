@@ -15,8 +15,8 @@ from ...formats import decode_bone, read_ala
 from ...formats.files import read_file_bytes
 from .. import compat, fingerprint
 from ..names import to_blender
+from ..source import set_source
 
-SOURCE_KEY = "alamo_source"          # the .ala's bytes, for a byte-identical re-export
 SOURCE_NAME_KEY = "alamo_source_file"
 SCENE_FPS_RANGE = (0.01, 1000.0)     # what the scene is given (files say 1 to 30)
 
@@ -152,7 +152,7 @@ def import_ala(context, armature, filepath, options=None):
     action.alamo.frames = frames
     action.alamo.fps = float(anim.fps)
     action.alamo.format = str(anim.format)
-    action[SOURCE_KEY] = data
+    set_source(action, data, os.path.basename(filepath))
     action[SOURCE_NAME_KEY] = to_blender(os.path.basename(filepath))
     action.use_frame_range = True
     action.frame_range = (start, start + max(frames - 1, 1))

@@ -17,11 +17,11 @@ from ...formats.files import read_file_bytes
 from ...naming import default_visibility, format_has_colors, format_has_tangents, format_is_b4i4
 from .. import compat, fingerprint
 from ..names import bone_name, to_blender
+from ..source import set_source, source_text
 from ..props import BILLBOARD_ITEMS, PARAM_TYPE_ITEMS
 from .materials import MaterialBuilder
 from .textures import TextureFinder, texture_folders
 
-SOURCE_KEY = "alamo_source"          # the imported file's bytes (the .blend can compress)
 SOURCE_NAME_KEY = "alamo_source_file"
 BILLBOARD_IDS = {value: ident for ident, _, _, value in BILLBOARD_ITEMS}
 PARAM_IDS = {value: ident for ident, _, _, value in PARAM_TYPE_ITEMS}
@@ -221,6 +221,8 @@ class _ModelBuilder:
                 self.warn(f"animation not imported: {e}")
                 continue
             self.tx.add(res.action)
+            if source_text(res.action) is not None:
+                self.tx.add(source_text(res.action))
             self.result.counts["animations"] += 1
             self.result.warnings += [f"{os.path.basename(path)}: {w}" for w in res.warnings]
 
@@ -241,7 +243,7 @@ class _ModelBuilder:
         self.arm_obj, self.arm = arm_obj, arm
         arm_obj.alamo.role = "SKELETON"
         arm_obj.alamo.name = self.name
-        arm_obj[SOURCE_KEY] = self.data
+        tx.add(set_source(arm_obj, self.data, os.path.basename(self.filepath)))
         arm_obj[SOURCE_NAME_KEY] = to_blender(os.path.basename(self.filepath))
         arm_obj.show_in_front = True
         self.result.armature = arm_obj
@@ -301,10 +303,11 @@ class _ModelBuilder:
         extent = float(np.ptp(heads, axis=0).max()) if len(heads) > 1 else 0.0
         for m in self.model.meshes:
             for s in m.submeshes:
-                p = s.vertices["position"].astype(np.float64)
-                p = p[np.isfinite(p).all(axis=1)]
+                p = s.vertices["position"]
+                if not np.isfinite(p).all():
+                    p = p[np.isfinite(p).all(axis=1)]
                 if len(p):
-                    extent = max(extent, float(np.ptp(p, axis=0).max()))
+                    extent = max(extent, float(np.ptp(p.astype(np.float64), axis=0).max()))
         # display lengths only: a file's extreme coordinates must not make degenerate bones
         extent = min(extent, MAX_BONE_LENGTH)
         base = max(extent * 0.03, 0.01)
@@ -472,13 +475,18 @@ class _ModelBuilder:
         v = np.concatenate(verts) if verts else np.zeros(0, np.int64)
         b = np.concatenate(bones) if bones else np.zeros(0, np.int64)
         w = np.concatenate(weights) if weights else np.zeros(0)
-        # a bone listed twice for one file vertex adds up; (vertex, bone) as one int64 key
+        # a bone listed twice for one file vertex adds up; (vertex, bone) as one int64 key.
+        # Vertices come in order, so the stable sort mostly finds runs already sorted.
         nb = max(len(self.bone_names), 1)
-        keys, inverse = np.unique(v * nb + b, return_inverse=True)
-        total = np.zeros(len(keys))
-        np.add.at(total, inverse.ravel(), w)
+        keys = v * nb + b
+        order = np.argsort(keys, kind="stable")
+        keys, w = keys[order], w[order]
+        if len(keys):
+            starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+            if len(starts) != len(keys):
+                keys, w = keys[starts], np.add.reduceat(w, starts)
         v, b = keys // nb, keys % nb
-        w = total.astype(np.float32)
+        w = w.astype(np.float32)
         if merged_of is not None:
             # merged vertices share position and skinning: keep one copy of each weight
             keys, first = np.unique(merged_of[v] * nb + b, return_index=True)
@@ -487,7 +495,8 @@ class _ModelBuilder:
         for bone in np.unique(b):
             groups[bone] = obj.vertex_groups.new(name=self.bone_names[bone])
         # one call per (bone, weight) pair: a handful for real files
-        order = np.lexsort((w, b))
+        # sorted by bone, then weight (float32 >= 0 orders as its bits), then vertex
+        order = np.argsort((b << 32) | w.view(np.uint32).astype(np.int64), kind="stable")
         b, w, v = b[order], w[order], v[order]
         if len(b):
             cuts = np.flatnonzero((np.diff(b) != 0) | (np.diff(w) != 0)) + 1
