@@ -115,6 +115,28 @@ def read_attribute(mesh, name, dtype=np.float32):
     return out
 
 
+def material_indices(mesh):
+    """Each face's material slot. Through the attribute (``polygons.foreach_get`` goes face
+    by face: 0.15 s for a million faces); no attribute means every face uses slot 0."""
+    out = read_attribute(mesh, "material_index", np.int32)
+    if out is None or len(out) != len(mesh.polygons):
+        out = np.zeros(len(mesh.polygons), np.int32)
+        if mesh.attributes.get("material_index") is not None:
+            mesh.polygons.foreach_get("material_index", out)
+    return out
+
+
+def set_material_indices(mesh, indices):
+    """Set every face's material slot in one go (see :func:`material_indices`)."""
+    indices = np.ascontiguousarray(indices, np.int32)
+    if not indices.any():
+        return                          # slot 0 everywhere: Blender's default
+    att = mesh.attributes.get("material_index")
+    if att is None:
+        att = mesh.attributes.new("material_index", "INT", "FACE")
+    att.data.foreach_set("value", indices)
+
+
 def corner_vertices(mesh):
     """The vertex of each face corner (loop)."""
     out = None

@@ -138,9 +138,7 @@ def mesh_parts(me, obj, weights=None):
     parts["co"] = co
     from . import compat
     parts["loops"] = compat.corner_vertices(me)
-    mi = np.empty(len(me.polygons), np.int32)
-    me.polygons.foreach_get("material_index", mi)
-    parts["material_index"] = mi
+    parts["material_index"] = compat.material_indices(me)
     for layer in me.uv_layers:
         parts[f"uv:{layer.name}"] = compat.uv_layer(me, layer).ravel()
     for name, width, prop in (("Color", 4, "color"), ("alamo_tangent", 3, "vector"),

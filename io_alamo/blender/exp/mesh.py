@@ -155,8 +155,7 @@ def _build(exporter, obj, me, bone, name):
     if nt == 0:
         raise ExportError(["has no triangles"])
     n_loops = len(me.loops)
-    poly_mat = np.empty(len(me.polygons), np.int32)
-    me.polygons.foreach_get("material_index", poly_mat)
+    poly_mat = compat.material_indices(me)
     poly_size = np.empty(len(me.polygons), np.int32)
     me.polygons.foreach_get("loop_total", poly_size)
     slots = [s.material for s in obj.material_slots] or [None]

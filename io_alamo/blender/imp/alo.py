@@ -413,7 +413,7 @@ class _ModelBuilder:
         me.loops.foreach_set("vertex_index", parts["loops"])
         me.polygons.add(n_tri)
         me.polygons.foreach_set("loop_start", np.arange(0, 3 * n_tri, 3, dtype=np.int32))
-        me.polygons.foreach_set("material_index", parts["material_index"])
+        compat.set_material_indices(me, parts["material_index"])
         me.update(calc_edges=True)
         for k in a.uv_sets():
             layer = me.uv_layers.new(name=f"UV{k}", do_init=False)
