@@ -33,6 +33,14 @@ def get_source(idblock):
     return held
 
 
+def has_source(idblock):
+    """Whether bytes are kept, without copying them (panels ask on every redraw)."""
+    held = idblock.get(KEY) if idblock is not None else None
+    if isinstance(held, bpy.types.Text):
+        return BYTES_KEY in held
+    return held is not None
+
+
 def source_text(idblock):
     """The Text datablock holding ``idblock``'s bytes, or None."""
     held = idblock.get(KEY) if idblock is not None else None

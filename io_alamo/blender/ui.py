@@ -23,7 +23,7 @@ from . import compat
 from .exp.ala import armature_actions
 from .exp.alo import ExportError, ExportOptions, Problem, build_model, find_armature
 from .imp import materials
-from .source import get_source
+from .source import has_source
 from .imp.alo import LIGHT_WATTS_PER_INTENSITY
 from .imp.textures import texture_folders
 from .prefs import user_texture_folders
@@ -761,7 +761,7 @@ def set_active_action(arm, action, scene=None):
         scene.frame_start = int(round(start))
         scene.frame_end = max(int(round(end)), scene.frame_start)
         fps = float(action.alamo.fps)
-        if fps > 0 and get_source(action) is not None:
+        if fps > 0 and has_source(action):
             scene.render.fps = max(1, int(round(fps)))
             scene.render.fps_base = scene.render.fps / fps
     wm = bpy.context.window_manager
@@ -829,7 +829,7 @@ class ALAMO_UL_actions(bpy.types.UIList):
         row = layout.row(align=True)
         row.label(text=item.name, icon="PLAY" if active else "ACTION")
         start, end = item.frame_range
-        fps = item.alamo.fps if item.alamo.fps > 0 and get_source(item) is not None \
+        fps = item.alamo.fps if item.alamo.fps > 0 and has_source(item) \
             else context.scene.render.fps / context.scene.render.fps_base
         sub = row.row()
         sub.alignment = "RIGHT"

@@ -131,6 +131,10 @@ def test_corpus_animation_matches_the_file(blender, tmp_path, path):
     from io_alamo.blender.source import get_source
     assert bytes(get_source(result.action)) == path.read_bytes()
     assert isinstance(result.action["alamo_source"], bpy.types.Text)
+    from io_alamo.blender.source import has_source
+    assert has_source(result.action)
+    del result.action["alamo_source"]["alamo_bytes"]
+    assert not has_source(result.action) and get_source(result.action) is None
 
 
 FIXTURES = ["fixture_ala_v1_scale_step", "fixture_ala_v2_scale", "fixture_ala_v1_constant"]

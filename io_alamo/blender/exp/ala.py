@@ -17,8 +17,9 @@ from ...formats import (
     AlamoFormatError, AnimationData, convert_animation, encode_animation, read_ala, save,
 )
 from .. import compat, fingerprint
-from ..source import get_source
-from .alo import ExportError, ExportOptions, _Exporter, _source, inverse
+from ..matrices import inverse
+from ..source import get_source, has_source
+from .alo import ExportError, ExportOptions, _Exporter, _source
 
 MAX_FRAMES = 100_000
 VISIBLE_PATH = "alamo.visible"
@@ -124,7 +125,7 @@ def frame_span(context, action, options):
 
 def frame_rate(context, action, options):
     scene = context.scene
-    if options.frame_rate == "ACTION" and action.alamo.fps > 0 and get_source(action):
+    if options.frame_rate == "ACTION" and action.alamo.fps > 0 and has_source(action):
         return float(action.alamo.fps)
     return scene.render.fps / scene.render.fps_base
 

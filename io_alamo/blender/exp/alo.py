@@ -18,6 +18,7 @@ from ...formats import (
 )
 from ...formats.files import save_all
 from .. import fingerprint
+from ..matrices import inverse, nearest_rotation
 from ..names import from_blender
 from ..source import get_source
 from ..props import BILLBOARD_ITEMS
@@ -154,49 +155,6 @@ def _source(arm):
     except AlamoFormatError:
         return None
     return model if model.kind == "model" else None
-
-
-def _normalize(m3):
-    if not np.isfinite(m3).all():
-        return np.eye(3)                  # a file's matrix may hold NaN or infinity
-    try:
-        u, _, vt = np.linalg.svd(m3)
-    except np.linalg.LinAlgError:
-        return np.eye(3)
-    r = u @ vt
-    if np.linalg.det(r) < 0:
-        r = u @ np.diag([1.0, 1.0, -1.0]) @ vt
-    return r
-
-
-def inverse(m):
-    """Inverse of a matrix (or a stack of them). A file's bone matrices may be singular (a
-    zero scale) or hold NaN or infinity: those get the pseudo-inverse, or the identity."""
-    m = np.asarray(m, np.float64)
-    try:
-        out = np.linalg.inv(m)
-        if np.isfinite(out).all():
-            return out
-    except np.linalg.LinAlgError:
-        pass
-    n = m.shape[-1]
-    flat = m.reshape(-1, n, n)
-    out = np.empty_like(flat)
-    for k, a in enumerate(flat):
-        out[k] = _inverse_one(a)
-    return out.reshape(m.shape)
-
-
-def _inverse_one(a):
-    if np.isfinite(a).all():
-        for invert in (np.linalg.inv, np.linalg.pinv):
-            try:
-                out = invert(a)
-            except np.linalg.LinAlgError:
-                continue
-            if np.isfinite(out).all():
-                return out
-    return np.eye(len(a))
 
 
 def build_model(context, options):
@@ -399,7 +357,7 @@ class _Exporter:
             world = worlds[parent] @ local if parent >= 0 else local
             scale = max(1.0, float(np.abs(world[:3, 3]).max()))
             if (np.allclose(rest[:3, 3], world[:3, 3], atol=1e-4 * scale)
-                    and np.allclose(rest[:3, :3], _normalize(world[:3, :3]), atol=1e-4)):
+                    and np.allclose(rest[:3, :3], nearest_rotation(world[:3, :3]), atol=1e-4)):
                 return stored
         # relative to the parent as exported (its file matrix may carry a scale)
         local = inverse(worlds[parent]) @ rest if parent >= 0 else rest
@@ -414,7 +372,7 @@ class _Exporter:
             if obj.parent is None or (obj.parent_type != "BONE" and obj.alamo.role != "MESH"):
                 world = self.to_model(obj)
                 m = np.eye(4)
-                m[:3, :3] = _normalize(world[:3, :3])
+                m[:3, :3] = nearest_rotation(world[:3, :3])
                 m[:3, 3] = world[:3, 3]
                 self.skeleton.bones.append(Bone(obj.name, 0, m[:3, :].astype("<f4")))
                 self.worlds.append(m)

@@ -6,10 +6,11 @@ import numpy as np
 
 from ... import shaders
 from .. import compat
+from ..matrices import inverse
 from ..names import from_blender
 from ...formats import VERTEX_DTYPE, Mesh, SubMesh, build_collision_tree
 from ...naming import format_has_tangents, format_is_b4i4
-from .alo import MAX_SKIN_BONES, MAX_VERTICES, ExportError, inverse
+from .alo import MAX_SKIN_BONES, MAX_VERTICES, ExportError
 
 
 def _evaluated_mesh(obj, depsgraph, apply_modifiers):

@@ -16,6 +16,7 @@ from ...formats import AlamoFormatError, Mesh, ParticleEffect, read_alo
 from ...formats.files import read_file_bytes
 from ...naming import default_visibility, format_has_colors, format_has_tangents, format_is_b4i4
 from .. import compat, fingerprint
+from ..matrices import inverse, nearest_rotation, rigid_inverse
 from ..names import bone_name, to_blender
 from ..source import set_source, source_text
 from ..props import BILLBOARD_ITEMS, PARAM_TYPE_ITEMS
@@ -118,35 +119,6 @@ def _alive(idblock):
         return True
     except ReferenceError:
         return False
-
-
-def _normalized_rotation(m3):
-    """The nearest proper rotation to a 3x3 matrix (Blender bones hold no scale or shear)."""
-    try:
-        u, _, vt = np.linalg.svd(m3)
-    except np.linalg.LinAlgError:         # a file's matrix can be anything
-        return np.eye(3)
-    r = u @ vt
-    if np.linalg.det(r) < 0:
-        r = u @ np.diag([1.0, 1.0, -1.0]) @ vt
-    if not np.all(np.isfinite(r)):
-        r = np.eye(3)
-    return r
-
-
-def _inverse_rest(m):
-    """Inverse of a bone's rest matrix (rotation and translation). The degenerate bones a
-    file's extreme matrices can make may be singular: their rotation is transposed."""
-    try:
-        out = np.linalg.inv(m)
-        if np.isfinite(out).all():
-            return out
-    except np.linalg.LinAlgError:
-        pass
-    out = np.eye(4)
-    out[:3, :3] = m[:3, :3].T
-    out[:3, 3] = -(m[:3, :3].T @ m[:3, 3])
-    return out
 
 
 def _translation(v):
@@ -262,7 +234,7 @@ class _ModelBuilder:
                                         else "Root")
                 world = self.worlds[i] if b is not None else np.eye(4)
                 m = np.eye(4)
-                m[:3, :3] = _normalized_rotation(world[:3, :3])
+                m[:3, :3] = nearest_rotation(world[:3, :3])
                 m[:3, 3] = np.clip(world[:3, 3], -BONE_REACH, BONE_REACH)
                 # in float32 a bone far out needs a length its tail can tell from its head
                 length = max(float(lengths[i]), 1e-5 * float(np.abs(m[:3, 3]).max()))
@@ -340,7 +312,7 @@ class _ModelBuilder:
         bone = self.arm.bones[name]
         tail = np.array(bone.matrix_local, np.float64) @ _translation((0.0, bone.length, 0.0))
         obj.matrix_parent_inverse = Matrix.Identity(4)
-        obj.matrix_basis = Matrix((_inverse_rest(tail) @ world).tolist())
+        obj.matrix_basis = Matrix((inverse(tail, rigid_inverse) @ world).tolist())
 
     # --- meshes ---------------------------------------------------------------------------
 
