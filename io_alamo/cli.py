@@ -8,8 +8,9 @@ import sys
 from .formats.animation import convert_animation
 from .formats.chunks import read_chunks
 from .formats.describe import chunk_tree, format_tree, summary
-from .formats.errors import AlamoFormatError
-from .formats.files import encode, load, load_ala, read_file_bytes, read_any, save
+from .formats.errors import AlamoFormatError, FormatError
+from .formats.files import encode, load_ala, read_file_bytes, read_any, save
+from .formats.kinds import foreign_kind
 from .formats.validate import validate
 
 
@@ -47,7 +48,9 @@ def chunk_path_at(data, offset):
 
 def cmd_info(args):
     for path in args.files:
-        lines = summary(load(path))
+        data = read_file_bytes(path)
+        kind = foreign_kind(data)
+        lines = kind.info(data, path) if kind else summary(read_any(data, filename=path))
         print(f"{path}:")
         for line in lines:
             print("  " + line)
@@ -73,8 +76,12 @@ def cmd_roundtrip(args):
     for path in args.files:
         try:
             data = read_file_bytes(path)
-            out = encode(read_any(data, filename=path))
-        except AlamoFormatError as e:
+            kind = foreign_kind(data)
+            if kind and kind.roundtrip is None:
+                print(f"{path}: {kind.name} files are read, not written: no round trip")
+                continue
+            out = kind.roundtrip(data, path) if kind else encode(read_any(data, filename=path))
+        except FormatError as e:
             print(f"{path}: error: {e}")
             status = 1
             continue
@@ -92,8 +99,11 @@ def cmd_validate(args):
     status = 0
     for path in args.files:
         try:
-            problems = validate(load(path))
-        except AlamoFormatError as e:
+            data = read_file_bytes(path)
+            kind = foreign_kind(data)
+            problems = (kind.validate(data, path) if kind
+                        else validate(read_any(data, filename=path)))
+        except FormatError as e:
             problems = [str(e)]
         for p in problems:
             print(f"{path}: {p}")
@@ -147,7 +157,7 @@ def main(argv=None):
         # output piped into e.g. `head`: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except AlamoFormatError as e:
+    except FormatError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     except OSError as e:

@@ -14,7 +14,7 @@ from .alo_write import write_alo
 from .animation import Animation, BoneAnimation, convert_animation, read_ala, write_ala
 from .chunks import Chunk, Mini, read_chunks, read_minis, write_chunks, write_minis
 from .collision import CollisionTree, build_collision_tree, check_collision_tree
-from .errors import AlamoFormatError
+from .errors import AlamoFormatError, FormatError
 from .files import load, load_ala, load_alo, read_any, save
 from .model import (
     VERTEX_DTYPE, VERTEX_DTYPE_NO_UNUSED, Billboard, Bone, Connections, Dazzle, Light,

@@ -1,12 +1,16 @@
-"""The one error type every reader and writer raises for bad input."""
+"""The error types every reader and writer raises for bad input."""
 
 
-class AlamoFormatError(ValueError):
-    """A file (or an in-memory model about to be written) breaks the Alamo format.
+class FormatError(ValueError):
+    """A file (or an in-memory model about to be written) breaks its format.
 
     Carries where the problem is, so that a modder can find it with a hex editor:
-    the file name, the byte offset and the chunk path (``0x400[2]/0x10000/0x10007``).
+    the file name, the byte offset and the place in the file's structure (for Alamo files the
+    chunk path ``0x400[2]/0x10000/0x10007``; for other formats e.g. ``LOD 3/faces``).
+    Every format io_alamo reads raises a subclass of this one type.
     """
+
+    where_label = "in"       # how ``path`` is introduced in the message
 
     def __init__(self, message, *, offset=None, path="", filename=None):
         self.message = message
@@ -22,7 +26,7 @@ class AlamoFormatError(ValueError):
         if self.offset is not None:
             where.append(f"offset 0x{self.offset:x}")
         if self.path:
-            where.append(f"chunk {self.path}")
+            where.append(f"{self.where_label} {self.path}")
         return (", ".join(where) + ": " if where else "") + self.message
 
     def with_filename(self, filename):
@@ -31,3 +35,9 @@ class AlamoFormatError(ValueError):
             self.filename = filename
             self.args = (self._text(),)
         return self
+
+
+class AlamoFormatError(FormatError):
+    """A file (or an in-memory model about to be written) breaks the Alamo format."""
+
+    where_label = "chunk"

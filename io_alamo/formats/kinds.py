@@ -1,0 +1,34 @@
+"""Model formats of other engines that io_alamo reads, each told apart by its first bytes.
+
+One entry per format. The command line asks :func:`foreign_kind` before it treats a file as an
+Alamo chunk file, so ``info``, ``validate`` and ``roundtrip`` work on every format io_alamo knows.
+Each format's module stays on its own (stdlib + numpy) and raises a subclass of
+:class:`~io_alamo.formats.errors.FormatError`.
+"""
+
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+
+@dataclass(frozen=True, slots=True)
+class ForeignKind:
+    name: str                                        # e.g. "Alithia ALM1"
+    magic: bytes                                     # the file's first bytes
+    info: Callable[[bytes, str], list]               # readable summary lines
+    validate: Callable[[bytes, str], list]           # problems, one string each; [] = fine
+    roundtrip: Optional[Callable[[bytes, str], bytes]] = None   # read + write back, if writable
+
+
+KINDS: tuple = (
+    # one line per format, e.g.
+    # ForeignKind("Alithia ALM1", b"ALM1", alm1.info_lines, alm1.problems, alm1.roundtrip),
+)
+
+
+def foreign_kind(data) -> Optional[ForeignKind]:
+    """The non-Alamo format ``data`` is in, by its magic, or None."""
+    head = bytes(data[:16])
+    for kind in KINDS:
+        if head.startswith(kind.magic):
+            return kind
+    return None
