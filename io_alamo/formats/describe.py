@@ -28,6 +28,9 @@ CHUNK_NAMES = {
     0x1009: "rotation frames", 0x100A: "translation frames", 0x100B: "scale frames",
 }
 
+# Data chunks that hold one zero-terminated string: shown as text, not hex.
+STRING_CHUNKS = frozenset({0x203, 0x401, 0x10101, 0x1301})   # bone, mesh, shader, light name
+
 _MODEL_MINIS = {0x601: CONNECTIONS_HEADER_SCHEMA, 0x602: OBJECT_CONNECTION_SCHEMA,
                 0x603: PROXY_SCHEMA, 0x604: DAZZLE_SCHEMA, 0x1201: COLLISION_HEADER_SCHEMA,
                 **{int(k): v for k, v in PARAM_SCHEMAS.items()}}
@@ -63,6 +66,12 @@ def chunk_tree(roots):
         if c.is_container:
             d["children"] = [node(k, c.type) for k in c.children]
             return d
+        if c.type in STRING_CHUNKS and not is_animation:
+            raw = bytes(c.data)
+            d["text"] = _mini_value(raw, "str")
+            if raw != raw.split(b"\0", 1)[0] + b"\0":     # no terminator, or bytes after it
+                d["head"] = raw[:32].hex()
+            return d
         schema = _mini_schema(c, parent_type, is_animation)
         if schema is not None:
             try:
@@ -93,6 +102,10 @@ def format_tree(nodes, indent=0):
                 label = m.get("field", "?")
                 value = m.get("value", m.get("data"))
                 lines.append(f"{pad}    mini {m['type']} {label} = {value}")
+        elif "text" in n:
+            lines.append(f"{pad}    {n['text']!r}"
+                         + (f"  (bytes: {n['head']}{'...' if n['size'] > 32 else ''})"
+                            if "head" in n else ""))
         elif n["size"]:
             more = "..." if n["size"] > 32 else ""
             lines.append(f"{pad}    {n['head']}{more}")
