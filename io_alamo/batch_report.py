@@ -7,7 +7,6 @@ import ctypes
 import os
 import re
 import sys
-import tempfile
 import time
 
 FAILED = ("failed", "differs")
@@ -144,9 +143,9 @@ def _c_stdio_flush():
 
 @contextlib.contextmanager
 def blender_output_hidden(hide=True):
-    """Send everything written to the process's stdout and stderr (by Python or by C code:
-    Cycles' ``Fra:1 Mem:...`` lines, the glTF exporter's INFO lines) to a temporary file
-    that is thrown away, for the duration of the block."""
+    """Throw away everything written to the process's stdout and stderr (by Python or by C
+    code: Cycles' ``Fra:1 Mem:...`` lines, the glTF exporter's INFO lines, "Saved ..."),
+    for the duration of the block."""
     if not hide:
         yield
         return
@@ -158,15 +157,13 @@ def blender_output_hidden(hide=True):
     except OSError:              # no real stdout (e.g. a GUI without a console)
         yield
         return
-    with tempfile.TemporaryFile() as sink:
-        os.dup2(sink.fileno(), 1)
-        os.dup2(sink.fileno(), 2)
+    with open(os.devnull, "w") as null, \
+            contextlib.redirect_stdout(null), contextlib.redirect_stderr(null):
+        os.dup2(null.fileno(), 1)          # C code, and Python code holding the real streams
+        os.dup2(null.fileno(), 2)
         try:
             yield
         finally:
-            for stream in (sys.stdout, sys.stderr):
-                with contextlib.suppress(Exception):
-                    stream.flush()
             _c_stdio_flush()
             os.dup2(saved[0], 1)
             os.dup2(saved[1], 2)
