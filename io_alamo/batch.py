@@ -34,6 +34,8 @@ import time
 from pathlib import Path
 
 from .batch_report import BatchReport, blender_output_hidden
+from .formats.describe import without_filename
+from .formats.sniff import check_alamo
 
 RESULT_PREFIX = "@@alamo-result "
 VERBS = {"import": (".alo",), "export": (".blend",), "roundtrip": (".alo",)}
@@ -241,19 +243,22 @@ def run_one(verb, path, rel, out, options, verbose=False):
     start = time.perf_counter()
     warnings = []
     try:
+        if VERBS[verb] == (".alo",):
+            with open(path, "rb") as f:
+                check_alamo(f.read(4), filename=str(path))     # a PNG named .alo, say
         with blender_output_hidden(not verbose):
             status, message, outputs, warnings = WORKERS[verb](path, rel, out, **options)
     except NotAModelError:
         status, message, outputs = "skipped", "a particle effect, not a model", []
     except Exception as e:         # noqa: BLE001 - reported, and the run goes on
-        status, message, outputs = "failed", _one_line(e), []
+        status, message, outputs = "failed", _one_line(e, path), []
     return {"path": str(path), "status": status, "message": message,
             "seconds": time.perf_counter() - start, "outputs": [str(p) for p in outputs],
             "warnings": list(warnings)}
 
 
-def _one_line(e):
-    text = str(e).strip().splitlines()
+def _one_line(e, path):
+    text = without_filename(e, path).strip().splitlines()
     return f"{type(e).__name__}: {text[0] if text else ''}"
 
 

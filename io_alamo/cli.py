@@ -9,7 +9,7 @@ import sys
 from . import batch
 from .formats.animation import convert_animation, read_ala
 from .formats.chunks import read_chunks
-from .formats.describe import chunk_tree, format_tree, summary
+from .formats.describe import chunk_tree, format_tree, summary, without_filename
 from .formats.errors import AlamoFormatError, FormatError
 from .formats.files import encode, read_file_bytes, read_any, save
 from .formats.kinds import foreign_kind
@@ -57,16 +57,6 @@ def read_input(path):
     if kind is None:
         check_alamo(data, filename=path)
     return data, kind
-
-
-def without_filename(error, path):
-    """The error's text without the file name, for lines that already start with it."""
-    text = str(error)
-    for name in {str(error.filename or ""), str(path)} - {""}:
-        for sep in (", ", ": "):
-            if text.startswith(name + sep):
-                return text[len(name) + len(sep):]
-    return text
 
 
 def cmd_info(args):

@@ -56,6 +56,18 @@ def _mini_value(data, kind):
     return v.tolist() if hasattr(v, "tolist") else v
 
 
+def without_filename(error, path=None):
+    """An error's text without the file name it starts with, for lines that already start
+    with the name (``x.alo: offset 0x10, chunk 0x200: ...``, not ``x.alo: x.alo, ...``)."""
+    text = str(error)
+    names = {str(getattr(error, "filename", None) or ""), str(path or "")} - {""}
+    for name in sorted(names, key=len, reverse=True):
+        for sep in (", ", ": "):
+            if text.startswith(name + sep):
+                return text[len(name) + len(sep):]
+    return text
+
+
 def chunk_tree(roots):
     """The chunk tree as plain dicts (types, sizes, offsets, decoded mini-chunks)."""
     is_animation = bool(roots) and roots[0].type == 0x1000

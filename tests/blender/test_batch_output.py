@@ -183,3 +183,20 @@ def test_an_empty_folder_beside_a_full_one_does_not_stop_the_run(blender, tmp_pa
     captured = capsys.readouterr()
     assert status == 0 and "1 identical" in captured.out
     assert f"no .alo files found in {tmp_path / 'empty'}" in captured.err
+
+
+def test_failures_name_the_file_once(blender, tmp_path, capsys):
+    write_sample(tmp_path / "in")
+    data = (tmp_path / "in" / "Sample_Tank.alo").read_bytes()
+    (tmp_path / "in" / "Broken.alo").write_bytes(data[:1000])
+    (tmp_path / "in" / "Picture.alo").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    status = batch.run(["import", str(tmp_path / "in"), "--out", str(tmp_path / "o")], "test")
+    out = capsys.readouterr().out
+    assert status == 1
+    lines = {l.split()[2].rsplit("/", 1)[-1]: l for l in out.splitlines() if l.startswith("[")}
+    assert lines["Picture.alo"].endswith(
+        "NotAlamoError: not an Alamo file (starts with 89 50 4e 47)")
+    assert "failed" in lines["Broken.alo"] and "offset 0x" in lines["Broken.alo"]
+    for name in ("Picture.alo", "Broken.alo"):
+        assert lines[name].count(name) == 1, lines[name]
+    assert "2 failed, 1 ok" in out
