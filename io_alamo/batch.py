@@ -4,18 +4,22 @@
     blender -b -c alamo VERB ...               (the extension enabled)
 
 Verbs:
-    import FILES_OR_DIRS --out DIR [--glb] [--preview]
+    import FILES_OR_DIRS --out DIR [--glb] [--preview] [--textures DIR ...]
         each .alo (with its <MODEL>_*.ala animations) to a .blend; optionally a .glb through
-        Blender's glTF exporter and a small PNG render (Cycles on the CPU)
+        Blender's glTF exporter and a small PNG render (Cycles on the CPU). Textures are
+        looked up as the add-on does (beside the model, the mod's Data/Art/Textures found
+        from the model and from each input folder, the add-on's folders) and in --textures
     export FILES_OR_DIRS --out DIR [--ala-format 1|2]
         each .blend back to .alo, and its armature's actions to .ala
     roundtrip FILES_OR_DIRS
         import and export each model (and its animations) and report which come back
         byte-identical
 
-Directories are walked recursively. One line of progress per file with its time; a failure
-is reported and the run goes on; a summary at the end; exit status 1 if any file failed (or,
-for roundtrip, differs). ``--jobs N`` runs the files in N worker processes.
+Directories are walked recursively. One line per file with its time and its warnings
+counted (``--verbose``: each warning, and Blender's own output, which is hidden otherwise);
+on a terminal a progress line with the count, rate and time left; a failure is reported and
+the run goes on; a summary at the end; exit status 1 if any file failed (or, for roundtrip,
+differs). ``--jobs N`` runs the files in N worker processes.
 """
 
 import argparse
@@ -29,21 +33,28 @@ import threading
 import time
 from pathlib import Path
 
+from .batch_report import BatchReport, blender_output_hidden
+from .formats.describe import without_filename
+from .formats.sniff import check_alamo
+
 RESULT_PREFIX = "@@alamo-result "
 VERBS = {"import": (".alo",), "export": (".blend",), "roundtrip": (".alo",)}
 
 
 # --- files --------------------------------------------------------------------------------
 
-def gather(inputs, suffixes):
+def gather(inputs, suffixes, empty=None):
     """(file, output stem relative to the output folder) for every matching file; folders
-    are walked recursively and keep their structure below the output folder."""
+    are walked recursively and keep their structure below the output folder. Folders
+    without a matching file are appended to ``empty``."""
     out, seen = [], set()
     for item in inputs:
         p = Path(item)
         if p.is_dir():
             found = sorted(f for f in p.rglob("*") if f.is_file()
                            and f.suffix.lower() in suffixes)
+            if not found and empty is not None:
+                empty.append(p)
             pairs = [(f, f.relative_to(p).with_suffix("")) for f in found]
         elif p.is_file():
             pairs = [(p, Path(p.stem))]
@@ -64,12 +75,13 @@ def _reset():
     bpy.ops.wm.read_factory_settings(use_empty=True)
 
 
-def do_import(path, rel, out, glb=False, preview=False, **_):
+def do_import(path, rel, out, glb=False, preview=False, texture_folders=(), **_):
     import bpy
 
     from .blender.imp.alo import ImportOptions, import_alo
     _reset()
-    result = import_alo(bpy.context, str(path), ImportOptions())
+    result = import_alo(bpy.context, str(path),
+                        ImportOptions(texture_folders=list(texture_folders)))
     blend = out / rel.with_suffix(".blend")
     blend.parent.mkdir(parents=True, exist_ok=True)
     bpy.ops.wm.save_as_mainfile(filepath=str(blend), check_existing=False)
@@ -82,7 +94,7 @@ def do_import(path, rel, out, glb=False, preview=False, **_):
         target = out / rel.with_suffix(".png")
         render_preview(bpy.context, target)
         outputs.append(target)
-    return "ok", result.summary(), outputs
+    return "ok", result.summary(), outputs, result.warnings
 
 
 # Blender 4.2 crashes while shutting down once its glTF exporter has run: after such a run
@@ -169,7 +181,7 @@ def do_export(path, rel, out, ala_format=2, **_):
     bpy.ops.wm.open_mainfile(filepath=str(path), load_ui=False, use_scripts=False)
     scene = bpy.context.scene
     arms = [o for o in scene.objects if o.type == "ARMATURE"]
-    outputs, summaries = [], []
+    outputs, summaries, warnings = [], [], []
     for arm in arms or [None]:
         name = rel if len(arms) <= 1 else rel.parent / arm.name
         target = out / name.with_suffix(".alo")
@@ -180,11 +192,12 @@ def do_export(path, rel, out, ala_format=2, **_):
         options = ExportOptions(scope="ARMATURE" if arm else "SCENE", animations=True,
                                 ala_format=int(ala_format))
         result = export_alo(bpy.context, str(target), options)
+        warnings += result.warnings
         outputs += [target] + [Path(p) for p in result.animations]
         c = result.counts
         summaries.append(f"{target.name}: {c['bones']} bones, {c['meshes']} meshes, "
                          f"{len(result.animations)} animations")
-    return "ok", "; ".join(summaries), outputs
+    return "ok", "; ".join(summaries), outputs, warnings
 
 
 def do_roundtrip(path, rel, out=None, **_):
@@ -216,55 +229,40 @@ def do_roundtrip(path, rel, out=None, **_):
             if at is not None:
                 differ.append(f"{original.name} differs at 0x{at:x} in {chunk_path_at(a, at)}")
     if differ:
-        return "differs", "; ".join(differ), []
-    return "identical", f"model and {len(pairs) - 1} animations byte-identical", []
+        return "differs", "; ".join(differ), [], []
+    return "identical", f"model and {len(pairs) - 1} animations byte-identical", [], []
 
 
 WORKERS = {"import": do_import, "export": do_export, "roundtrip": do_roundtrip}
 
 
-def run_one(verb, path, rel, out, options):
-    """{"path", "status" (ok/identical/differs/failed), "message", "seconds", "outputs"}."""
+def run_one(verb, path, rel, out, options, verbose=False):
+    """{"path", "status" (ok/identical/differs/failed), "message", "seconds", "outputs",
+    "warnings"}. Blender's own output is hidden unless ``verbose``."""
     from .blender.imp.alo import NotAModelError
     start = time.perf_counter()
+    warnings = []
     try:
-        status, message, outputs = WORKERS[verb](path, rel, out, **options)
+        if VERBS[verb] == (".alo",):
+            with open(path, "rb") as f:
+                check_alamo(f.read(4), filename=str(path))     # a PNG named .alo, say
+        with blender_output_hidden(not verbose):
+            status, message, outputs, warnings = WORKERS[verb](path, rel, out, **options)
     except NotAModelError:
         status, message, outputs = "skipped", "a particle effect, not a model", []
     except Exception as e:         # noqa: BLE001 - reported, and the run goes on
-        status, message, outputs = "failed", _one_line(e), []
+        status, message, outputs = "failed", _one_line(e, path), []
     return {"path": str(path), "status": status, "message": message,
-            "seconds": time.perf_counter() - start, "outputs": [str(p) for p in outputs]}
+            "seconds": time.perf_counter() - start, "outputs": [str(p) for p in outputs],
+            "warnings": list(warnings)}
 
 
-def _one_line(e):
-    text = str(e).strip().splitlines()
+def _one_line(e, path):
+    text = without_filename(e, path).strip().splitlines()
     return f"{type(e).__name__}: {text[0] if text else ''}"
 
 
 # --- running many -------------------------------------------------------------------------
-
-class _Report:
-    def __init__(self, total, stream):
-        self.total, self.stream, self.done = total, stream, []
-
-    def add(self, r):
-        self.done.append(r)
-        line = (f"[{len(self.done)}/{self.total}] {r['status']:<9} {r['path']} "
-                f"({r['seconds']:.2f} s)")
-        if r["message"]:
-            line += f"  {r['message']}"
-        print(line, file=self.stream, flush=True)
-
-    def summary(self, seconds):
-        counts = {}
-        for r in self.done:
-            counts[r["status"]] = counts.get(r["status"], 0) + 1
-        parts = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
-        print(f"{len(self.done)} files in {seconds:.1f} s: {parts or 'nothing to do'}",
-              file=self.stream, flush=True)
-        return 1 if any(r["status"] in ("failed", "differs") for r in self.done) else 0
-
 
 def _worker_command(args, files, blender_binary):
     rest = [args.verb] + [str(f) for f in files] + ["--jobs", "1", "--worker"]
@@ -276,6 +274,10 @@ def _worker_command(args, files, blender_binary):
         rest.append("--preview")
     if getattr(args, "ala_format", None):
         rest += ["--ala-format", str(args.ala_format)]
+    for folder in getattr(args, "textures", None) or ():
+        rest += ["--textures", str(folder)]
+    if args.verbose:
+        rest.append("--verbose")
     if blender_binary:
         return [blender_binary, "-b", "-c", "alamo"] + rest
     return [sys.executable, "-m", __package__ + ".batch"] + rest
@@ -336,6 +338,12 @@ def build_parser(prog):
         p.add_argument("inputs", nargs="+", metavar="FILES_OR_DIRS")
         p.add_argument("--jobs", "-j", type=int, default=1, help="worker processes")
         p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+        p.add_argument("--verbose", "-v", action="store_true",
+                       help="list every warning, and show Blender's own output")
+        if verb == "import":
+            p.add_argument("--textures", action="append", default=[], metavar="DIR",
+                           help="also look for textures in DIR (repeatable); the mod's "
+                                "Data/Art/Textures is found from the input path")
         if verb != "roundtrip":
             p.add_argument("--out", type=Path, required=True, help="output folder")
         else:
@@ -350,32 +358,72 @@ def build_parser(prog):
     return ap
 
 
+def search_folders(args):
+    """Texture folders for every file of the run: the mod's ``Data/Art/Textures`` (and
+    ``Art/Textures``, ``Textures``) found from each input path, the ``--textures`` folders,
+    the add-on's preference folders. Each model adds its own as the add-on does."""
+    from .blender.imp.textures import texture_folders
+    from .blender.prefs import user_texture_folders
+    folders = []
+    for item in args.inputs:
+        p = Path(item).resolve()
+        found = texture_folders(str(p / "-") if p.is_dir() else str(p))
+        folders += found[1:]               # [0] is the input folder itself
+    folders += [str(Path(d).resolve()) for d in getattr(args, "textures", ())]
+    folders += user_texture_folders(_context())
+    return list(dict.fromkeys(folders))
+
+
+def _context():
+    import bpy
+    return bpy.context
+
+
+def _options(args):
+    if args.verb == "import":
+        return {"glb": args.glb, "preview": args.preview,
+                "texture_folders": search_folders(args)}
+    if args.verb == "export":
+        return {"ala_format": args.ala_format}
+    return {}
+
+
 def run(argv, prog, blender_binary=None):
     """Parse ``argv`` and convert; returns the exit status. The add-on must be registered."""
     args = build_parser(prog).parse_args(argv)
     start = time.perf_counter()
+    empty = []
     try:
-        tasks = gather(args.inputs, VERBS[args.verb])
+        tasks = gather(args.inputs, VERBS[args.verb], empty)
+        missing = [d for d in getattr(args, "textures", ()) if not Path(d).is_dir()]
+        if missing:
+            raise FileNotFoundError(f"--textures {missing[0]}: no such folder")
     except FileNotFoundError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    for folder in empty:
+        print(f"no {' or '.join(VERBS[args.verb])} files found in {folder}", file=sys.stderr)
+    if not tasks:
+        return 1 if empty else 0
     if args.worker:
         rels = json.loads(os.environ.get("ALAMO_BATCH_RELS", "{}"))
         tasks = [(f, Path(rels.get(str(f), str(rel)))) for f, rel in tasks]
-    options = {}
-    if args.verb == "import":
-        options = {"glb": args.glb, "preview": args.preview}
-    elif args.verb == "export":
-        options = {"ala_format": args.ala_format}
+    options = _options(args)
+    if args.verbose and options.get("texture_folders") and not args.worker:
+        print("texture folders (after each model's own): "
+              + ", ".join(options["texture_folders"]), flush=True)
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
-    report = _Report(len(tasks), sys.stdout)
+    report = BatchReport(len(tasks), sys.stdout, verbose=args.verbose)
     if args.jobs > 1 and len(tasks) > 1 and not args.worker:
         args.jobs = min(args.jobs, len(tasks))
+        args.textures = options.get("texture_folders", [])
         run_parallel(args, tasks, report, blender_binary)
     else:
         for path, rel in tasks:
-            r = run_one(args.verb, path, rel, args.out, options)
+            if not args.worker:
+                report.start(path)
+            r = run_one(args.verb, path, rel, args.out, options, args.verbose)
             if args.worker:
                 print(RESULT_PREFIX + json.dumps(r), flush=True)
             else:
@@ -391,21 +439,31 @@ def cli_command(argv):
     return _finish(run(list(argv), "blender -b -c alamo", blender_binary=bpy.app.binary_path))
 
 
-def main(argv=None):
-    """``python -m io_alamo.batch ...`` in a Python that has the bpy wheel."""
+NEEDS_BPY = ("{prog}: needs Blender's Python module bpy, which this Python ({version}) does "
+             "not have. Either install it beside io_alamo (Python 3.11 only):\n"
+             "    pip install bpy==4.5.* 'numpy<2'\n"
+             "or run the same verbs in Blender, with the io_alamo extension enabled:\n"
+             "    blender -b -c alamo {verb} ...")
+
+
+def main(argv=None, prog="python -m io_alamo.batch"):
+    """``python -m io_alamo.batch ...`` (or ``io-alamo batch ...``) in a Python that has the
+    bpy wheel."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    build_parser(prog).parse_args(argv)        # help and usage errors need no bpy
     os.environ.setdefault("BLENDER_USER_RESOURCES", tempfile.mkdtemp(prefix="alamo-batch-"))
     try:
         import bpy
     except ImportError:
-        print("error: this needs Blender's Python module: pip install bpy (Python 3.11), or "
-              "run  blender -b -c alamo ...  with the extension enabled", file=sys.stderr)
+        print(NEEDS_BPY.format(prog=prog, version=sys.version.split()[0], verb=argv[0]),
+              file=sys.stderr)
         return 2
     from . import register, unregister
     own = not hasattr(bpy.types, "EXPORT_SCENE_OT_alo")
     if own:
         register()
     try:
-        status = run(sys.argv[1:] if argv is None else argv, "python -m io_alamo.batch")
+        status = run(argv, prog)
     finally:
         if own:
             unregister()   # Blender 4.2/4.5 crash at exit if classes stay registered

@@ -1,16 +1,19 @@
-"""``python -m io_alamo <verb>``: look inside, check and convert Alamo files without Blender."""
+"""``io-alamo <verb>`` (or ``python -m io_alamo <verb>``): look inside, check and convert Alamo
+files without Blender; ``io-alamo batch ...`` hands over to the Blender batch converter."""
 
 import argparse
 import json
 import os
 import sys
 
-from .formats.animation import convert_animation
+from . import batch
+from .formats.animation import convert_animation, read_ala
 from .formats.chunks import read_chunks
-from .formats.describe import chunk_tree, format_tree, summary
+from .formats.describe import chunk_tree, format_tree, summary, without_filename
 from .formats.errors import AlamoFormatError, FormatError
-from .formats.files import encode, load_ala, read_file_bytes, read_any, save
+from .formats.files import encode, read_file_bytes, read_any, save
 from .formats.kinds import foreign_kind
+from .formats.sniff import NotAlamoError, check_alamo
 from .formats.validate import validate
 
 
@@ -46,19 +49,34 @@ def chunk_path_at(data, offset):
     return path
 
 
+def read_input(path):
+    """(bytes, ForeignKind or None) of a file the command line was given: another engine's
+    format by its magic, else an Alamo file, else :class:`NotAlamoError`."""
+    data = read_file_bytes(path)
+    kind = foreign_kind(data)
+    if kind is None:
+        check_alamo(data, filename=path)
+    return data, kind
+
+
 def cmd_info(args):
+    status = 0
     for path in args.files:
-        data = read_file_bytes(path)
-        kind = foreign_kind(data)
-        lines = kind.info(data, path) if kind else summary(read_any(data, filename=path))
+        try:
+            data, kind = read_input(path)
+            lines = kind.info(data, path) if kind else summary(read_any(data, filename=path))
+        except FormatError as e:
+            print(f"{path}: {without_filename(e, path)}", file=sys.stderr)
+            status = 1
+            continue
         print(f"{path}:")
         for line in lines:
             print("  " + line)
-    return 0
+    return status
 
 
 def cmd_dump(args):
-    data = read_file_bytes(args.file)
+    data, _ = read_input(args.file)
     try:
         tree = chunk_tree(read_chunks(data))
     except AlamoFormatError as e:
@@ -75,14 +93,14 @@ def cmd_roundtrip(args):
     status = 0
     for path in args.files:
         try:
-            data = read_file_bytes(path)
-            kind = foreign_kind(data)
+            data, kind = read_input(path)
             if kind and kind.roundtrip is None:
                 print(f"{path}: {kind.name} files are read, not written: no round trip")
                 continue
             out = kind.roundtrip(data, path) if kind else encode(read_any(data, filename=path))
         except FormatError as e:
-            print(f"{path}: error: {e}")
+            label = "" if isinstance(e, NotAlamoError) else "error: "
+            print(f"{path}: {label}{without_filename(e, path)}")
             status = 1
             continue
         at = first_difference(data, out)
@@ -99,12 +117,11 @@ def cmd_validate(args):
     status = 0
     for path in args.files:
         try:
-            data = read_file_bytes(path)
-            kind = foreign_kind(data)
+            data, kind = read_input(path)
             problems = (kind.validate(data, path) if kind
                         else validate(read_any(data, filename=path)))
         except FormatError as e:
-            problems = [str(e)]
+            problems = [without_filename(e, path)]
         for p in problems:
             print(f"{path}: {p}")
         if problems:
@@ -115,15 +132,22 @@ def cmd_validate(args):
 
 
 def cmd_convert_ala(args):
-    anim = load_ala(args.input)
+    data, _ = read_input(args.input)
+    anim = read_ala(data, filename=args.input)
     save(convert_animation(anim, args.format), args.output)
     print(f"{args.output}: format #{args.format}, {anim.num_frames} frames, "
           f"{len(anim.bones)} bones")
     return 0
 
 
-def build_parser():
-    p = argparse.ArgumentParser(prog="python -m io_alamo",
+def program_name():
+    """How the user called us: ``io-alamo`` (the installed command) or ``python -m io_alamo``."""
+    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    return "python -m io_alamo" if name in ("__main__.py", "-m", "-c", "") else name
+
+
+def build_parser(prog=None):
+    p = argparse.ArgumentParser(prog=prog or program_name(),
                                 description="Inspect, check and convert Alamo .alo/.ala files.")
     sub = p.add_subparsers(dest="verb", required=True)
     s = sub.add_parser("info", help="readable summary of models and animations")
@@ -146,10 +170,16 @@ def build_parser():
     s.add_argument("--format", type=int, choices=(1, 2), required=True,
                    help="1 = Empire at War, 2 = Forces of Corruption")
     s.set_defaults(run=cmd_convert_ala)
+    sub.add_parser("batch", add_help=False,
+                   help="import, export or roundtrip many files through Blender (needs bpy): "
+                        "batch {import,export,roundtrip} --help")
     return p
 
 
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["batch"]:          # everything after it is the batch converter's
+        return batch.main(argv[1:], prog=f"{program_name()} batch")
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)
@@ -158,7 +188,8 @@ def main(argv=None):
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except FormatError as e:
-        print(f"error: {e}", file=sys.stderr)
+        # "x.png: not an Alamo file (...)" is a statement about the file, not a fault in it
+        print(f"{'' if isinstance(e, NotAlamoError) else 'error: '}{e}", file=sys.stderr)
         return 1
     except OSError as e:
         print(f"error: {e}", file=sys.stderr)

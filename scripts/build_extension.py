@@ -1,5 +1,5 @@
-"""Build the Blender extension zip: blender_manifest.toml and the io_alamo package's contents
-at the zip root (no tests, no caches), into dist/, then check it with the validator the bpy
+"""Build the Blender extension zip: blender_manifest.toml, LICENSE and the io_alamo package's
+contents at the zip root (no tests, no caches), into dist/, then check it with the validator the bpy
 wheel ships (bl_pkg/cli/blender_ext.py validate).
 
     python scripts/build_extension.py [--out DIR] [--validator PATH] [--no-validate]
@@ -22,6 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "io_alamo"
 MANIFEST = ROOT / "blender_manifest.toml"
+LICENSE = ROOT / "LICENSE"                 # GPL-3.0-or-later, as the manifest says
 VALIDATOR = "scripts/addons_core/bl_pkg/cli/blender_ext.py"
 SKIP_DIRS = {"__pycache__"}
 SKIP_SUFFIXES = {".pyc", ".pyo"}
@@ -29,7 +30,7 @@ SKIP_SUFFIXES = {".pyc", ".pyo"}
 
 def package_files():
     """(path on disk, name in the zip) for every file the extension ships."""
-    out = [(MANIFEST, "blender_manifest.toml")]
+    out = [(MANIFEST, "blender_manifest.toml"), (LICENSE, "LICENSE")]
     for folder, dirs, files in os.walk(PACKAGE):
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
         for name in sorted(files):

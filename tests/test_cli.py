@@ -1,5 +1,6 @@
 """The command line: python -m io_alamo <verb>."""
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -101,3 +102,116 @@ def test_bad_file_gives_one_line_and_nonzero_exit(tmp_path):
 def test_missing_file_is_a_clean_error(tmp_path, capsys):
     assert main(["info", str(tmp_path / "nope.alo")]) == 1
     assert "cannot read" in capsys.readouterr().err
+
+
+# --- messages: what is not an Alamo file, names once per line, strings in dump -------------
+
+NOT_ALAMO = {
+    "x.png": (b"\x89PNG\r\n\x1a\n" + bytes(40), "starts with 89 50 4e 47"),
+    "notes.txt": (b"hello, modders\n", "starts with 68 65 6c 6c"),
+    "scene.blend": (b"BLENDER-v405RENDH" + bytes(40), "starts with 42 4c 45 4e"),
+    "empty.alo": (b"", "it is empty"),
+}
+
+
+@pytest.fixture
+def not_alamo(tmp_path):
+    out = {}
+    for name, (data, why) in NOT_ALAMO.items():
+        (tmp_path / name).write_bytes(data)
+        out[str(tmp_path / name)] = f"not an Alamo file ({why})"
+    return out
+
+
+@pytest.mark.parametrize("verb", ["info", "validate", "roundtrip"])
+def test_a_file_that_is_not_alamo_gets_one_line_saying_so(verb, not_alamo, capsys):
+    assert main([verb, *not_alamo]) == 1
+    captured = capsys.readouterr()
+    lines = (captured.out + captured.err).strip().splitlines()
+    assert sorted(lines) == sorted(f"{path}: {why}" for path, why in not_alamo.items())
+
+
+@pytest.mark.parametrize("verb", [["dump"], ["dump", "--json"], ["convert-ala"]])
+def test_single_file_verbs_say_not_an_alamo_file(verb, not_alamo, tmp_path, capsys):
+    for path, why in not_alamo.items():
+        extra = [str(tmp_path / "out.ala"), "--format", "1"] if verb == ["convert-ala"] else []
+        assert main([verb[0], path, *verb[1:], *extra]) == 1
+        captured = capsys.readouterr()
+        assert captured.err == f"{path}: {why}\n" and captured.out == ""
+        assert not (tmp_path / "out.ala").exists()
+
+
+def test_a_damaged_alamo_file_still_gets_the_chunk_error(tmp_path, capsys):
+    data, _ = sb.fixture_alo_lights()
+    p = tmp_path / "broken.alo"
+    p.write_bytes(data[:len(data) // 2])
+    for verb in ("info", "validate", "roundtrip"):
+        assert main([verb, str(p)]) == 1
+        captured = capsys.readouterr()
+        line, = (captured.out + captured.err).strip().splitlines()
+        assert "not an Alamo file" not in line and "offset 0x" in line and "chunk 0x" in line
+        assert line.count("broken.alo") == 1, line          # the name once, at the start
+        assert line.startswith(f"{p}: ")
+
+
+def test_another_engines_format_is_not_called_not_alamo(tmp_path, capsys, monkeypatch):
+    from io_alamo.formats import kinds
+    png = kinds.ForeignKind("Test PNG", b"\x89PNG", lambda data, path: ["a test image"],
+                            lambda data, path: [])
+    monkeypatch.setattr(kinds, "KINDS", (png,))
+    p = tmp_path / "x.png"
+    p.write_bytes(NOT_ALAMO["x.png"][0])
+    assert main(["info", str(p)]) == 0 and main(["validate", str(p)]) == 0
+    out = capsys.readouterr().out
+    assert "a test image" in out and f"{p}: ok" in out and "not an Alamo" not in out
+
+
+def test_dump_shows_names_inside_data_chunks_as_text(files, capsys):
+    assert main(["dump", str(files["fixture_alo_lights"])]) == 0
+    out = capsys.readouterr().out
+    assert "'Root'" in out                                  # bone name 0x203
+    assert "alDefault.fx" in out or ".fx'" in out           # shader name 0x10101
+    assert "526f6f7400" not in out                          # not as hex any more
+    assert main(["dump", "--json", str(files["fixture_alo_lights"])]) == 0
+    tree = json.loads(capsys.readouterr().out)
+
+    def walk(nodes):
+        for n in nodes:
+            yield n
+            yield from walk(n.get("children", []))
+    texts = {}
+    for n in walk(tree):
+        if "text" in n:
+            texts.setdefault(n["name"], []).append(n["text"])
+    assert texts["bone name"][0] == "Root"
+    assert texts["mesh name"] and texts["shader name"][0].lower().endswith(".fx")
+    assert texts["light name"]
+    assert all("head" not in n for n in walk(tree) if "text" in n)   # clean strings
+
+
+def test_dump_keeps_bytes_after_a_string_visible(tmp_path, capsys):
+    data, _ = sb.fixture_alo_lights()
+    at = data.index(b"Root\x00")
+    p = tmp_path / "odd.alo"
+    p.write_bytes(data[:at] + b"Roo\x00" + b"\x07" + data[at + 5:])   # same size, junk after
+    assert main(["dump", str(p)]) == 0
+    out = capsys.readouterr().out
+    assert "'Roo'  (bytes: 526f6f0007)" in out
+
+
+def test_program_name_follows_how_it_was_called(monkeypatch):
+    from io_alamo.cli import program_name
+    monkeypatch.setattr(sys, "argv", ["/venv/bin/io-alamo", "info"])
+    assert program_name() == "io-alamo"
+    monkeypatch.setattr(sys, "argv", ["/x/io_alamo/__main__.py", "info"])
+    assert program_name() == "python -m io_alamo"
+
+
+@pytest.mark.skipif(importlib.util.find_spec("bpy") is not None,
+                    reason="checks the message for a Python without bpy (the numpy 2 run)")
+def test_batch_without_bpy_says_what_it_needs(tmp_path, capsys):
+    assert main(["batch", "import", str(tmp_path), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "needs Blender's Python module bpy" in err and "pip install bpy==4.5.*" in err
+    assert "blender -b -c alamo import ..." in err
+    assert not (tmp_path / "o").exists()

@@ -12,6 +12,7 @@ from .exp.alo import ExportError, ExportOptions, export_alo
 from .imp.ala import AnimationImportOptions, AnimationTargetError, find_armature, import_ala
 from .imp.alo import ImportOptions, import_alo
 from .prefs import default_ala_format, user_texture_folders
+from .progress import advance, expect, reports_progress
 
 ALA_FORMATS = [("2", "#2 Forces of Corruption", "Forces of Corruption's format (the game reads "
                 "both)"),
@@ -58,6 +59,7 @@ class IMPORT_SCENE_OT_alo(bpy.types.Operator, _FileListImport):
         description="Also import the model's animations found beside it (<MODEL>_*.ala)",
         default=True)
 
+    @reports_progress
     def execute(self, context):
         options = ImportOptions(merge_vertices=self.merge_vertices,
                                 texture_folders=user_texture_folders(context),
@@ -65,7 +67,9 @@ class IMPORT_SCENE_OT_alo(bpy.types.Operator, _FileListImport):
         if context.object is not None and context.object.mode != "OBJECT":
             bpy.ops.object.mode_set(mode="OBJECT")
         done = 0
+        expect(len(self.paths()))
         for path in self.paths():
+            advance()
             try:
                 result = import_alo(context, path, options)
             except AlamoFormatError as e:
@@ -97,6 +101,7 @@ class IMPORT_ANIM_OT_ala(bpy.types.Operator, _FileListImport):
         description="Set the scene's frame rate and range from the (first) animation",
         default=True)
 
+    @reports_progress
     def execute(self, context):
         try:
             armature = find_armature(context)
@@ -106,7 +111,9 @@ class IMPORT_ANIM_OT_ala(bpy.types.Operator, _FileListImport):
         if context.object is not None and context.object.mode not in ("OBJECT", "POSE"):
             bpy.ops.object.mode_set(mode="OBJECT")
         done = 0
+        expect(len(self.paths()))
         for path in self.paths():
+            advance()
             options = AnimationImportOptions(set_scene_frame_rate=self.set_frame_rate and not done,
                                              set_scene_range=not done)
             try:
@@ -151,6 +158,7 @@ class EXPORT_SCENE_OT_alo(bpy.types.Operator, ExportHelper):
                     "the model")
     ala_format: EnumProperty(name="Animation Format", default="2", items=ALA_FORMATS)
 
+    @reports_progress
     def execute(self, context):
         if context.object is not None and context.object.mode != "OBJECT":
             bpy.ops.object.mode_set(mode="OBJECT")
@@ -220,6 +228,7 @@ class EXPORT_ANIM_OT_ala(bpy.types.Operator, ExportHelper):
             self.filepath = arm.animation_data.action.name + self.filename_ext
         return super().invoke(context, event)
 
+    @reports_progress
     def execute(self, context):
         try:
             arm = find_armature(context)

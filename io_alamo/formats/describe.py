@@ -28,6 +28,9 @@ CHUNK_NAMES = {
     0x1009: "rotation frames", 0x100A: "translation frames", 0x100B: "scale frames",
 }
 
+# Data chunks that hold one zero-terminated string: shown as text, not hex.
+STRING_CHUNKS = frozenset({0x203, 0x401, 0x10101, 0x1301})   # bone, mesh, shader, light name
+
 _MODEL_MINIS = {0x601: CONNECTIONS_HEADER_SCHEMA, 0x602: OBJECT_CONNECTION_SCHEMA,
                 0x603: PROXY_SCHEMA, 0x604: DAZZLE_SCHEMA, 0x1201: COLLISION_HEADER_SCHEMA,
                 **{int(k): v for k, v in PARAM_SCHEMAS.items()}}
@@ -53,6 +56,18 @@ def _mini_value(data, kind):
     return v.tolist() if hasattr(v, "tolist") else v
 
 
+def without_filename(error, path=None):
+    """An error's text without the file name it starts with, for lines that already start
+    with the name (``x.alo: offset 0x10, chunk 0x200: ...``, not ``x.alo: x.alo, ...``)."""
+    text = str(error)
+    names = {str(getattr(error, "filename", None) or ""), str(path or "")} - {""}
+    for name in sorted(names, key=len, reverse=True):
+        for sep in (", ", ": "):
+            if text.startswith(name + sep):
+                return text[len(name) + len(sep):]
+    return text
+
+
 def chunk_tree(roots):
     """The chunk tree as plain dicts (types, sizes, offsets, decoded mini-chunks)."""
     is_animation = bool(roots) and roots[0].type == 0x1000
@@ -62,6 +77,12 @@ def chunk_tree(roots):
              "offset": c.offset, "size": c.size(), "path": c.path}
         if c.is_container:
             d["children"] = [node(k, c.type) for k in c.children]
+            return d
+        if c.type in STRING_CHUNKS and not is_animation:
+            raw = bytes(c.data)
+            d["text"] = _mini_value(raw, "str")
+            if raw != raw.split(b"\0", 1)[0] + b"\0":     # no terminator, or bytes after it
+                d["head"] = raw[:32].hex()
             return d
         schema = _mini_schema(c, parent_type, is_animation)
         if schema is not None:
@@ -93,6 +114,10 @@ def format_tree(nodes, indent=0):
                 label = m.get("field", "?")
                 value = m.get("value", m.get("data"))
                 lines.append(f"{pad}    mini {m['type']} {label} = {value}")
+        elif "text" in n:
+            lines.append(f"{pad}    {n['text']!r}"
+                         + (f"  (bytes: {n['head']}{'...' if n['size'] > 32 else ''})"
+                            if "head" in n else ""))
         elif n["size"]:
             more = "..." if n["size"] > 32 else ""
             lines.append(f"{pad}    {n['head']}{more}")

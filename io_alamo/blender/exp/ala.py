@@ -16,7 +16,7 @@ import numpy as np
 from ...formats import (
     AlamoFormatError, AnimationData, convert_animation, encode_animation, read_ala, save,
 )
-from .. import compat, fingerprint
+from .. import compat, fingerprint, progress
 from ..matrices import inverse
 from ..source import get_source, has_source
 from .alo import ExportError, ExportOptions, _Exporter, _source
@@ -282,8 +282,10 @@ def _sample_pose(context, armature, action, order, start, frames):
     buf = np.empty(len(pose_bones) * 16, np.float32)
     out = np.empty((frames, len(order), 4, 4), np.float64)
     scene = context.scene
+    progress.expect(frames)
     with _Assigned(context, armature, action):
         for k in range(frames):
+            progress.advance()
             scene.frame_set(start + k)
             pose_bones.foreach_get("matrix", buf)
             # column-major 4x4s

@@ -17,7 +17,7 @@ from ...formats import (
     ObjectConnection, ParamType, Proxy, ShaderParam, Skeleton, read_alo,
 )
 from ...formats.files import save_all
-from .. import fingerprint
+from .. import fingerprint, progress
 from ..matrices import inverse, nearest_rotation
 from ..names import from_blender
 from ..source import get_source
@@ -407,7 +407,9 @@ class _Exporter:
 
     def _objects(self, meshes, lights):
         records, conns = [], []
+        progress.expect(len(meshes) + len(lights))
         for obj in self._ordered(meshes + lights):
+            progress.advance()
             src_obj, src_bone = self._source_object(obj)
             bone = self.connection_bone(obj, src_bone)
             if obj.type == "MESH":
