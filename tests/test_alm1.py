@@ -178,7 +178,7 @@ def test_command_line_info_validate_roundtrip(tmp_path):
     assert r.returncode == 0 and r.stdout.strip().endswith("ok")
     r = run_cli("validate", str(odd), str(cut))
     assert r.returncode == 1
-    assert "3 bytes after the faces" in r.stdout and "frame 1/uvs" in r.stdout
+    assert "3 bytes after the faces" in r.stdout and "frame 1/normals" in r.stdout
     r = run_cli("roundtrip", str(good), str(odd))
     assert r.returncode == 0 and r.stdout.count("identical") == 2
     r = run_cli("roundtrip", str(cut))
