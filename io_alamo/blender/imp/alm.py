@@ -84,12 +84,12 @@ def _build(context, tx, model, data, path, options):
     tris = _fill_mesh(me, model, result.warnings)
     obj = tx.add(bpy.data.objects.new(name, me))
     (context.collection or context.scene.collection).objects.link(obj)
+    me.materials.append(_material(tx, name, path, result.warnings))
     blocks = morph.add_frame_keys(obj, morph.file_to_blender(_finite(model.positions)))
     if len(blocks) > 1:
         action = tx.add(bpy.data.actions.new(f"{name} frames"))
         morph.key_steps(action, me.shape_keys, blocks, _frame_times(context.scene, model,
                                                                     options))
-    me.materials.append(_material(tx, name, path, result.warnings))
     tx.add(set_source(obj, data, os.path.basename(path)))
     morph.remember(obj)
     vl = context.view_layer
