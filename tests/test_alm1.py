@@ -1,6 +1,7 @@
 """Alithia ALM1: reading and writing files built from the spec; bad input fails fast and
 clearly; the command line's info, validate and roundtrip."""
 
+import importlib.util
 import struct
 import subprocess
 import sys
@@ -18,6 +19,9 @@ from io_alamo.formats.alm1 import (
 from io_alamo.formats.errors import FormatError
 
 ROOT = Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("fuzz_alm1", ROOT / "scripts" / "fuzz_alm1.py")
+fuzz_alm1 = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(fuzz_alm1)
 
 
 def check_matches(model, built):
@@ -183,3 +187,17 @@ def test_command_line_info_validate_roundtrip(tmp_path):
     assert r.returncode == 0 and r.stdout.count("identical") == 2
     r = run_cli("roundtrip", str(cut))
     assert r.returncode == 1 and "cut.alm" in r.stdout and "offset 0x" in r.stdout
+
+
+def test_short_fuzz_run_finds_nothing():
+    """A few hundred mutated files through scripts/fuzz_alm1.py's checks (the long runs are
+    the script's: python scripts/fuzz_alm1.py --minutes N)."""
+    pool = fuzz_alm1.seeds()
+    failures = []
+    for n in range(300):
+        draw = fuzz_alm1.RandomDraw(n)
+        data, steps = fuzz_alm1.mutate(draw.choice(pool), draw)
+        found = fuzz_alm1.run_one(data)
+        if found:
+            failures.append((steps, found))
+    assert failures == []
