@@ -133,6 +133,10 @@ def test_operators_and_edited_export(blender, tmp_path):
     np.testing.assert_allclose(m.uvs, built.uvs, atol=1e-6)
     np.testing.assert_allclose(m.normals[0], built.normals[0], atol=2e-3)
     assert (m.flags, m.trailing) == (3, b"tail")            # kept from the imported file
+    # later frames: Blender's own normals of each key (unit, facing up like the wave's)
+    np.testing.assert_allclose(np.linalg.norm(m.normals[1:], axis=2), 1.0, atol=1e-5)
+    assert (m.normals[1:, :, 1] > 0.5).all()
+    assert len(bpy.data.meshes) == 1 and len(bpy.data.objects) == 1   # no helper left
     assert bpy.ops.export_scene.alm(filepath=str(out), frames="SCENE") == {"FINISHED"}
     m = read_alm1(out.read_bytes())
     assert m.frame_count == 6
