@@ -204,7 +204,10 @@ def bad_files():
     faces[5, 1] = 200
     zero = bytearray(b.data)
     zero[16:20] = bytes(4)
+    many = np.zeros((10_001, 1, 3), np.float32)
     return {"truncated": (b.data[:20 + 800 + 100], "frame 1/"),
+            "more frames than Blender handles": (
+                ab.assemble(many, many, many[..., :2], np.zeros((0, 3))), "frame count"),
             "counts beyond the file": (ab.huge_counts(1000, 1000, 1000, body=500), "frame 0/"),
             "zero frames": (bytes(zero), "frame count"),
             "index out of range": (ab.assemble(b.positions, b.normals, b.uvs, faces),
