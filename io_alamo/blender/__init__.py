@@ -1,8 +1,10 @@
 """The Blender layer. Everything here may import bpy; nothing in io_alamo.formats does."""
 
 from . import operators, prefs, props, ui
+from . import operators_alm
 
 _modules = (props, prefs, operators, ui)
+_modules += (operators_alm,)
 
 
 def register():

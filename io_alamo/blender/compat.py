@@ -44,15 +44,16 @@ INTERPOLATION = {"CONSTANT": 0, "LINEAR": 1, "BEZIER": 2}
 
 
 class ActionWriter:
-    """Makes F-curves in a new action for one object: the legacy API on 4.2, layers,
-    strips and channelbags (slotted actions) on 4.4+ where Action.fcurves is gone."""
+    """Makes F-curves in a new action for one object (or other ID: ``id_type`` "KEY" for
+    shape-key values): the legacy API on 4.2, layers, strips and channelbags (slotted
+    actions) on 4.4+ where Action.fcurves is gone."""
 
-    def __init__(self, action, obj):
+    def __init__(self, action, obj, id_type="OBJECT"):
         self.action = action
         self.obj = obj
         self.groups = {}
         if HAS_SLOTTED_ACTIONS:
-            self.slot = action.slots.new(id_type="OBJECT", name=obj.name)
+            self.slot = action.slots.new(id_type=id_type, name=obj.name)
             strip = action.layers.new("Layer").strips.new(type="KEYFRAME")
             self.bag = strip.channelbag(self.slot, ensure=True)
 

@@ -50,6 +50,9 @@ def load(path):
 
 
 def encode(obj):
+    """The file's bytes: a model's or animation's; bytes (another format's) as they are."""
+    if isinstance(obj, (bytes, bytearray, memoryview)):
+        return bytes(obj)
     return write_ala(obj) if isinstance(obj, Animation) else write_alo(obj)
 
 
