@@ -9,6 +9,8 @@ Each format's module stays on its own (stdlib + numpy) and raises a subclass of
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+from . import alod
+
 
 @dataclass(frozen=True, slots=True)
 class ForeignKind:
@@ -22,6 +24,7 @@ class ForeignKind:
 KINDS: tuple = (
     # one line per format, e.g.
     # ForeignKind("Alithia ALM1", b"ALM1", alm1.info_lines, alm1.problems, alm1.roundtrip),
+    ForeignKind("ALOD mesh", alod.MAGIC, alod.info_lines, alod.problems, alod.roundtrip),
 )
 
 
