@@ -12,6 +12,8 @@ collapse touches only the few vertices on its two positions, so the walk is line
 number of collapses; resolving the vertex map of a level is whole-array pointer jumping.
 """
 
+from bisect import bisect_left, bisect_right
+
 import numpy as np
 
 DEFAULT_FRACTIONS = (0.25, 0.5, 0.75)      # share of the collapses applied per level
@@ -41,54 +43,86 @@ def lod_stops(errors, fractions=DEFAULT_FRACTIONS):
 def collapse_vertex_maps(mesh, stops):
     """For each number of collapses in ``stops`` (ascending), the (vertices,) int64 map of
     every file vertex to the vertex that stands for it after that many collapses."""
-    vpos = np.asarray(mesh.vertices.position, np.int64)
-    uv = np.asarray(mesh.vertices.tex_coords, np.float64)
+    vpos_arr = np.asarray(mesh.vertices.position, np.int64)
+    walk = _CollapseWalk(vpos_arr, np.asarray(mesh.vertices.tex_coords, np.float64).tolist(),
+                         np.unique(np.asarray(mesh.triangles["vertices"], np.int64)))
     c = mesh.collapses
-    rank = c.rank
-    edges = c.edges
-    pair_start = np.concatenate([[0], np.cumsum(c.influence_counts.astype(np.int64))])
-    pairs = np.asarray(c.influence_pairs, np.int64)
-    parent = np.arange(len(vpos), dtype=np.int64)
-    used = np.unique(np.asarray(mesh.triangles["vertices"], np.int64))
-    at_pos = {}
-    for v, p in zip(used.tolist(), vpos[used].tolist()):
-        at_pos.setdefault(p, set()).add(v)
-    maps, stops = [], sorted(stops)
-    done = 0
-    for target in stops:
+    # plain Python values: the walk touches a few of them per collapse
+    kinds = c.is_influence.tolist()
+    rank = c.rank.tolist()
+    edges = np.stack([c.edges[f].astype(np.int64) for f in ("p1", "p2", "vl", "vr")],
+                     axis=1).tolist() if len(c.edges) else []
+    bounds = np.concatenate([[0], np.cumsum(c.influence_counts.astype(np.int64))]).tolist()
+    pairs = np.asarray(c.influence_pairs, np.int64).tolist()
+    parent = np.arange(len(vpos_arr), dtype=np.int64)
+    maps, done = [], 0
+    for target in sorted(stops):
         for i in range(done, target):
-            r = int(rank[i])
-            if c.is_influence[i]:
-                for old, new in pairs[pair_start[r]:pair_start[r + 1]].tolist():
-                    if old != new:
-                        _revive(parent, at_pos, vpos, new)
-                        at_pos.get(int(vpos[old]), set()).discard(old)
-                        parent[old] = new
+            r = rank[i]
+            if kinds[i]:
+                walk.influence(pairs[bounds[r]:bounds[r + 1]])
             else:
-                e = edges[r]
-                _edge(parent, at_pos, vpos, uv, int(e["p1"]), int(e["p2"]), int(e["vl"]),
-                      int(e["vr"]))
+                walk.edge(*edges[r])
         done = target
+        moved = dict(walk.take_moves())         # a vertex moved twice: the last move
+        if moved:
+            parent[list(moved)] = list(moved.values())
         maps.append(resolve(parent))
     return maps
 
 
-def _revive(parent, at_pos, vpos, v):
-    parent[v] = v
-    at_pos.setdefault(int(vpos[v]), set()).add(v)
+class _CollapseWalk:
+    """Which vertices are live on which position, and where the others went."""
 
+    def __init__(self, vpos, uv, used):
+        self.vpos, self.uv = vpos.tolist(), uv
+        # the full-detail mesh's vertices by position; a position's set is made when first
+        # touched, so setting up costs no loop per vertex
+        order = np.argsort(vpos[used], kind="stable")
+        self._by_position = used[order].tolist()
+        self._positions = vpos[used][order].tolist()
+        self.at_pos = {}
+        self.moves = []                   # (vertex, new parent), in order
 
-def _edge(parent, at_pos, vpos, uv, p1, p2, vl, vr):
-    live = at_pos.pop(p1, set()) | at_pos.pop(p2, set())
-    for t in (vl, vr):
-        _revive(parent, at_pos, vpos, t)
-    for t in live:
-        if t == vl or t == vr:
-            continue
-        if vl == vr or ((uv[t] - uv[vl]) ** 2).sum() <= ((uv[t] - uv[vr]) ** 2).sum():
-            parent[t] = vl
-        else:
-            parent[t] = vr
+    def live(self, p):
+        """The set of vertices live on position ``p``."""
+        found = self.at_pos.get(p)
+        if found is None:
+            lo = bisect_left(self._positions, p)
+            hi = bisect_right(self._positions, p, lo)
+            found = self.at_pos[p] = set(self._by_position[lo:hi])
+        return found
+
+    def take_moves(self):
+        out, self.moves = self.moves, []
+        return out
+
+    def _revive(self, v):
+        self.moves.append((v, v))
+        self.live(self.vpos[v]).add(v)
+
+    def influence(self, pairs):
+        for old, new in pairs:
+            if old != new:
+                self._revive(new)
+                self.live(self.vpos[old]).discard(old)
+                self.moves.append((old, new))
+
+    def edge(self, p1, p2, vl, vr):
+        live = self.live(p1) | self.live(p2)
+        self.at_pos[p1], self.at_pos[p2] = set(), set()
+        self._revive(vl)
+        self._revive(vr)
+        uv = self.uv
+        for t in live:
+            if t == vl or t == vr:
+                continue
+            if vl == vr:
+                self.moves.append((t, vl))
+                continue
+            (s, u), (sl, ul), (sr, ur) = uv[t], uv[vl], uv[vr]
+            left = (s - sl) ** 2 + (u - ul) ** 2 <= (s - sr) ** 2 + (u - ur) ** 2
+            self.moves.append((t, vl if left else vr))
 
 
 def resolve(parent):

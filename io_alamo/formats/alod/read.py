@@ -72,20 +72,38 @@ class _Reader:
 
     def walk(self, n, before, nvec, after, stride, path):
         """Find ``n`` records of ``before`` fixed bytes, ``nvec`` AlmVectors and ``after``
-        fixed bytes: (record starts, (n, nvec) count offsets, (n, nvec) counts)."""
+        fixed bytes: (record starts, (n, nvec) count offsets, (n, nvec) counts).
+
+        Where a record starts depends on every count before it, so this is the one loop per
+        record the reader has: a tight one that only adds up lengths. If it runs off the end,
+        the checked walk runs again to say exactly where."""
         self.count_check(n, before + 4 * nvec + after, path)
+        try:
+            locs = _fast_walk(self.data, self.off, n, before, nvec, after, stride)
+        except struct.error:
+            locs = None
+        if locs is None or (n and self._end_of(locs[-1], stride, after) > self.end):
+            self._checked_walk(n, before, nvec, after, stride, path)   # raises
+        locs = np.asarray(locs, np.int64).reshape(n, nvec)
+        counts = gather(self.buf, locs.ravel(), 4, np.dtype(">u4")).astype(np.int64)
+        counts = counts.reshape(n, nvec)
+        self.off = self._end_of(int(locs[-1, -1]), stride, after) if n else self.off
+        starts = locs[:, 0] - before if nvec else np.zeros(0, np.int64)
+        return starts, locs, counts
+
+    def _end_of(self, last_loc, stride, after):
+        return last_loc + 4 + _U32.unpack_from(self.data, last_loc)[0] * stride + after
+
+    def _checked_walk(self, n, before, nvec, after, stride, path):
         data, end, off = self.data, self.end, self.off
-        unpack = _U32.unpack_from
-        starts, locs, counts = [0] * n, [0] * (n * nvec), [0] * (n * nvec)
         for k in range(n):
-            starts[k] = off
+            start = off
             off += before
             for j in range(nvec):
                 if off + 4 > end:
                     raise self.error("the record runs past the end of the file",
                                      f"{path} {k}", off)
-                c = unpack(data, off)[0]
-                locs[k * nvec + j], counts[k * nvec + j] = off, c
+                c = _U32.unpack_from(data, off)[0]
                 off += 4
                 if c * stride > end - off:
                     raise self.error(f"{c:,} weights need {c * stride:,} bytes, {end - off:,} "
@@ -94,11 +112,8 @@ class _Reader:
             off += after
             if off > end:
                 raise self.error("the record runs past the end of the file", f"{path} {k}",
-                                 starts[k])
-        self.off = off
-        shape = (n, nvec)
-        return (np.asarray(starts, np.int64), np.asarray(locs, np.int64).reshape(shape),
-                np.asarray(counts, np.int64).reshape(shape))
+                                 start)
+        raise AssertionError("the fast walk and the checked walk disagree")
 
     def vectors(self, locs, counts):
         comp = component_dtype(self.version)
@@ -236,10 +251,26 @@ class _Reader:
                              np.zeros((0, 2), ">u4"), np.zeros(0, self.fs))
         fs = self.fs.itemsize
         self.count_check(n, 8 + fs, "collapses")
+        try:
+            starts, end = _fast_collapses(self.data, self.off, n, edge.itemsize, fs)
+        except struct.error:
+            end = None
+        if end is None or end > self.end:
+            self._checked_collapses(n, edge.itemsize, fs)          # raises
+        self.off = end
+        starts = self.offsets["collapses"] = np.asarray(starts, np.int64)
+        kinds = gather(self.buf, starts, 4, np.dtype(">u4")) == INFLUENCE_MARKER
+        counts = gather(self.buf, starts[kinds] + 4, 4, np.dtype(">u4")).astype(np.int64)
+        inf = starts[kinds]
+        pairs = gather_runs(self.buf, inf + 8, 2 * counts, np.dtype(">u4"))
+        errors = gather(self.buf, inf + 8 + 8 * counts, fs, self.fs)
+        return Collapses(kinds, gather(self.buf, starts[~kinds], edge.itemsize, edge),
+                         counts.astype(">u4"), pairs.reshape(-1, 2), errors)
+
+
+    def _checked_collapses(self, n, edge_size, fs):
         data, end, off = self.data, self.end, self.off
-        starts, kinds, counts = [0] * n, [False] * n, []
         for k in range(n):
-            starts[k] = off
             if off + 8 > end:
                 raise self.error("the record runs past the end of the file", f"collapse {k}",
                                  off)
@@ -248,23 +279,50 @@ class _Reader:
                 if 8 * c + fs > end - off - 8:
                     raise self.error(f"{c:,} vertex pairs need {8 * c + fs:,} bytes, "
                                      f"{end - off - 8:,} left", f"collapse {k}/count", off + 4)
-                kinds[k] = True
-                counts.append(c)
                 off += 8 + 8 * c + fs
+            elif off + edge_size > end:
+                raise self.error("the record runs past the end of the file", f"collapse {k}",
+                                 off)
             else:
-                off += edge.itemsize
-                if off > end:
-                    raise self.error("the record runs past the end of the file",
-                                     f"collapse {k}", starts[k])
-        self.off = off
-        starts = self.offsets["collapses"] = np.asarray(starts, np.int64)
-        kinds = np.asarray(kinds, bool)
-        counts = np.asarray(counts, np.int64)
-        inf = starts[kinds]
-        pairs = gather_runs(self.buf, inf + 8, 2 * counts, np.dtype(">u4"))
-        errors = gather(self.buf, inf + 8 + 8 * counts, fs, self.fs)
-        return Collapses(kinds, gather(self.buf, starts[~kinds], edge.itemsize, edge),
-                         counts.astype(">u4"), pairs.reshape(-1, 2), errors)
+                off += edge_size
+        raise AssertionError("the fast walk and the checked walk disagree")
+
+
+def _fast_collapses(data, off, n, edge_size, fs):
+    """(start of each collapse, end offset); struct.error past the end of ``data``."""
+    unpack = _U32.unpack_from
+    starts = []
+    append = starts.append
+    for _ in range(n):
+        append(off)
+        if unpack(data, off)[0] == INFLUENCE_MARKER:
+            off += 8 + 8 * unpack(data, off + 4)[0] + fs
+        else:
+            off += edge_size
+    return starts, off
+
+
+def _fast_walk(data, off, n, before, nvec, after, stride):
+    """Offsets of every count of ``n`` records (see ``_Reader.walk``); struct.error when a
+    count lies past the end of ``data``."""
+    unpack = _U32.unpack_from
+    locs = []
+    append = locs.append
+    if nvec == 1:
+        for _ in range(n):
+            off += before
+            append(off)
+            off += 4 + unpack(data, off)[0] * stride + after
+    elif nvec == 2:
+        for _ in range(n):
+            off += before
+            append(off)
+            off += 4 + unpack(data, off)[0] * stride
+            append(off)
+            off += 4 + unpack(data, off)[0] * stride + after
+    else:
+        raise ValueError(nvec)
+    return locs
 
 
 def check_indices(mesh):
