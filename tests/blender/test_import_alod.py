@@ -3,6 +3,10 @@ formula computed here in numpy), UVs, weights and raw coordinates, textures, the
 levels of detail and the kept collapses; bad files change nothing; the result exports as an
 Alamo .alo."""
 
+import importlib.util
+import random
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -224,6 +228,28 @@ def test_failure_half_way_rolls_everything_back(blender, tmp_path, monkeypatch):
         do_import(path)
     assert datablock_counts() == before and len(bpy.data.texts) == texts
     assert bpy.context.scene.render.fps == fps
+
+
+def test_mutated_files_import_cleanly_or_change_nothing(blender, tmp_path):
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("fuzz_alod", root / "scripts" / "fuzz_alod.py")
+    fuzz = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fuzz)
+    rnd = random.Random(5)
+    seeds = fuzz.seeds()
+    imported = refused = 0
+    for k in range(25):
+        path = tmp_path / f"m{k}.alm"
+        path.write_bytes(fuzz.mutate(rnd.choice(seeds), rnd))
+        bpy.ops.wm.read_factory_settings(use_empty=True)
+        before = datablock_counts()
+        try:
+            do_import(path)
+            imported += 1
+        except AlodFormatError:
+            refused += 1
+            assert datablock_counts() == before
+    assert imported and refused
 
 
 def test_imported_model_exports_as_alamo_alo(blender, tmp_path):
