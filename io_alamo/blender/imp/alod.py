@@ -149,7 +149,8 @@ class _AlodBuilder:
             out = np.zeros((n, 3))
         pts = _finite(alod.positions.transformed(self.rest))[:, :3] if len(alod.positions) \
             else heads
-        size = float(np.ptp(np.vstack([pts, heads]), axis=0).max()) if len(pts) else 1.0
+        every = np.vstack([pts, heads])
+        size = float(np.ptp(every, axis=0).max()) if len(every) else 1.0
         total, count = np.zeros(n), np.zeros(n)
         parents = alod.bones["parent"].astype(np.int64)
         child = parents >= 0
