@@ -127,6 +127,17 @@ def test_trailing_bytes_are_kept_and_reported():
         data, "x.alm"))
 
 
+def test_validate_reports_what_reads_but_breaks_the_spec():
+    m = ab.build_mesh(10)
+    m.collapses.edges["vr"][4] = 3                 # vl on position 2, vr on position 3
+    m.collapses.edges["error"][5] = 0.0            # errors no longer grow
+    data = write_alod(m)
+    found = foreign_kind(data).validate(data, "x.alm")
+    assert any("1 edge collapses have vl and vr on different positions" in p for p in found)
+    assert any("do not grow" in p for p in found)
+    assert foreign_kind(ab.build_bytes(10)).validate(ab.build_bytes(10), "x.alm") == []
+
+
 def test_levels_of_detail_follow_the_collapses():
     m = read_alod(ab.build_bytes(10))
     stops = lod_stops(m.collapses.errors())

@@ -159,8 +159,8 @@ def skin(obj, alod, used, bone_names, warn):
 
 
 def mesh_object(tx, alod, name, tris, points, materials, bone_names, arm_obj, warn):
-    """A skinned mesh object of the file triangles ``tris`` (indices into the file's
-    triangles) with their vertices as given in ``tri_vertices``."""
+    """A skinned mesh object of ``tris``: (triangle corners as file vertex ids, index of each
+    in the file's triangles, for its material)."""
     tri_vertices, tri_index = tris
     tri_material = np.asarray(alod.triangles["material"], np.int64)[tri_index]
     me, used = mesh_data(tx, alod, name, tri_vertices, tri_material, points)
