@@ -57,3 +57,59 @@ def _pseudo_inverse(a):
             if np.isfinite(out).all():
                 return out
     return np.eye(len(a))
+
+
+def decompose(m):
+    """Translation, (w, x, y, z) rotation and scale of (..., 4, 4) matrices."""
+    t = m[..., :3, 3]
+    a = m[..., :3, :3]
+    s = np.linalg.norm(a, axis=-2)                       # column lengths
+    det = np.linalg.det(a)
+    s[..., 0] = np.where(det < 0, -s[..., 0], s[..., 0])  # a mirror: one negative scale
+    safe = np.where(np.abs(s) > 1e-12, s, 1.0)
+    r = a / safe[..., None, :]
+    return t, quaternions(r), s
+
+
+def quaternions(r):
+    """(w, x, y, z) unit quaternions of (..., 3, 3) rotation matrices (Shepperd's method)."""
+    m00, m11, m22 = r[..., 0, 0], r[..., 1, 1], r[..., 2, 2]
+    trace = m00 + m11 + m22
+    cand = np.stack([trace, m00, m11, m22], axis=-1)
+    pick = cand.argmax(axis=-1)
+    q = np.empty(r.shape[:-2] + (4,))
+    # w largest
+    w = np.sqrt(np.maximum(1.0 + trace, 0.0)) * 2.0
+    qw = np.stack([0.25 * w, (r[..., 2, 1] - r[..., 1, 2]) / _nz(w),
+                   (r[..., 0, 2] - r[..., 2, 0]) / _nz(w), (r[..., 1, 0] - r[..., 0, 1]) / _nz(w)],
+                  axis=-1)
+    x = np.sqrt(np.maximum(1.0 + m00 - m11 - m22, 0.0)) * 2.0
+    qx = np.stack([(r[..., 2, 1] - r[..., 1, 2]) / _nz(x), 0.25 * x,
+                   (r[..., 0, 1] + r[..., 1, 0]) / _nz(x), (r[..., 0, 2] + r[..., 2, 0]) / _nz(x)],
+                  axis=-1)
+    y = np.sqrt(np.maximum(1.0 - m00 + m11 - m22, 0.0)) * 2.0
+    qy = np.stack([(r[..., 0, 2] - r[..., 2, 0]) / _nz(y), (r[..., 0, 1] + r[..., 1, 0]) / _nz(y),
+                   0.25 * y, (r[..., 1, 2] + r[..., 2, 1]) / _nz(y)], axis=-1)
+    z = np.sqrt(np.maximum(1.0 - m00 - m11 + m22, 0.0)) * 2.0
+    qz = np.stack([(r[..., 1, 0] - r[..., 0, 1]) / _nz(z), (r[..., 0, 2] + r[..., 2, 0]) / _nz(z),
+                   (r[..., 1, 2] + r[..., 2, 1]) / _nz(z), 0.25 * z], axis=-1)
+    for k, cand_q in enumerate((qw, qx, qy, qz)):
+        sel = pick == k
+        q[sel] = cand_q[sel]
+    q /= np.maximum(np.linalg.norm(q, axis=-1, keepdims=True), 1e-12)
+    return q
+
+
+def _nz(v):
+    return np.where(np.abs(v) > 1e-12, v, 1.0)
+
+
+def continuous_quaternions(q):
+    """(B, F, 4): the first frame with w >= 0, then each frame the sign nearest the last."""
+    q = q.copy()
+    q[:, 0][q[:, 0, 0] < 0] *= -1
+    if q.shape[1] > 1:
+        flip = np.einsum("bfi,bfi->bf", q[:, 1:], q[:, :-1]) < 0
+        sign = np.where(np.cumsum(flip, axis=1) % 2 == 1, -1.0, 1.0)
+        q[:, 1:] *= sign[..., None]
+    return q

@@ -14,20 +14,21 @@ KEY = "alamo_source"
 BYTES_KEY = "alamo_bytes"
 
 
-def set_source(idblock, data, name):
-    """Keep ``data`` for ``idblock``; returns the Text that holds it (for rollback)."""
+def set_source(idblock, data, name, key=KEY):
+    """Keep ``data`` for ``idblock``; returns the Text that holds it (for rollback). Files of
+    other formats use their own ``key``, so Alamo export never takes them for .alo bytes."""
     text = bpy.data.texts.new(f".alamo {name}")
     text[BYTES_KEY] = bytes(data)
     text.user_clear()                 # the pointer below becomes its only user
-    idblock[KEY] = text
+    idblock[key] = text
     return text
 
 
-def get_source(idblock):
+def get_source(idblock, key=KEY):
     """The kept bytes (a bytes-like value), or None."""
     if idblock is None:
         return None
-    held = idblock.get(KEY)
+    held = idblock.get(key)
     if isinstance(held, bpy.types.Text):
         held = held.get(BYTES_KEY)
     return held

@@ -9,7 +9,7 @@ Each format's module stays on its own (stdlib + numpy) and raises a subclass of
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from . import alm1
+from . import alm1, alod
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,9 +22,8 @@ class ForeignKind:
 
 
 KINDS: tuple = (
-    # one line per format, e.g.
-    # ForeignKind("Alithia ALM1", b"ALM1", alm1.info_lines, alm1.problems, alm1.roundtrip),
     ForeignKind("Alithia ALM1", alm1.MAGIC, alm1.info_lines, alm1.problems, alm1.roundtrip),
+    ForeignKind("ALOD mesh", alod.MAGIC, alod.info_lines, alod.problems, alod.roundtrip),
 )
 
 

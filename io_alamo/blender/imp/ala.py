@@ -159,17 +159,22 @@ def import_ala(context, armature, filepath, options=None):
     action[fingerprint.KEY] = fingerprint.digest(fingerprint.action_parts(action, armature))
     result.action = action
     result.bones = sum(t is not None for t in targets)
-    fps = float(anim.fps)
     if options.set_scene_frame_rate and anim.fps > 0:
-        if SCENE_FPS_RANGE[0] <= fps <= SCENE_FPS_RANGE[1]:
-            scene.render.fps = max(1, int(round(fps)))
-            scene.render.fps_base = scene.render.fps / fps
-        else:
-            result.warnings.append(f"frame rate {fps:g} not given to the scene (Blender "
-                                   f"takes {SCENE_FPS_RANGE[0]:g} to {SCENE_FPS_RANGE[1]:g})")
+        result.warnings += set_scene_frame_rate(scene, float(anim.fps))
     if options.set_scene_range:
         scene.frame_end = start + max(frames - 1, 0)
     return result
+
+
+def set_scene_frame_rate(scene, fps):
+    """Give the scene a file's frame rate (fps and fps_base); the warnings, if Blender
+    cannot take it."""
+    if SCENE_FPS_RANGE[0] <= fps <= SCENE_FPS_RANGE[1]:
+        scene.render.fps = max(1, int(round(fps)))
+        scene.render.fps_base = scene.render.fps / fps
+        return []
+    return [f"frame rate {fps:g} not given to the scene (Blender takes "
+            f"{SCENE_FPS_RANGE[0]:g} to {SCENE_FPS_RANGE[1]:g})"]
 
 
 def _fill_action(action, armature, anim, targets, start):

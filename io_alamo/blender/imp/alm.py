@@ -23,6 +23,7 @@ from .. import compat, morph
 from ..names import to_blender
 from ..source import set_source
 from .alo import Transaction
+from .alod import AlodImportOptions, import_alod
 from .materials import MaterialBuilder, principled_node
 from .textures import TextureFinder
 
@@ -52,8 +53,8 @@ def import_alm_file(context, path, options=None):
     data = read_file_bytes(path)
     magic = bytes(data[:4])
     if magic == ALOD_MAGIC:
-        raise FormatError("ALOD ALM files are not supported yet", offset=0,
-                          path="header/magic", filename=path)
+        frame_rate = options.set_scene_frame_rate if options else True
+        return import_alod(context, path, AlodImportOptions(set_scene_frame_rate=frame_rate))
     if magic != MAGIC:
         raise Alm1FormatError(f"not an .alm model: the file starts with {magic!r} (an "
                               "Alithia model starts with 'ALM1', an ALOD one with 'ALM\\0')",

@@ -463,17 +463,7 @@ class _ModelBuilder:
             # merged vertices share position and skinning: keep one copy of each weight
             keys, first = np.unique(merged_of[v] * nb + b, return_index=True)
             v, b, w = keys // nb, keys % nb, w[first]
-        groups = {}
-        for bone in np.unique(b):
-            groups[bone] = obj.vertex_groups.new(name=self.bone_names[bone])
-        # one call per (bone, weight) pair: a handful for real files
-        # sorted by bone, then weight (float32 >= 0 orders as its bits), then vertex
-        order = np.argsort((b << 32) | w.view(np.uint32).astype(np.int64), kind="stable")
-        b, w, v = b[order], w[order], v[order]
-        if len(b):
-            cuts = np.flatnonzero((np.diff(b) != 0) | (np.diff(w) != 0)) + 1
-            for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, len(b)]):
-                groups[b[lo]].add(v[lo:hi].tolist(), float(w[lo]), "REPLACE")
+        v, b, w = add_vertex_groups(obj, self.bone_names, v, b, w)
         return fingerprint.weight_arrays(v, b, self.bone_names, w)
 
     def _mesh_visibility(self, objs):
@@ -550,6 +540,23 @@ class _ModelBuilder:
             bone = self._bone_index(d.bone, f"dazzle {d.name!r}")
             offset = np.zeros(3) if d.position is None else np.asarray(d.position, np.float64)
             self._attach(obj, bone, self.worlds[bone] @ _translation(offset))
+
+
+def add_vertex_groups(obj, bone_names, v, b, w):
+    """Vertex groups named after the bones, holding weight ``w[k]`` of vertex ``v[k]`` for
+    bone ``b[k]`` (int64 arrays; float32 weights >= 0, each (vertex, bone) once). One call per
+    (bone, weight) pair: a handful for real files. Returns the arrays in the order used."""
+    groups = {}
+    for bone in np.unique(b):
+        groups[bone] = obj.vertex_groups.new(name=bone_names[bone])
+    # sorted by bone, then weight (float32 >= 0 orders as its bits), then vertex
+    order = np.argsort((b << 32) | w.view(np.uint32).astype(np.int64), kind="stable")
+    b, w, v = b[order], w[order], v[order]
+    if len(b):
+        cuts = np.flatnonzero((np.diff(b) != 0) | (np.diff(w) != 0)) + 1
+        for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, len(b)]):
+            groups[b[lo]].add(v[lo:hi].tolist(), float(w[lo]), "REPLACE")
+    return v, b, w
 
 
 def model_animations(model_path):
