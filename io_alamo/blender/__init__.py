@@ -1,8 +1,8 @@
 """The Blender layer. Everything here may import bpy; nothing in io_alamo.formats does."""
 
-from . import operators, prefs, props, ui
+from . import operators, operators_p3d, prefs, props, ui
 
-_modules = (props, prefs, operators, ui)
+_modules = (props, prefs, operators, operators_p3d, ui)
 
 
 def register():

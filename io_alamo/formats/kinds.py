@@ -9,6 +9,8 @@ Each format's module stays on its own (stdlib + numpy) and raises a subclass of
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+from .p3d import describe as p3d_describe
+
 
 @dataclass(frozen=True, slots=True)
 class ForeignKind:
@@ -22,6 +24,7 @@ class ForeignKind:
 KINDS: tuple = (
     # one line per format, e.g.
     # ForeignKind("Alithia ALM1", b"ALM1", alm1.info_lines, alm1.problems, alm1.roundtrip),
+    ForeignKind("Bohemia P3D (ODOL)", b"ODOL", p3d_describe.info_lines, p3d_describe.problems),
 )
 
 

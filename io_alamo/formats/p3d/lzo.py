@@ -18,19 +18,7 @@ class LzoError(ValueError):
         self.offset = offset
 
 
-_LOOP, _FIRST_LITERAL_RUN, _MATCH, _MATCH_DONE = range(4)   # decoder states
-
-
-def _copy_match(out, dist, length, limit, ip):
-    start = len(out) - dist
-    if start < 0:
-        raise LzoError(f"a match reaches {dist} bytes back, before the start of the output", ip)
-    if len(out) + length > limit:
-        raise LzoError(f"a match would expand the data past its {limit} bytes", ip)
-    if dist >= length:
-        out += out[start:start + length]
-    else:                                   # overlapping copy: the last ``dist`` bytes repeat
-        out += (out[start:] * (length // dist + 1))[:length]
+_LOOP, _FIRST_LITERAL_RUN, _MATCH = range(3)      # decoder states
 
 
 def _long_count(src, ip, base):
@@ -42,26 +30,47 @@ def _long_count(src, ip, base):
     return t + src[ip], ip + 1
 
 
+def _match(src, ip, t):
+    """Decode the match instruction ``t`` (its first byte, already read) and what follows it:
+    returns (distance back, length, input position); distance 0 is the end marker."""
+    if t >= 64:                                       # M2: 3-8 bytes, up to 2 KiB back
+        return 1 + ((t >> 2) & 7) + (src[ip] << 3), (t >> 5) + 1, ip + 1
+    if t >= 32:                                       # M3: up to 16 KiB back
+        t &= 31
+        if t == 0:
+            t, ip = _long_count(src, ip, 31)
+        return 1 + ((src[ip] | (src[ip + 1] << 8)) >> 2), t + 2, ip + 2
+    if t >= 16:                                       # M4: 16-48 KiB back, or the end
+        high = (t & 8) << 11
+        t &= 7
+        if t == 0:
+            t, ip = _long_count(src, ip, 7)
+        dist = high + ((src[ip] | (src[ip + 1] << 8)) >> 2)
+        return (dist + 0x4000 if dist else 0), t + 2, ip + 2
+    return 1 + (t >> 2) + (src[ip] << 2), 2, ip + 1  # M1: 2 bytes, up to 1 KiB back
+
+
 def decompress(src, pos, out_size):
     """Expand the LZO1X stream at ``src[pos:]`` to exactly ``out_size`` bytes.
 
     Returns ``(output bytes, number of input bytes consumed)``.
     """
     out = bytearray()
+    op = 0                              # len(out), kept by hand (faster)
     ip = pos
     n = len(src)
+    state = _LOOP
     try:
-        t = src[ip]
-        state = _LOOP
-        if t > 17:
+        if src[ip] > 17:                # the stream may open with a literal run
+            t = src[ip] - 17
             ip += 1
-            t -= 17
-            if len(out) + t > out_size or ip + t > n:
+            if t > out_size or ip + t > n:
                 raise LzoError("the first literal run does not fit", ip)
             out += src[ip:ip + t]
+            op += t
             ip += t
             state = _FIRST_LITERAL_RUN
-            if t < 4:                       # a short first run is followed by a match
+            if t < 4:                   # a short one is followed by a match
                 t = src[ip]
                 ip += 1
                 state = _MATCH
@@ -69,71 +78,56 @@ def decompress(src, pos, out_size):
             if state == _LOOP:
                 t = src[ip]
                 ip += 1
-                if t >= 16:
-                    state = _MATCH
-                else:
+                if t < 16:                              # a literal run
                     if t == 0:
                         t, ip = _long_count(src, ip, 15)
                     t += 3
-                    if len(out) + t > out_size or ip + t > n:
+                    if op + t > out_size or ip + t > n:
                         raise LzoError("a literal run does not fit", ip)
                     out += src[ip:ip + t]
+                    op += t
                     ip += t
-                    state = _FIRST_LITERAL_RUN
-                    continue
-            if state == _FIRST_LITERAL_RUN:
+                    t = src[ip]
+                    ip += 1
+                    if t < 16:          # after a literal run: a 3-byte match 2-3 KiB back
+                        dist, length, ip = 1 + 0x0800 + (t >> 2) + (src[ip] << 2), 3, ip + 1
+                    else:
+                        dist, length, ip = _match(src, ip, t)
+                else:
+                    dist, length, ip = _match(src, ip, t)
+            elif state == _FIRST_LITERAL_RUN:
                 t = src[ip]
                 ip += 1
-                if t >= 16:
-                    state = _MATCH
+                if t < 16:
+                    dist, length, ip = 1 + 0x0800 + (t >> 2) + (src[ip] << 2), 3, ip + 1
                 else:
-                    dist = 1 + 0x0800 + (t >> 2) + (src[ip] << 2)
-                    ip += 1
-                    _copy_match(out, dist, 3, out_size, ip)
-                    state = _MATCH_DONE
-            if state == _MATCH:
-                if t >= 64:
-                    dist = 1 + ((t >> 2) & 7) + (src[ip] << 3)
-                    ip += 1
-                    length = (t >> 5) + 1
-                elif t >= 32:
-                    t &= 31
-                    if t == 0:
-                        t, ip = _long_count(src, ip, 31)
-                    dist = 1 + ((src[ip] | (src[ip + 1] << 8)) >> 2)
-                    ip += 2
-                    length = t + 2
-                elif t >= 16:
-                    high = (t & 8) << 11
-                    t &= 7
-                    if t == 0:
-                        t, ip = _long_count(src, ip, 7)
-                    dist = high + ((src[ip] | (src[ip + 1] << 8)) >> 2)
-                    ip += 2
-                    if dist == 0:
-                        break                           # end-of-stream marker
-                    dist += 0x4000
-                    length = t + 2
-                else:
-                    dist = 1 + (t >> 2) + (src[ip] << 2)
-                    ip += 1
-                    length = 2
-                _copy_match(out, dist, length, out_size, ip)
-                state = _MATCH_DONE
-            # _MATCH_DONE: up to 3 literals follow in the low bits of the match's first byte
-            t = src[ip - 2] & 3
+                    dist, length, ip = _match(src, ip, t)
+            else:
+                dist, length, ip = _match(src, ip, t)
+            if dist == 0:
+                break                                   # end-of-stream marker
+            start = op - dist
+            if start < 0 or op + length > out_size:
+                raise LzoError(f"a match of {length} bytes from {dist} back does not fit", ip)
+            if dist >= length:
+                out += out[start:start + length]
+            else:                       # overlapping: the last ``dist`` bytes repeat
+                out += (out[start:] * (length // dist + 1))[:length]
+            op += length
+            t = src[ip - 2] & 3         # up to 3 literals ride in the match's low bits
             if t == 0:
                 state = _LOOP
                 continue
-            if len(out) + t > out_size or ip + t > n:
+            if op + t > out_size or ip + t > n:
                 raise LzoError("trailing literals do not fit", ip)
             out += src[ip:ip + t]
+            op += t
             ip += t
             t = src[ip]
             ip += 1
             state = _MATCH
     except IndexError:
         raise LzoError("the compressed data ends before its end marker", n) from None
-    if len(out) != out_size:
-        raise LzoError(f"the data expands to {len(out)} bytes, {out_size} expected", ip)
+    if op != out_size:
+        raise LzoError(f"the data expands to {op} bytes, {out_size} expected", ip)
     return bytes(out), ip - pos
