@@ -42,6 +42,10 @@ def _version(r):
     r.pos = 4
     version = r.u32()
     r.version = version
+    if version & 0xFFFFFF00 == 0x20202000:
+        r.version = version & 0xFF
+        raise r.error(f"the version field reads 0x{version:08x}: the file's NUL bytes were "
+                      "replaced by spaces (a damaged copy)", 4)
     if version >= ENCRYPTED_FROM and len(r.data) >= 16:
         if r.data[8:16] != bytes(8):
             raise r.error("the model is encrypted; it cannot be read", 8)

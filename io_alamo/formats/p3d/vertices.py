@@ -32,8 +32,9 @@ def read_uv_set(r):
         return np.frombuffer(raw, "<f4").reshape(n, 2).astype(np.float32)
     steps = np.frombuffer(raw, "<i2").reshape(n, 2).astype(np.float64) + 32767.0
     uv = np.empty((n, 2), np.float32)
-    uv[:, 0] = steps[:, 0] * UV_STEP * (hi_u - lo_u) + lo_u
-    uv[:, 1] = steps[:, 1] * UV_STEP * (hi_v - lo_v) + lo_v
+    with np.errstate(invalid="ignore", over="ignore"):    # a damaged range gives NaN, kept
+        uv[:, 0] = steps[:, 0] * UV_STEP * (hi_u - lo_u) + lo_u
+        uv[:, 1] = steps[:, 1] * UV_STEP * (hi_v - lo_v) + lo_v
     return uv
 
 
