@@ -259,10 +259,12 @@ def grid_lod(resolution, nx, ny, quads=True):
     for j in range(ny - 1):
         for i in range(nx - 1):
             a, b, c, d = j * nx + i, j * nx + i + 1, (j + 1) * nx + i + 1, (j + 1) * nx + i
+            # front faces wind clockwise seen from the normal's side in the file's
+            # left-handed axes (as in real files): a, b, c, d here, with normals up (+y)
             if quads and (i + j) % 3:
-                faces.append([a, d, c, b])
+                faces.append([a, b, c, d])
             else:
-                faces += [[a, d, c], [a, c, b]]
+                faces += [[a, b, c], [a, c, d]]
     n = len(pts)
     normals = np.tile([0.0, 1.0, 0.0], (n, 1))
     uv0 = np.stack([xs.ravel() / nx, zs.ravel() / ny], axis=1)
@@ -272,7 +274,6 @@ def grid_lod(resolution, nx, ny, quads=True):
     return SpecLod(
         resolution, pts.astype(np.float32), faces, normals, [uv0, uv0 * 0.5],
         ["data\\grid_co.paa"], [(0, half, 0, 0), (half, len(faces), -1, -1)],
-        ["data\\grid.rvmat"], [("door", list(range(0, n, 2)), [255, 128] * (n // 2))
-                               if n % 2 == 0 else ("door", [0], [255])],
+        ["data\\grid.rvmat"], [("door", list(range(0, n, 2)), ([255, 128] * n)[:(n + 1) // 2])],
         [("\\a3\\data_f\\proxies\\gunner", matrix, 1)], [("lodnoshadow", "1")],
         [(0.0, pts), (1.0, pts + [0, 0.5, 0])])
