@@ -75,35 +75,37 @@ def decompress(src, pos, out_size):
                 ip += 1
                 state = _MATCH
         while True:
-            if state == _LOOP:
-                t = src[ip]
-                ip += 1
-                if t < 16:                              # a literal run
-                    if t == 0:
-                        t, ip = _long_count(src, ip, 15)
-                    t += 3
-                    if op + t > out_size or ip + t > n:
-                        raise LzoError("a literal run does not fit", ip)
-                    out += src[ip:ip + t]
-                    op += t
-                    ip += t
+            if state != _MATCH:
+                if state == _LOOP:
                     t = src[ip]
                     ip += 1
-                    if t < 16:          # after a literal run: a 3-byte match 2-3 KiB back
-                        dist, length, ip = 1 + 0x0800 + (t >> 2) + (src[ip] << 2), 3, ip + 1
-                    else:
-                        dist, length, ip = _match(src, ip, t)
+                    if t < 16:                          # a literal run
+                        if t == 0:
+                            t, ip = _long_count(src, ip, 15)
+                        t += 3
+                        if op + t > out_size or ip + t > n:
+                            raise LzoError("a literal run does not fit", ip)
+                        out += src[ip:ip + t]
+                        op += t
+                        ip += t
+                        t = src[ip]
+                        ip += 1
                 else:
-                    dist, length, ip = _match(src, ip, t)
-            elif state == _FIRST_LITERAL_RUN:
-                t = src[ip]
+                    t = src[ip]
+                    ip += 1
+                if t < 16:              # after a literal run: a 3-byte match 2-3 KiB back
+                    t = 0x0801 + (t >> 2) + (src[ip] << 2)
+                    ip += 1
+                    length = 3
+            if t >= 0x0801:             # the 3-byte match decoded above
+                dist = t
+            elif t >= 64:               # M2 (inline: the most common)
+                dist = 1 + ((t >> 2) & 7) + (src[ip] << 3)
+                length = (t >> 5) + 1
                 ip += 1
-                if t < 16:
-                    dist, length, ip = 1 + 0x0800 + (t >> 2) + (src[ip] << 2), 3, ip + 1
-                else:
-                    dist, length, ip = _match(src, ip, t)
             else:
                 dist, length, ip = _match(src, ip, t)
+            state = _MATCH
             if dist == 0:
                 break                                   # end-of-stream marker
             start = op - dist
