@@ -23,8 +23,12 @@ import numpy as np  # noqa: E402
 
 from io_alamo.formats.p3d import binary, lzo, lzss, read_p3d  # noqa: E402
 
+import io_alamo  # noqa: E402
+
 try:
     import bpy  # noqa: E402
+
+    from io_alamo.blender.imp.p3d import import_p3d  # noqa: E402
 except ImportError:
     bpy = None
 
@@ -108,13 +112,11 @@ def main(argv):
     t_read = best(lambda: read_p3d(data))
     cpu_read = best(lambda: read_p3d(data), clock=time.process_time)
     spent, produced = decompression_time(data)
-    print(f"read_p3d: {t_read:.3f} s wall, {cpu_read:.3f} s CPU (decompression {spent:.3f} s CPU for "
-          f"{produced / 1e6:.2f} MB, {produced / 1e6 / max(spent, 1e-9):.1f} MB/s)")
+    print(f"read_p3d: {t_read:.3f} s wall, {cpu_read:.3f} s CPU (decompression "
+          f"{spent:.3f} s CPU for {produced / 1e6:.2f} MB, {produced / 1e6 / max(spent, 1e-9):.1f} MB/s)")
     if bpy is None:
         print("no bpy: import not timed")
         return 0
-    import io_alamo
-    from io_alamo.blender.imp.p3d import import_p3d
     io_alamo.register()
     try:
         def one_import():

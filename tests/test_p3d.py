@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from p3d_build import SpecLod, build_odol, grid_lod
 from p3d_compress import lzo_compress, lzss_compress
+from test_no_blender import run as run_without_blender
 
 from io_alamo.cli import main
 from io_alamo.formats.errors import FormatError
@@ -289,3 +290,21 @@ def test_command_line_on_spec_built_and_bad_files(tmp_path, capsys):
     assert main(["validate", str(good), str(bad)]) == 1
     out = capsys.readouterr().out
     assert f"{good}: ok" in out and "ODOL v47" in out and os.fspath(bad) in out
+
+
+def test_reader_works_without_blender():
+    r = run_without_blender("""
+import sys
+sys.path.insert(0, 'tests')
+from p3d_build import build_odol, grid_lod
+from io_alamo.formats.p3d import read_p3d
+from io_alamo.formats.kinds import foreign_kind
+data = build_odol(47, [grid_lod(1.0, 9, 9)])
+lod = read_p3d(data).lods[0]
+assert len(lod.vertices) == 81 and len(lod.faces) > 64
+assert foreign_kind(data).name == 'Bohemia P3D (ODOL)'
+assert not any(k.split('.')[0] in ('bpy', 'mathutils', 'bmesh') for k in sys.modules)
+print('ok')
+""")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "ok"

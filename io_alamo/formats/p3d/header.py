@@ -70,7 +70,7 @@ def _shading_and_mass(r, info):
     v["animated"] = r.boolean()
     info.skeleton = read_skeleton(r)
     info.map_type = r.u8()
-    n, raw = r.packed_array(4, "mass array")
+    n, _ = r.packed_array(4, "mass array")
     v["mass_array_count"] = n
     info.mass = r.f32()
     v["inv_mass"] = r.f32()

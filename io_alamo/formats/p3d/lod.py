@@ -21,7 +21,7 @@ def _index_dtype(version):
 
 
 def read_index_array(r, what):
-    n, raw = r.packed_array(index_size(r.version), what)
+    _, raw = r.packed_array(index_size(r.version), what)
     return np.frombuffer(raw, _index_dtype(r.version)).astype(np.int64)
 
 
