@@ -58,9 +58,9 @@ class _Writer:
     def packed(self, data):
         if not data:
             return
-        if self.version >= 64:
-            self.u8(0)
-            self.raw(data)
+        if self.version >= 64:                # a flag byte: 2 compressed, 0 stored
+            self.u8(2 if len(data) >= 1024 else 0)
+            self.raw(lzo_compress(data) if len(data) >= 1024 else data)
         elif len(data) < 1024:
             self.raw(data)
         else:
@@ -76,6 +76,10 @@ def pack_normals(normals):
     return (q[:, 0] | (q[:, 1] << 10) | (q[:, 2] << 20)).astype("<u4").tobytes()
 
 
+def _dayz(version):
+    return version in (53, 54)
+
+
 def _model_info(w, n_lods):
     w.i32(0)
     w.f32(2.0, 2.0)                           # bounding spheres
@@ -84,9 +88,20 @@ def _model_info(w, n_lods):
     w.u32(0xFFFFFFFF), w.u32(0xFFFFFFFF)
     w.f32(1.0)
     w.f32(-1, -1, -1), w.f32(1, 1, 1)         # bounding box
+    if not _dayz(w.version):
+        if w.version >= 70:
+            w.f32(1.0)                        # LOD density coefficient
+        if w.version >= 71:
+            w.f32(1.0)                        # draw importance
+    if w.version >= 52:
+        w.f32(-1, -1, -1), w.f32(1, 1, 1)     # visual bounding box
     w.f32(0, 0, 0), w.f32(0, 0, 0), w.f32(0.25, 0.5, 0.75)   # centres, centre of mass
     w.f32(*np.eye(3).ravel())
     w.raw(bytes([1, 0, 1, 1]))
+    if _dayz(w.version):
+        w.u8(0), w.f32(0.0)                   # DayZ: a flag and a float
+    elif w.version >= 73:
+        w.u8(1)                               # AI covers
     if w.version >= 42:
         w.f32(1, 2, 3, 4)
     if w.version >= 43:
@@ -106,19 +121,37 @@ def _model_info(w, n_lods):
     w.u8(3)                                   # map type
     w.u32(0)                                  # mass array
     w.f32(1500.0, 1 / 1500.0, 10.0, 0.1)      # mass, 1/mass, armor, 1/armor
+    if not _dayz(w.version) and w.version >= 72:
+        w.f32(0.0)                            # explosion shielding
     indices = [255] * 12
     indices[1] = n_lods - 1                   # geometry is the last LOD
+    if _dayz(w.version) and w.version >= 54:
+        indices.insert(2, 255)
+    elif not _dayz(w.version):
+        indices = [255] * ((w.version >= 53) + (w.version >= 54)) + indices
     w.raw(bytes(indices))
     w.u32(0), w.u8(0)
     w.text("house"), w.text("")
     w.u8(0), w.u32(0)
+    if w.version >= 57:
+        for _ in range(3):
+            w.raw(struct.pack(f"<{n_lods}i", *([-1] * n_lods)))
 
 
 def _animations(w, n_lods):
     w.u8(1)
     w.u32(2)
-    w.u32(0), w.text("door"), w.text("door_source"), w.f32(0, 1, 0, 1), w.u32(0), w.f32(0, 1.5)
-    w.u32(9), w.text("hide"), w.text("damage"), w.f32(0, 1, 0, 1), w.u32(0), w.f32(0.5)
+    a3 = w.version >= 56
+    w.u32(0), w.text("door"), w.text("door_source"), w.f32(0, 1, 0, 1)
+    if a3:
+        w.f32(1.0, 0.0)                       # period, initial phase
+    w.u32(0), w.f32(0, 1.5)
+    w.u32(9), w.text("hide"), w.text("damage"), w.f32(0, 1, 0, 1)
+    if a3:
+        w.f32(1.0, 0.0)
+    w.u32(0), w.f32(0.5)
+    if w.version >= 55:
+        w.f32(0.0)
     w.i32(n_lods)
     for _ in range(n_lods):
         w.u32(1), w.u32(2), w.u32(0), w.u32(1)
@@ -129,10 +162,18 @@ def _animations(w, n_lods):
 
 def _material(w, path, texture):
     w.text(path)
-    w.u32(11)
-    for _ in range(6):
-        w.f32(0.5, 0.5, 0.5, 1.0)
-    w.f32(10.0), w.u32(2), w.u32(1), w.u32(1), w.u32(0)
+    if _dayz(w.version):
+        w.u32(20)
+        for _ in range(8):
+            w.f32(0.5, 0.5, 0.5, 1.0)
+        w.f32(10.0), w.i32(0), w.i32(0), w.f32(0, 0, 0, 0)
+        w.raw(bytes(48))                      # DayZ material version 20 values
+    else:
+        w.u32(11)
+        for _ in range(6):
+            w.f32(0.5, 0.5, 0.5, 1.0)
+        w.f32(10.0)
+    w.u32(2), w.u32(1), w.u32(1), w.u32(0)
     w.text("a3\\data_f\\penetration\\metal.bisurf")
     w.u32(1), w.u32(0)
     w.u32(2), w.u32(2)                         # stages, transforms
@@ -156,8 +197,8 @@ def _uv_set(w, uv):
     w.packed(data)
 
 
-def _index_bytes(indices):
-    return np.asarray(indices, "<u2").tobytes()
+def _index_bytes(indices, version):
+    return np.asarray(indices, "<u4" if version >= 69 else "<u2").tobytes()
 
 
 def _lod(w, lod):
@@ -170,6 +211,10 @@ def _lod(w, lod):
     w.u32(0), w.u32(0)                        # LOD bones, bone links
     if w.version < 50:
         w.u32(n), w.u8(1), w.u32(0)           # point flags: all zero (one fill value)
+    else:
+        w.u32(n)
+    if w.version >= 51:
+        w.f32(1.0)                            # face area
     w.u32(0), w.u32(0)
     w.f32(-1, -1, -1), w.f32(1, 1, 1), w.f32(0, 0, 0), w.f32(1.7)
     w.u32(len(lod.textures))
@@ -182,8 +227,9 @@ def _lod(w, lod):
     w.u32(len(lod.faces)), w.u32(0), w.u16(0)
     for f in lod.faces:
         w.u8(len(f))
-        w.raw(_index_bytes(f))
-    unit = np.cumsum([0] + [10 if len(f) == 4 else 8 for f in lod.faces])
+        w.raw(_index_bytes(f, w.version))
+    tri, quad = (16, 20) if w.version >= 69 else (8, 10)
+    unit = np.cumsum([0] + [quad if len(f) == 4 else tri for f in lod.faces])
     w.u32(len(lod.sections))
     for first, end, tex, mat in lod.sections:
         w.u32(int(unit[first])), w.u32(int(unit[end])), w.u32(0), w.u32(0), w.u32(0)
@@ -191,13 +237,15 @@ def _lod(w, lod):
         if mat == -1:
             w.text("inline.rvmat")
         w.u32(1), w.f32(1.0)
+        if w.version >= 67:
+            w.i32(0)
     w.u32(len(lod.selections))
     for name, verts, weights in lod.selections:
         w.text(name)
         w.packed_array(0, b"")
         w.u32(0), w.u8(0)
         w.packed_array(0, b"")
-        w.packed_array(len(verts), _index_bytes(verts))
+        w.packed_array(len(verts), _index_bytes(verts, w.version))
         w.packed_array(len(weights), bytes(weights))
     w.u32(len(lod.properties))
     for k, v in lod.properties:
@@ -213,6 +261,8 @@ def _vertex_table(w, lod):
     n = len(lod.points)
     size_at = len(w.out)
     w.u32(0)
+    if w.version >= 50:
+        w.u32(n), w.u8(1), w.u32(0)           # point flags
     uvs = lod.uvs or [np.zeros((n, 2))]
     _uv_set(w, uvs[0])
     w.u32(len(uvs))
@@ -226,12 +276,21 @@ def _vertex_table(w, lod):
     w.packed_array(0, b"")                    # bone weights
     w.packed_array(0, b"")                    # neighbours
     w.out[size_at:size_at + 4] = struct.pack("<I", len(w.out) - size_at)
+    if w.version >= 67:
+        w.u32(0)                              # no collimator
+    if w.version >= 68:
+        w.u8(0)
 
 
 def build_odol(version, lods, animations=False):
     """The bytes of an ODOL file of ``version`` holding ``lods`` (SpecLod)."""
     w = _Writer(version)
-    w.raw(b"ODOL"), w.u32(version), w.u32(len(lods))
+    w.raw(b"ODOL"), w.u32(version)
+    if version >= 59:
+        w.u32(0)                              # application id
+    if version >= 58:
+        w.text("\\test\\house")
+    w.u32(len(lods))
     w.f32(*[lod.resolution for lod in lods])
     _model_info(w, len(lods))
     if animations:

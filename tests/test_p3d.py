@@ -99,18 +99,20 @@ def _spec_lods():
             SpecLod(1e15, np.array([[0, 1, 2], [3, 4, 5]], np.float32), [])]
 
 
-@pytest.mark.parametrize("version", [40, 43, 47, 48])
+@pytest.mark.parametrize("version", [40, 43, 47, 48, 50, 52, 53, 54, 56, 58, 60, 64, 67, 68, 69,
+                                     73])
 def test_spec_built_file_reads_back_every_value(version):
     spec = _spec_lods()
-    data = build_odol(version, spec, animations=version == 47)
+    data = build_odol(version, spec, animations=version in (47, 53, 56, 73))
     model = read_p3d(data)
     assert model.version == version and model.warnings == []
+    assert model.prefix == ("\\test\\house" if version >= 58 else "")
     assert [lod_name(lod.resolution) for lod in model.lods] == ["1.000", "2.000", "Memory"]
     assert model.info.mass == 1500.0
     assert model.info.skeleton.bones == [("root", ""), ("arm", "root")]
     assert model.info.lod_indices["geometry"] == 2
     assert np.allclose(model.info.center_of_mass, [0.25, 0.5, 0.75])
-    if version == 47:
+    if version in (47, 53, 56, 73):
         assert [a.name for a in model.animations.classes] == ["door", "hide"]
     for lod, s in zip(model.lods, spec):
         assert np.array_equal(lod.vertices, s.points)
@@ -140,7 +142,7 @@ def test_spec_built_file_reads_back_every_value(version):
         assert np.allclose(lod.frames[1].points, s.frames[1][1])
 
 
-@pytest.mark.parametrize("version", [40, 47])
+@pytest.mark.parametrize("version", [40, 47, 64, 73])
 def test_spec_built_file_has_compressed_and_stored_arrays(version):
     spec = _spec_lods()
     spec[0].frames = []                                  # frames hold the points raw
