@@ -187,3 +187,17 @@ def test_imported_lod_exports_as_alo(blender, tmp_path):
     want = lod.vertices[:, [0, 2, 1]]
     assert np.allclose(np.sort(np.unique(got.round(5), axis=0), axis=0),
                        np.sort(np.unique(want[lod.faces.indices].round(5), axis=0), axis=0))
+
+
+def test_edited_texture_paths_import_with_a_warning(blender, tmp_path):
+    spec = [grid_lod(1.0, 5, 5), grid_lod(2.0, 4, 3)]
+    data = build_odol(47, spec)
+    old = b"data\\grid_co.paa\0"
+    last = data.rindex(old, 0, data.rindex(old))         # the last LOD's texture list
+    path = tmp_path / "edited.p3d"
+    path.write_bytes(data[:last] + b"d\\g.paa\0" + data[last + len(old):])
+    res = import_p3d(bpy.context, str(path))
+    assert len(res.warnings) == 1 and "past the end of the file" in res.warnings[0]
+    lods = [o for o in res.objects if o.type == "MESH"]
+    assert [len(o.data.polygons) for o in lods] == [len(s.faces) for s in spec]
+    assert lods[1].data.materials[0]["texture"] == "d\\g.paa"
