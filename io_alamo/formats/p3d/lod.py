@@ -191,7 +191,10 @@ def read_lod(r, resolution, start, end):
     r.boolean()                                   # vertex bone references are simple
     read_vertex_table(r, lod, flags, lod_bones)
     if r.version >= 67 and r.u32() != 0:
-        r.take(COLLIMATOR_SIZE, "collimator")
+        # the wiki's optional collimator block; taken only where the recorded end says so
+        tail = 1 if r.version >= 68 else 0
+        if r.pos + COLLIMATOR_SIZE + tail == end:
+            r.take(COLLIMATOR_SIZE, "collimator")
     if r.version >= 68:
         r.u8()
     return lod
