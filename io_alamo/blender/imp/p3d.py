@@ -137,9 +137,8 @@ class _Builder:
     def _warner(self, where):
         return lambda text: self.result.warnings.append(f"{where}: {text}")
 
-    def _material(self, texture, material):
+    def _material(self, texture, path, material):
         """One Blender material per (texture, .rvmat) pair, shared by every LOD."""
-        path = material.path if hasattr(material, "path") else material
         key = (texture.lower(), path.lower())
         if key in self.materials:
             return self.materials[key]
@@ -147,7 +146,7 @@ class _Builder:
         mat = self.tx.add(bpy.data.materials.new(to_blender(label or "p3d")))
         mat["texture"] = to_blender(texture)
         mat["rvmat"] = to_blender(path)
-        if hasattr(material, "stages"):
+        if material is not None:
             mat["stage_textures"] = [to_blender(s.path) for s in material.stages]
             mat["surface"] = to_blender(material.surface)
             mat["pixel_shader"] = int(material.pixel_shader)

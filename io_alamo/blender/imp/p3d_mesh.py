@@ -92,7 +92,8 @@ def fill_mesh(me, lod, warn):
 
 
 def face_materials(lod, kept):
-    """Each kept face's section (material slot), and the sections' (texture, material)."""
+    """Each kept face's section (material slot), and per section (texture path, .rvmat
+    path, the binarized Material or None when the section names its .rvmat inline)."""
     slot_of_face = np.zeros(len(lod.faces), np.int32)
     keys = []
     for k, s in enumerate(lod.sections):
@@ -100,9 +101,9 @@ def face_materials(lod, kept):
         tex = lod.textures[s.texture_index] if 0 <= s.texture_index < len(lod.textures) else ""
         if 0 <= s.material_index < len(lod.materials):
             mat = lod.materials[s.material_index]
+            keys.append((tex, mat.path, mat))
         else:
-            mat = s.material_path
-        keys.append((tex, mat))
+            keys.append((tex, s.material_path, None))
     return slot_of_face[kept], keys
 
 
