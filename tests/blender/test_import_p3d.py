@@ -1,5 +1,6 @@
 """Import of binarized Arma models (.p3d) into real Blender, and on to an .alo."""
 
+import random
 from pathlib import Path
 
 import bpy
@@ -201,3 +202,25 @@ def test_edited_texture_paths_import_with_a_warning(blender, tmp_path):
     lods = [o for o in res.objects if o.type == "MESH"]
     assert [len(o.data.polygons) for o in lods] == [len(s.faces) for s in spec]
     assert lods[1].data.materials[0]["texture"] == "d\\g.paa"
+
+
+def test_mutated_files_import_or_leave_nothing(blender, tmp_path):
+    """Damaged files either import (whatever their values) or fail with the one error type,
+    leaving the scene as it was."""
+    rng = random.Random(5)
+    seed = build_odol(47, _spec(), animations=True)
+    imported = 0
+    for k in range(40):
+        data = bytearray(seed)
+        for _ in range(rng.randrange(1, 4)):
+            at = rng.randrange(len(data))
+            data[at] = rng.choice([0, 0xFF, 0x7F, 0x80, rng.randrange(256)])
+        path = tmp_path / f"mutated_{k}.p3d"
+        path.write_bytes(bytes(data))
+        before = _counts()
+        try:
+            import_p3d(bpy.context, str(path))
+            imported += 1
+        except P3dFormatError:
+            assert _counts() == before
+    assert imported > 0
