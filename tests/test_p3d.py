@@ -15,6 +15,7 @@ from test_no_blender import run as run_without_blender
 from io_alamo.cli import main
 from io_alamo.formats.errors import FormatError
 from io_alamo.formats.p3d import P3dFormatError, lod_name, lzo, lzss, read_p3d
+from io_alamo.formats.p3d.lod import face_starts
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus-odol"
 SAMPLES = sorted(CORPUS.rglob("*.p3d")) if CORPUS.is_dir() else []
@@ -310,3 +311,17 @@ print('ok')
 """)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "ok"
+
+
+@pytest.mark.parametrize("isz", [2, 4])
+def test_mixed_face_walk_matches_a_plain_walk(isz):
+    rng = np.random.default_rng(isz)
+    for count in (1, 2, 63, 64, 65, 1000):
+        sizes = rng.choice([3, 4], count)
+        blob = bytearray(b"\x07" * 5)            # bytes before the block
+        want = []
+        for k in sizes:
+            want.append(len(blob) - 5)
+            blob += bytes([k]) + bytes(rng.integers(0, 256, k * isz, dtype=np.uint8))
+        got, _ = face_starts(np.frombuffer(bytes(blob), np.uint8), 5, count, isz)
+        assert got.tolist() == want

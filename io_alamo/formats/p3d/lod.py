@@ -8,6 +8,8 @@ from .records import Faces, Frame, Lod, NamedSelection, Proxy, Section
 from .vertices import read_point_flags, read_vertex_table
 
 FACE_SIZES = (3, 4)
+FACE_STRIDE_LOG2 = 6           # mixed faces are walked 64 at a time (see face_starts)
+FACE_STRIDE = 1 << FACE_STRIDE_LOG2
 COLLIMATOR_SIZE = 44         # optional v67+ block at a LOD's end (Vec3, Vec3, u32, Vec3, u32)
 
 
@@ -54,6 +56,7 @@ def read_faces(r):
         r.u32()                                   # the faces' size in memory
         r.take(2)
         isz = index_size(r.version)
+        r.need(count * (1 + 3 * isz), f"{count:,} faces")
         data, pos = r.data, r.pos
         first = data[pos] if count else 3
         stride = 1 + first * isz
@@ -68,34 +71,58 @@ def read_faces(r):
         return _mixed_faces(r, count, isz)
 
 
+def face_starts(raw, pos, count, isz):
+    """Where each of ``count`` faces starts, without a Python loop per face: every byte of
+    the face block gets "where the next face would start if one started here"; that jump,
+    raised to the power STRIDE by repeated squaring, walks the chain STRIDE faces at a time,
+    and STRIDE single jumps over all those walkers fill in the faces between."""
+    span = min(len(raw) - pos, count * (1 + 4 * isz))
+    block = raw[pos:pos + span].astype(np.int32)
+    sentinel = span                              # "past the block": jumps stay there
+    jump = np.arange(span + 1, dtype=np.int32)
+    jump[:span] += 1 + block * isz
+    np.minimum(jump, sentinel, out=jump)
+    far = jump
+    for _ in range(FACE_STRIDE_LOG2):
+        far = far[far]
+    coarse = np.empty((count + FACE_STRIDE - 1) // FACE_STRIDE, np.int64)
+    at = 0
+    for k in range(len(coarse)):                 # one step per FACE_STRIDE faces
+        coarse[k] = at
+        at = int(far[at])
+    starts = np.empty(len(coarse) * FACE_STRIDE, np.int64)
+    walkers = coarse
+    for j in range(FACE_STRIDE):
+        starts[j::FACE_STRIDE] = walkers
+        walkers = jump[walkers]
+    return starts[:count], np.append(block, 0)
+
+
 def _mixed_faces(r, count, isz):
-    """Triangles and quads mixed: only the size bytes are walked one by one."""
-    data, pos = r.data, r.pos
-    sizes = bytearray(count)
-    starts = []
-    end = len(data)
-    for i in range(count):
-        if pos >= end:
-            raise r.error(f"face {i:,} of {count:,} starts past the end of the file", pos)
-        k = data[pos]
-        if k != 3 and k != 4:
-            raise r.error(f"face {i:,} has {k} corners (3 or 4 expected)", pos)
-        sizes[i] = k
-        starts.append(pos + 1)
-        pos += 1 + k * isz
-    if pos > end:
-        raise r.error("the last face runs past the end of the file", pos)
-    sizes = np.frombuffer(bytes(sizes), np.uint8)
-    starts = np.asarray(starts, np.int64)
+    """Triangles and quads mixed: face starts found by :func:`face_starts`."""
+    raw = np.frombuffer(r.data, np.uint8)
+    rel, block = face_starts(raw, r.pos, count, isz)
+    sizes = block[rel]
+    bad = np.flatnonzero((sizes != 3) & (sizes != 4))
+    if len(bad):
+        k = int(bad[0])
+        where = r.pos + int(rel[k])
+        if rel[k] >= len(block) - 1:
+            raise r.error(f"face {k:,} of {count:,} starts past the end of the file", where)
+        raise r.error(f"face {k:,} has {int(sizes[k])} corners (3 or 4 expected)", where)
+    sizes = sizes.astype(np.uint8)
+    end = r.pos + int(rel[-1]) + 1 + int(sizes[-1]) * isz
+    if end > len(r.data):
+        raise r.error("the last face runs past the end of the file", r.pos + int(rel[-1]))
+    starts = r.pos + rel.astype(np.int64) + 1
     first_corner = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)[:-1]])
     corner = np.arange(int(sizes.sum(dtype=np.int64)), dtype=np.int64)
     face_of = np.repeat(np.arange(count), sizes)
     at = starts[face_of] + (corner - first_corner[face_of]) * isz
-    raw = np.frombuffer(data, np.uint8)
     values = raw[at].astype(np.int64) | (raw[at + 1].astype(np.int64) << 8)
     if isz == 4:
         values |= (raw[at + 2].astype(np.int64) << 16) | (raw[at + 3].astype(np.int64) << 24)
-    r.pos = pos
+    r.pos = end
     return Faces(sizes, first_corner, values)
 
 
