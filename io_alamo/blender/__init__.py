@@ -1,10 +1,8 @@
 """The Blender layer. Everything here may import bpy; nothing in io_alamo.formats does."""
 
-from . import operators, prefs, props, ui
-from . import operators_alm
+from . import operators, operators_alm, operators_p3d, prefs, props, ui
 
-_modules = (props, prefs, operators, ui)
-_modules += (operators_alm,)
+_modules = (props, prefs, operators, operators_alm, operators_p3d, ui)
 
 
 def register():

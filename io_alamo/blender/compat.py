@@ -24,8 +24,10 @@ def set_custom_normals(mesh, corner_normals):
         if flat.any():
             edge = np.empty(len(mesh.loops), np.int32)
             mesh.loops.foreach_get("edge_index", edge)
+            sizes = np.empty(len(mesh.polygons), np.int32)     # triangles, or quads too
+            mesh.polygons.foreach_get("loop_total", sizes)
             sharp = np.zeros(len(mesh.edges), bool)
-            sharp[edge[np.repeat(flat, 3)]] = True
+            sharp[edge[np.repeat(flat, sizes)]] = True
             att = mesh.attributes.get("sharp_edge") or mesh.attributes.new(
                 "sharp_edge", "BOOLEAN", "EDGE")
             att.data.foreach_set("value", sharp)

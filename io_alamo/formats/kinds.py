@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from . import alm1, alod
+from .p3d import describe as p3d_describe
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +25,7 @@ class ForeignKind:
 KINDS: tuple = (
     ForeignKind("Alithia ALM1", alm1.MAGIC, alm1.info_lines, alm1.problems, alm1.roundtrip),
     ForeignKind("ALOD mesh", alod.MAGIC, alod.info_lines, alod.problems, alod.roundtrip),
+    ForeignKind("Bohemia P3D (ODOL)", b"ODOL", p3d_describe.info_lines, p3d_describe.problems),
 )
 
 

@@ -1,0 +1,140 @@
+"""One P3D LOD as a Blender mesh: points, triangles and quads, custom normals, UV sets,
+named selections as vertex groups and animation frames as shape keys.
+
+Axes: P3D is y-up and left-handed (x right, y up, z forward); Blender is z-up and
+right-handed. Swapping y and z maps one onto the other (x, y, z) -> (x, z, y); the swap is a
+mirror, which also turns the file's clockwise front faces into Blender's counter-clockwise
+ones, so the corner order is kept as the file has it and normals face out.
+"""
+
+import numpy as np
+
+from .. import compat
+from ..names import to_blender
+
+AXES = [0, 2, 1]                       # Blender x, y, z from the file's x, z, y
+
+
+def to_blender_axes(points):
+    return np.ascontiguousarray(np.asarray(points, np.float32).reshape(-1, 3)[:, AXES])
+
+
+def blender_matrix(matrix):
+    """A 4x4 file-space transform as a Blender-space one (rows and columns swapped)."""
+    m = np.asarray(matrix, np.float64)
+    return m[np.ix_(AXES + [3], AXES + [3])]
+
+
+def usable_faces(faces, n_vertices):
+    """Corner lists Blender can hold: faces naming missing vertices are left out, a quad
+    with one corner twice becomes a triangle, a triangle with one twice is left out.
+    Returns (corner vertex per loop, loop starts, corners per face, kept face indices,
+    number left out)."""
+    sizes = faces.sizes.astype(np.int64)
+    idx = faces.indices
+    if not len(sizes):
+        empty = np.zeros(0, np.int64)
+        return empty, empty, empty, empty, 0
+    corners = np.full((len(sizes), 4), -1, np.int64)
+    for k in range(4):
+        has = sizes > k
+        corners[has, k] = idx[faces.starts[has] + k]
+    bad = ((corners >= n_vertices) | (corners < -1)).any(axis=1)
+    # repeated corners: compare each pair among the four (missing 4th corner = -1)
+    same = np.zeros((len(sizes), 4), bool)
+    for a in range(4):
+        for b in range(a + 1, 4):
+            dup = (corners[:, a] == corners[:, b]) & (corners[:, b] >= 0)
+            same[:, b] |= dup
+    repeats = same.sum(axis=1)
+    keep = ~bad & ((sizes - repeats) >= 3)
+    corners[same] = -1
+    kept = np.flatnonzero(keep)
+    corners = corners[kept]
+    valid = corners >= 0
+    counts = valid.sum(axis=1)
+    loops = corners[valid]
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+    return loops, starts, counts, kept, int(len(sizes) - len(kept))
+
+
+def fill_mesh(me, lod, warn):
+    """Put the LOD's points and faces into the empty mesh ``me``; returns the kept faces."""
+    points = lod.vertices
+    if not len(points) and lod.frames:                 # a frames-only LOD: frame 0 as points
+        points = lod.frames[0].points
+    n = len(points)
+    loops, starts, counts, kept, dropped = usable_faces(lod.faces, n)
+    if dropped:
+        warn(f"{dropped:,} faces name missing vertices or a vertex twice and were left out")
+    me.vertices.add(n)
+    me.vertices.foreach_set("co", to_blender_axes(points).ravel())
+    me.loops.add(len(loops))
+    me.loops.foreach_set("vertex_index", loops.astype(np.int32))
+    me.polygons.add(len(kept))
+    me.polygons.foreach_set("loop_start", starts.astype(np.int32))
+    me.update(calc_edges=True)
+    for k, uv in enumerate(lod.uv_sets):
+        if len(uv) != n or not len(loops):
+            continue
+        layer = me.uv_layers.new(name=f"UVSet{k}", do_init=False)
+        corner_uv = uv[loops].astype(np.float32)
+        corner_uv[:, 1] = 1.0 - corner_uv[:, 1]         # DirectX v runs down, Blender's up
+        layer.data.foreach_set("uv", corner_uv.ravel())
+    if len(kept):
+        me.polygons.foreach_set("use_smooth", np.ones(len(kept), bool))
+        if len(lod.normals) == n:
+            normals = to_blender_axes(lod.normals)[loops]
+            length = np.linalg.norm(normals, axis=1, keepdims=True)
+            normals = np.divide(normals, length, out=np.zeros_like(normals), where=length > 0)
+            compat.set_custom_normals(me, normals)
+    return kept
+
+
+def face_materials(lod, kept):
+    """Each kept face's section (material slot), and per section (texture path, .rvmat
+    path, the binarized Material or None when the section names its .rvmat inline)."""
+    slot_of_face = np.zeros(len(lod.faces), np.int32)
+    keys = []
+    for k, s in enumerate(lod.sections):
+        slot_of_face[s.first_face:s.end_face] = k
+        tex = lod.textures[s.texture_index] if 0 <= s.texture_index < len(lod.textures) else ""
+        if 0 <= s.material_index < len(lod.materials):
+            mat = lod.materials[s.material_index]
+            keys.append((tex, mat.path, mat))
+        else:
+            keys.append((tex, s.material_path, None))
+    return slot_of_face[kept], keys
+
+
+def add_vertex_groups(obj, lod, n):
+    """Named selections as vertex groups: weights where stored (255 = 1.0), else 1.0. One
+    ``add`` call per distinct weight, not per vertex."""
+    for sel in lod.selections:
+        group = obj.vertex_groups.new(name=to_blender(sel.name))
+        verts = sel.vertices
+        weights = (sel.weights.astype(np.float32) / 255.0 if len(sel.weights) == len(verts)
+                   else np.ones(len(verts), np.float32))
+        ok = (verts >= 0) & (verts < n)
+        verts, weights = verts[ok], weights[ok]
+        order = np.argsort(weights, kind="stable")
+        verts, weights = verts[order], weights[order]
+        if not len(verts):
+            continue
+        cuts = np.flatnonzero(np.diff(weights)) + 1
+        for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, len(weights)]):
+            group.add(verts[lo:hi].tolist(), float(weights[lo]), "REPLACE")
+
+
+def add_shape_keys(obj, lod, n, warn):
+    """Animation frames (point positions over time) as shape keys, one per frame."""
+    frames = [f for f in lod.frames if len(f.points) == n]
+    if len(frames) != len(lod.frames):
+        warn(f"{len(lod.frames) - len(frames)} animation frames do not have one position per "
+             "point and were left out")
+    if not frames or not n:
+        return
+    obj.shape_key_add(name="Basis", from_mix=False)
+    for f in frames:
+        key = obj.shape_key_add(name=f"Frame {f.time:g}", from_mix=False)
+        key.data.foreach_set("co", to_blender_axes(f.points).ravel())
