@@ -7,6 +7,7 @@ import tempfile
 from .alo_read import decode_alo, read_alo
 from .alo_write import write_alo
 from .animation import Animation, decode_ala, read_ala, write_ala
+from .chunk_types import ChunkType
 from .chunks import read_chunks
 from .errors import AlamoFormatError
 
@@ -38,7 +39,7 @@ def read_any(data, filename=None):
     """A Model, ParticleEffect or Animation, whichever the bytes hold."""
     try:
         roots = read_chunks(data)
-        if roots and roots[0].type == 0x1000:
+        if roots and roots[0].type == ChunkType.ANIMATION:
             return decode_ala(roots)
         return decode_alo(roots)
     except AlamoFormatError as e:

@@ -9,6 +9,7 @@ from enum import IntEnum
 
 import numpy as np
 
+from .chunk_types import ChunkType
 from .collision import CollisionTree
 
 _VERTEX_COMMON = [
@@ -26,17 +27,18 @@ VERTEX_DTYPE = np.dtype(_VERTEX_COMMON + [("unused", "<f4", (4,))] + _VERTEX_BON
 #: Vertex of a ``0x10005`` buffer (128 bytes), without ``unused``.
 VERTEX_DTYPE_NO_UNUSED = np.dtype(_VERTEX_COMMON + _VERTEX_BONES)
 
-VERTEX_CHUNK_DTYPES = {0x10007: VERTEX_DTYPE, 0x10005: VERTEX_DTYPE_NO_UNUSED}
+VERTEX_CHUNK_DTYPES = {ChunkType.VERTEX_BUFFER: VERTEX_DTYPE,
+                       ChunkType.VERTEX_BUFFER_NO_UNUSED: VERTEX_DTYPE_NO_UNUSED}
 
 
 class ParamType(IntEnum):
     """Shader parameter kinds; the value is the ``0x101xx`` chunk type."""
 
-    INT = 0x10102
-    FLOAT = 0x10103
-    FLOAT3 = 0x10104
-    TEXTURE = 0x10105
-    FLOAT4 = 0x10106
+    INT = ChunkType.PARAM_INT
+    FLOAT = ChunkType.PARAM_FLOAT
+    FLOAT3 = ChunkType.PARAM_FLOAT3
+    TEXTURE = ChunkType.PARAM_TEXTURE
+    FLOAT4 = ChunkType.PARAM_FLOAT4
 
 
 class Billboard(IntEnum):
@@ -65,7 +67,7 @@ class Bone:
     matrix: np.ndarray                # (3, 4) float32: rows of [R | t], relative to the parent
     visible: int = 1
     billboard: int = 0                # a Billboard value; 0x205 chunks have none (read as 0)
-    chunk_type: int = 0x206           # 0x206 with billboard, 0x205 without
+    chunk_type: int = ChunkType.BONE_DATA  # 0x206 with billboard, 0x205 without billboard
     layout: object = field(default=None, repr=False)
 
     def matrix4(self):
@@ -122,7 +124,9 @@ class SubMesh:
 
     @property
     def vertex_chunk_type(self):
-        return 0x10005 if self.vertices.dtype == VERTEX_DTYPE_NO_UNUSED else 0x10007
+        if self.vertices.dtype == VERTEX_DTYPE_NO_UNUSED:
+            return ChunkType.VERTEX_BUFFER_NO_UNUSED
+        return ChunkType.VERTEX_BUFFER
 
     @property
     def is_skinned(self):

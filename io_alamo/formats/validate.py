@@ -4,6 +4,7 @@ collision trees. Each problem is one line of text; an empty list means the file 
 import numpy as np
 
 from .animation import Animation
+from .chunk_types import ChunkType
 from .collision import check_collision_tree
 from .model import Billboard, LightType, Mesh, Model
 
@@ -49,7 +50,7 @@ def validate_model(model):
         elif i > 0 and not 0 <= b.parent < i:
             problems.append(f"bone {i} ({b.name!r}) has parent {b.parent}; "
                             f"must be a lower bone index (0..{i - 1})")
-        if b.chunk_type == 0x206 and b.billboard not in Billboard._value2member_map_:
+        if b.chunk_type == ChunkType.BONE_DATA and b.billboard not in Billboard._value2member_map_:
             problems.append(f"bone {i} ({b.name!r}) has unknown billboard mode {b.billboard}")
         if not np.all(np.isfinite(b.matrix)):
             problems.append(f"bone {i} ({b.name!r}) matrix has NaN or infinite values")
