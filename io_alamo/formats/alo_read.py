@@ -5,7 +5,7 @@ import struct
 import numpy as np
 
 from .chunk_types import ChunkType
-from .chunks import read_chunks, read_minis
+from .chunks import BytesLike, Chunk, read_chunks, read_minis
 from .collision import NODE_DTYPE, FILE_NODE_DTYPE, CollisionTree
 from .errors import AlamoFormatError
 from .fields import check_size, decode_cstr, decode_minis, f32
@@ -53,7 +53,7 @@ _MESH_INFO = struct.Struct("<I6fIII")
 _LIGHT_INFO = struct.Struct("<I8f")
 
 
-def read_alo(data, filename=None):
+def read_alo(data: BytesLike, filename: str | None = None) -> Model | ParticleEffect:
     """Decode a whole .alo file: a :class:`Model`, or a :class:`ParticleEffect` kept raw."""
     try:
         return decode_alo(read_chunks(data))
@@ -61,7 +61,7 @@ def read_alo(data, filename=None):
         raise e.with_filename(filename)
 
 
-def decode_alo(roots):
+def decode_alo(roots: list[Chunk]) -> Model | ParticleEffect:
     if not roots:
         raise AlamoFormatError("empty file: no chunks", offset=0)
     first = roots[0].type

@@ -19,7 +19,7 @@ from .collision import FILE_NODE_DTYPE
 from .errors import AlamoFormatError
 from .fields import encode_cstr, encode_minis
 from .layout import arrange, count_for, sub_of, tail_of
-from .model import VERTEX_CHUNK_DTYPES, Light, Mesh, ParamType, ParticleEffect
+from .model import VERTEX_CHUNK_DTYPES, Light, Mesh, Model, ParamType, ParticleEffect
 
 
 # Data chunks that hold mini-chunks
@@ -28,14 +28,14 @@ MINI_CHUNK_TYPES = (ChunkType.DAZZLE_MINIS, ChunkType.CONNECTIONS_HEADER,
                     ChunkType.COLLISION_HEADER, *(int(t) for t in ParamType))
 
 
-def write_alo(model):
+def write_alo(model: Model | ParticleEffect) -> bytes:
     """Encode a :class:`Model` (or :class:`ParticleEffect`) to bytes."""
     if isinstance(model, ParticleEffect):
         return write_chunks(encode_alo(model))
     return write_chunks(encode_alo(model), MINI_CHUNK_TYPES)
 
 
-def encode_alo(model):
+def encode_alo(model: Model | ParticleEffect) -> list[Chunk]:
     if isinstance(model, ParticleEffect):
         return model.chunks
     slots = {}

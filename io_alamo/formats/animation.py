@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .chunk_types import AnimationMini, ChunkType
-from .chunks import Chunk, Mini, read_chunks, write_chunks
+from .chunks import BytesLike, Chunk, Mini, read_chunks, write_chunks
 from .errors import AlamoFormatError
 from .fields import decode_minis, encode_minis
 from .layout import Layout, arrange, count_for, note_count, sub_of
@@ -61,7 +61,7 @@ def _vec(value):
     return field(default_factory=lambda: np.array(value, "<f4"))
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class BoneAnimation:
     """One bone's tracks, quantised as in the file.
 
@@ -76,35 +76,35 @@ class BoneAnimation:
     scale_offset: np.ndarray = _vec([1, 1, 1])
     scale_scale: np.ndarray = _vec([0, 0, 0])
     unknown: int = 0                       # 0x1003 mini 10 (0 or 1; meaning unknown)
-    translation: np.ndarray = None         # (frames, 3) uint16
-    scale: np.ndarray = None               # (frames, 3) uint16
-    rotation: np.ndarray = None            # (frames, 4) int16 x, y, z, w / 32767
-    default_rotation: np.ndarray = None    # (4,) int16
-    visibility: np.ndarray = None          # packed bits, uint8, frame i = byte i//8 bit i%8
-    step: np.ndarray = None                # packed bits like visibility
-    translation_index: int = None          # format #2 offsets into the frame blocks
-    scale_index: int = None
-    rotation_index: int = None
-    layout: object = field(default=None, repr=False)
+    translation: np.ndarray | None = None  # (frames, 3) uint16
+    scale: np.ndarray | None = None        # (frames, 3) uint16
+    rotation: np.ndarray | None = None     # (frames, 4) int16 x, y, z, w / 32767
+    default_rotation: np.ndarray | None = None  # (4,) int16
+    visibility: np.ndarray | None = None   # packed bits, uint8, frame i = byte i//8 bit i%8
+    step: np.ndarray | None = None         # packed bits like visibility
+    translation_index: int | None = None   # format #2 offsets into the frame blocks
+    scale_index: int | None = None
+    rotation_index: int | None = None
+    layout: Layout | None = field(default=None, repr=False)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Animation:
     format: int                            # 1 (Empire at War) or 2 (Forces of Corruption)
     num_frames: int
     fps: np.float32
-    bones: list = field(default_factory=list)
-    rotation_frame_size: int = None        # format #2 values per frame block, as read
-    translation_frame_size: int = None
-    scale_frame_size: int = None
-    layout: object = field(default=None, repr=False)
+    bones: list[BoneAnimation] = field(default_factory=list)
+    rotation_frame_size: int | None = None  # format #2 values per frame block, as read
+    translation_frame_size: int | None = None
+    scale_frame_size: int | None = None
+    layout: Layout | None = field(default=None, repr=False)
 
     kind = "animation"
 
 
 # --- reading ----------------------------------------------------------------------------
 
-def read_ala(data, filename=None):
+def read_ala(data: BytesLike, filename: str | None = None) -> Animation:
     """Decode a whole .ala file into an :class:`Animation`."""
     try:
         return decode_ala(read_chunks(data))
@@ -112,7 +112,7 @@ def read_ala(data, filename=None):
         raise e.with_filename(filename)
 
 
-def decode_ala(roots):
+def decode_ala(roots: list[Chunk]) -> Animation:
     root_layout = Layout()
     anim_chunk = None
     for c in roots:
@@ -246,12 +246,12 @@ def _read_blocks(anim, blocks, anim_chunk):
 
 # --- writing ----------------------------------------------------------------------------
 
-def write_ala(anim):
+def write_ala(anim: Animation) -> bytes:
     """Encode an :class:`Animation` to bytes in its ``format``."""
     return write_chunks(encode_ala(anim), MINI_CHUNK_TYPES)
 
 
-def encode_ala(anim):
+def encode_ala(anim: Animation) -> list[Chunk]:
     if anim.format not in (1, 2):
         raise AlamoFormatError(f"animation format must be 1 or 2, not {anim.format!r}")
     frames = int(anim.num_frames)
@@ -395,7 +395,7 @@ _BONE_DEFAULTS = {name: np.asarray(getattr(BoneAnimation("", 0), name)).tobytes(
                                "scale_scale", "unknown")}
 
 
-def convert_animation(anim, fmt):
+def convert_animation(anim: Animation, fmt: int) -> Animation:
     """The same animation in format ``fmt`` (1 or 2); the quantised data carries over as is.
 
     The records and layouts are new; the track arrays are shared with ``anim`` (writing

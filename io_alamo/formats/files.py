@@ -8,14 +8,17 @@ from .alo_read import decode_alo, read_alo
 from .alo_write import write_alo
 from .animation import Animation, decode_ala, read_ala, write_ala
 from .chunk_types import ChunkType
-from .chunks import read_chunks
+from .chunks import BytesLike, read_chunks
 from .errors import AlamoFormatError
+from .model import Model, ParticleEffect
+
+PathLike = str | os.PathLike
 
 # Larger than any real .alo/.ala by far; refuses to slurp something that cannot be one.
 MAX_FILE_SIZE = 1 << 30
 
 
-def read_file_bytes(path):
+def read_file_bytes(path: PathLike) -> bytes:
     try:
         size = os.path.getsize(path)
         if size > MAX_FILE_SIZE:
@@ -27,15 +30,16 @@ def read_file_bytes(path):
         raise AlamoFormatError(f"cannot read: {e.strerror or e}", filename=path) from None
 
 
-def load_alo(path):
+def load_alo(path: PathLike) -> Model | ParticleEffect:
     return read_alo(read_file_bytes(path), filename=os.fspath(path))
 
 
-def load_ala(path):
+def load_ala(path: PathLike) -> Animation:
     return read_ala(read_file_bytes(path), filename=os.fspath(path))
 
 
-def read_any(data, filename=None):
+def read_any(data: BytesLike, filename: str | None = None
+             ) -> Model | ParticleEffect | Animation:
     """A Model, ParticleEffect or Animation, whichever the bytes hold."""
     try:
         roots = read_chunks(data)
@@ -46,20 +50,20 @@ def read_any(data, filename=None):
         raise e.with_filename(filename)
 
 
-def load(path):
+def load(path: PathLike) -> Model | ParticleEffect | Animation:
     return read_any(read_file_bytes(path), filename=os.fspath(path))
 
 
-def encode(obj):
+def encode(obj: Model | ParticleEffect | Animation) -> bytes:
     return write_ala(obj) if isinstance(obj, Animation) else write_alo(obj)
 
 
-def save(obj, path):
+def save(obj: Model | ParticleEffect | Animation, path: PathLike) -> None:
     """Write a model or animation atomically: the target is replaced only on success."""
     save_all([(obj, path)])
 
 
-def save_all(items):
+def save_all(items) -> None:
     """Write several models or animations, ``[(obj, path), ...]``, all or nothing.
 
     Everything is encoded first, then each file is written to a temporary file beside its

@@ -11,7 +11,7 @@ from .model import Billboard, LightType, Mesh, Model
 MAX_SKIN_BONES = 24
 
 
-def validate(obj):
+def validate(obj) -> list[str]:
     if isinstance(obj, Animation):
         return validate_animation(obj)
     if isinstance(obj, Model):
@@ -25,7 +25,7 @@ def _count_problems(layout, where):
             for key, (declared, found) in counts.items()]
 
 
-def validate_model(model):
+def validate_model(model: Model) -> list[str]:
     problems = []
     if model.skeleton is not None:
         problems += _count_problems(model.skeleton.layout, "skeleton")
@@ -132,7 +132,7 @@ def _mesh_problems(mesh, oi, nb):
     return out
 
 
-def validate_animation(anim):
+def validate_animation(anim: Animation) -> list[str]:
     problems = _count_problems(anim.layout, "animation")
     if not anim.fps > 0:
         problems.append(f"frame rate {anim.fps} is not positive")
