@@ -98,7 +98,8 @@ class Skeleton:
 class ShaderParam:
     name: str
     type: ParamType
-    value: int | np.float32 | np.ndarray | str  # int, float32, (3,)/(4,) float32 array, or texture file name (str)
+    # int, float32, (3,)/(4,) float32 array, or texture file name (str)
+    value: int | np.float32 | np.ndarray | str
     layout: Layout | None = field(default=None, repr=False)
 
 
