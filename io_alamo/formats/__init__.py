@@ -12,6 +12,7 @@ from .ala_codec import AnimationData, decode_animation, decode_bone, encode_anim
 from .alo_read import read_alo
 from .alo_write import write_alo
 from .animation import Animation, BoneAnimation, convert_animation, read_ala, write_ala
+from .chunk_types import AnimationMini, ChunkType
 from .chunks import Chunk, Mini, read_chunks, read_minis, write_chunks, write_minis
 from .collision import CollisionTree, build_collision_tree, check_collision_tree
 from .errors import AlamoFormatError, FormatError

@@ -17,7 +17,7 @@ ROTATION_SCALE = 32767.0
 IDENTITY_Q16 = np.array([0, 0, 0, 32767], np.int16)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class AnimationData:
     """Per-bone, per-frame transforms (parent-relative, as in the file).
 
@@ -26,7 +26,7 @@ class AnimationData:
     """
 
     fps: float
-    names: list
+    names: list[str]
     indices: np.ndarray            # (B,) skeleton index of each bone
     translation: np.ndarray        # (B, F, 3) float32
     rotation: np.ndarray           # (B, F, 4) float32 quaternions x, y, z, w
@@ -35,22 +35,22 @@ class AnimationData:
     step: np.ndarray               # (B, F) bool
     has_visibility: np.ndarray     # (B,) bool
     has_step: np.ndarray           # (B,) bool
-    unknown: list = field(default_factory=list)   # 0x1003 mini 10 per bone
+    unknown: list[int] = field(default_factory=list)   # 0x1003 mini 10 per bone
 
     @property
-    def num_frames(self):
+    def num_frames(self) -> int:
         return self.translation.shape[1]
 
 
-def unpack_bits(packed, frames):
+def unpack_bits(packed, frames: int) -> np.ndarray:
     return np.unpackbits(np.asarray(packed, np.uint8), bitorder="little")[:frames].astype(bool)
 
 
-def pack_bits(bits):
+def pack_bits(bits) -> np.ndarray:
     return np.packbits(np.asarray(bits, bool), bitorder="little")
 
 
-def dequantize(offset, step, q):
+def dequantize(offset, step, q) -> np.ndarray:
     """offset + q * step in float32, as the game computes it (inf/NaN in a file stay so)."""
     with np.errstate(over="ignore", invalid="ignore"):
         return (np.asarray(offset, np.float32)
@@ -66,7 +66,7 @@ def dequantize(offset, step, q):
 MAX_CONSTANT_BONE_FRAMES = 1_000_000
 
 
-def decode_bone(bone, frames, full=True):
+def decode_bone(bone: BoneAnimation, frames: int, full: bool = True) -> tuple:
     """One :class:`BoneAnimation` as floats: translation (F, 3), rotation (F, 4) quaternions
     x, y, z, w, scale (F, 3), and visible, step (F,) bools (None where the bone has no such
     track). With ``full=False`` a track the file stores as a constant has a single row
@@ -91,7 +91,7 @@ def decode_bone(bone, frames, full=True):
     return t, q, s, vis, step
 
 
-def decode_animation(anim):
+def decode_animation(anim: Animation) -> AnimationData:
     """Float arrays for every bone and frame of an :class:`Animation`.
 
     Refuses (:class:`AlamoFormatError`) to expand a file that stores mostly constants into
@@ -128,7 +128,7 @@ def decode_animation(anim):
         unknown=[b.unknown for b in anim.bones])
 
 
-def quantize_range(values):
+def quantize_range(values) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
     """Per-axis offset and step for (F, k) values; returns (offset, step, q uint16, constant).
 
     The offset is float32 at or below the minimum and the step is the smallest float32 with
@@ -153,7 +153,7 @@ def quantize_range(values):
     return off, step, q, constant
 
 
-def encode_animation(data, fmt=2):
+def encode_animation(data: AnimationData, fmt: int = 2) -> Animation:
     """Quantise :class:`AnimationData` into an :class:`Animation` of format ``fmt``."""
     if fmt not in (1, 2):
         raise AlamoFormatError(f"animation format must be 1 or 2, not {fmt!r}")

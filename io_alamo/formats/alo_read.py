@@ -4,7 +4,8 @@ import struct
 
 import numpy as np
 
-from .chunks import read_chunks, read_minis
+from .chunk_types import ChunkType
+from .chunks import BytesLike, Chunk, read_chunks, read_minis
 from .collision import NODE_DTYPE, FILE_NODE_DTYPE, CollisionTree
 from .errors import AlamoFormatError
 from .fields import check_size, decode_cstr, decode_minis, f32
@@ -14,8 +15,8 @@ from .model import (
     ObjectConnection, ParamType, ParticleEffect, Proxy, ShaderParam, Skeleton, SubMesh,
 )
 
-PARTICLE_ROOTS = (0x900, 0x1500)
-ANIMATION_ROOT = 0x1000
+PARTICLE_ROOTS = (ChunkType.PARTICLE_EFFECT, ChunkType.PARTICLE_EFFECT_UAW)
+ANIMATION_ROOT = ChunkType.ANIMATION
 
 PARAM_SCHEMAS = {
     ParamType.INT: {1: ("name", "str"), 2: ("value", "i32")},
@@ -37,13 +38,22 @@ DAZZLE_SCHEMA = {
     12: ("hidden", "u32"), 13: ("bias", "f32"),
 }
 
+_BONE_DATA_TYPES = (ChunkType.BONE_DATA_NO_BILLBOARD, ChunkType.BONE_DATA)
+_SUBMESH_KEYS = {
+    ChunkType.SUBMESH_HEADER: "header", ChunkType.VERTEX_FORMAT: "format",
+    ChunkType.VERTEX_BUFFER_NO_UNUSED: "vertices", ChunkType.VERTEX_BUFFER: "vertices",
+    ChunkType.INDEX_BUFFER: "indices", ChunkType.BONE_MAP: "bone_map",
+    ChunkType.COLLISION_TREE: "collision",
+}
+_COLLISION_KEYS = {ChunkType.COLLISION_HEADER: "header", ChunkType.COLLISION_NODES: "nodes",
+                   ChunkType.COLLISION_TRIANGLES: "triangles"}
 _BONE_206 = struct.Struct("<iII")
 _BONE_205 = struct.Struct("<iI")
 _MESH_INFO = struct.Struct("<I6fIII")
 _LIGHT_INFO = struct.Struct("<I8f")
 
 
-def read_alo(data, filename=None):
+def read_alo(data: BytesLike, filename: str | None = None) -> Model | ParticleEffect:
     """Decode a whole .alo file: a :class:`Model`, or a :class:`ParticleEffect` kept raw."""
     try:
         return decode_alo(read_chunks(data))
@@ -51,7 +61,7 @@ def read_alo(data, filename=None):
         raise e.with_filename(filename)
 
 
-def decode_alo(roots):
+def decode_alo(roots: list[Chunk]) -> Model | ParticleEffect:
     if not roots:
         raise AlamoFormatError("empty file: no chunks", offset=0)
     first = roots[0].type
@@ -62,14 +72,14 @@ def decode_alo(roots):
                                path=roots[0].path)
     model = Model(skeleton=None, connections=None, layout=Layout())
     for c in roots:
-        if c.type == 0x200 and model.skeleton is None:
+        if c.type == ChunkType.SKELETON and model.skeleton is None:
             model.skeleton = _skeleton(_need_container(c))
             model.layout.order.append("skeleton")
-        elif c.type in (0x400, 0x1300):
-            decode = _mesh if c.type == 0x400 else _light
+        elif c.type in (ChunkType.MESH, ChunkType.LIGHT):
+            decode = _mesh if c.type == ChunkType.MESH else _light
             model.layout.order.append(("object", len(model.objects)))
             model.objects.append(decode(_need_container(c)))
-        elif c.type == 0x600 and model.connections is None:
+        elif c.type == ChunkType.CONNECTIONS and model.connections is None:
             model.connections = _connections(_need_container(c))
             model.layout.order.append("connections")
         else:
@@ -132,11 +142,11 @@ def _skeleton(chunk):
     skel = Skeleton(layout=walk.layout)
     count = None
     for c in chunk.children:
-        if c.type == 0x201 and walk.take(c, "header"):
+        if c.type == ChunkType.SKELETON_HEADER and walk.take(c, "header"):
             check_size(_need_data(c), 4, "skeleton header")
             count = struct.unpack_from("<I", c.data)[0]
             walk.layout.tails["header"] = bytes(c.data[4:])
-        elif c.type == 0x202:
+        elif c.type == ChunkType.BONE:
             walk.take(c, ("bone", len(skel.bones)))
             skel.bones.append(_bone(_need_container(c)))
         else:
@@ -150,16 +160,16 @@ def _bone(chunk):
     walk = _Children(chunk)
     name = data = None
     for c in chunk.children:
-        if c.type == 0x203 and walk.take(c, "name"):
+        if c.type == ChunkType.BONE_NAME and walk.take(c, "name"):
             name = _string(c, "name", walk.layout)
-        elif c.type in (0x205, 0x206) and walk.take(c, "data"):
+        elif c.type in _BONE_DATA_TYPES and walk.take(c, "data"):
             data = c
         else:
             walk.keep(c)
     walk.require("name", "bone name (0x203)")
     walk.require("data", "bone data (0x205 or 0x206)")
     _need_data(data)
-    if data.type == 0x206:
+    if data.type == ChunkType.BONE_DATA:
         check_size(data, 60, "bone data 0x206")
         parent, visible, billboard = _BONE_206.unpack_from(data.data)
         mat_at = 12
@@ -179,14 +189,14 @@ def _mesh(chunk):
     name = info = None
     materials, datas = [], []
     for c in chunk.children:
-        if c.type == 0x401 and walk.take(c, "name"):
+        if c.type == ChunkType.MESH_NAME and walk.take(c, "name"):
             name = _string(c, "name", walk.layout)
-        elif c.type == 0x402 and walk.take(c, "info"):
+        elif c.type == ChunkType.MESH_INFO and walk.take(c, "info"):
             info = _need_data(c)
-        elif c.type == 0x10100:
+        elif c.type == ChunkType.MATERIAL:
             walk.take(c, ("material", len(materials)))
             materials.append(_material(_need_container(c)))
-        elif c.type == 0x10000:
+        elif c.type == ChunkType.SUBMESH_DATA:
             walk.take(c, ("data", len(datas)))
             datas.append(c)
         else:
@@ -211,7 +221,7 @@ def _material(chunk):
     shader = None
     params = []
     for c in chunk.children:
-        if c.type == 0x10101 and walk.take(c, "shader"):
+        if c.type == ChunkType.SHADER_NAME and walk.take(c, "shader"):
             shader = _string(c, "shader", walk.layout)
         elif c.type in PARAM_SCHEMAS and not c.is_container:
             walk.take(c, ("param", len(params)))
@@ -230,8 +240,7 @@ def _submesh(material, chunk):
     walk = _Children(chunk)
     header = fmt = vbuf = ibuf = bone_map = tree = None
     for c in chunk.children:
-        key = {0x10001: "header", 0x10002: "format", 0x10005: "vertices", 0x10007: "vertices",
-               0x10004: "indices", 0x10006: "bone_map", 0x1200: "collision"}.get(c.type)
+        key = _SUBMESH_KEYS.get(c.type)
         if key is None or not walk.take(c, key):
             walk.keep(c)
         elif key == "header":
@@ -276,7 +285,7 @@ def _collision_tree(chunk):
     walk = _Children(chunk)
     head = nodes = tris = None
     for c in chunk.children:
-        key = {0x1201: "header", 0x1202: "nodes", 0x1203: "triangles"}.get(c.type)
+        key = _COLLISION_KEYS.get(c.type)
         if key is None or c.is_container or not walk.take(c, key):
             walk.keep(c)
         elif key == "header":
@@ -313,9 +322,9 @@ def _light(chunk):
     walk = _Children(chunk)
     name = info = None
     for c in chunk.children:
-        if c.type == 0x1301 and walk.take(c, "name"):
+        if c.type == ChunkType.LIGHT_NAME and walk.take(c, "name"):
             name = _string(c, "name", walk.layout)
-        elif c.type == 0x1302 and walk.take(c, "info"):
+        elif c.type == ChunkType.LIGHT_INFO and walk.take(c, "info"):
             info = _need_data(c)
         else:
             walk.keep(c)
@@ -335,20 +344,21 @@ def _connections(chunk):
     conn = Connections(layout=walk.layout)
     counts = None
     for c in chunk.children:
-        if c.type == 0x601 and not c.is_container and walk.take(c, "header"):
+        if (c.type == ChunkType.CONNECTIONS_HEADER and not c.is_container
+                and walk.take(c, "header")):
             counts, walk.layout.sub["header"] = decode_minis(c, CONNECTIONS_HEADER_SCHEMA)
-        elif c.type == 0x602 and not c.is_container:
+        elif c.type == ChunkType.OBJECT_CONNECTION and not c.is_container:
             walk.take(c, ("object", len(conn.objects)))
             v, layout = decode_minis(c, OBJECT_CONNECTION_SCHEMA)
             _require_fields(c, v, ("object", "bone"))
             conn.objects.append(ObjectConnection(v["object"], v["bone"], layout))
-        elif c.type == 0x603 and not c.is_container:
+        elif c.type == ChunkType.PROXY and not c.is_container:
             walk.take(c, ("proxy", len(conn.proxies)))
             v, layout = decode_minis(c, PROXY_SCHEMA)
             _require_fields(c, v, ("name", "bone"))
             conn.proxies.append(Proxy(v["name"], v["bone"], v.get("hidden"),
                                       v.get("alt_decrease_stay_hidden"), layout))
-        elif c.type == 0x604:
+        elif c.type == ChunkType.DAZZLE:
             walk.take(c, ("dazzle", len(conn.dazzles)))
             conn.dazzles.append(_dazzle(c))
         else:
@@ -375,7 +385,7 @@ def _dazzle(chunk):
     if chunk.is_container:
         minis_chunk = None
         for c in chunk.children:
-            if c.type == 0 and not c.is_container and minis_chunk is None:
+            if c.type == ChunkType.DAZZLE_MINIS and not c.is_container and minis_chunk is None:
                 minis_chunk = c
                 layout.order.append("minis")
             else:

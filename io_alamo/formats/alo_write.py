@@ -13,26 +13,29 @@ from .alo_read import (
     COLLISION_HEADER_SCHEMA, CONNECTIONS_HEADER_SCHEMA, DAZZLE_SCHEMA,
     OBJECT_CONNECTION_SCHEMA, PARAM_SCHEMAS, PROXY_SCHEMA,
 )
+from .chunk_types import ChunkType
 from .chunks import Chunk, write_chunks
 from .collision import FILE_NODE_DTYPE
 from .errors import AlamoFormatError
 from .fields import encode_cstr, encode_minis
 from .layout import arrange, count_for, sub_of, tail_of
-from .model import VERTEX_CHUNK_DTYPES, Light, Mesh, ParamType, ParticleEffect
+from .model import VERTEX_CHUNK_DTYPES, Light, Mesh, Model, ParamType, ParticleEffect
 
 
-# Data chunks that hold mini-chunks (0x0: a dazzle's child chunk)
-MINI_CHUNK_TYPES = (0x0, 0x601, 0x602, 0x603, 0x604, 0x1201, *(int(t) for t in ParamType))
+# Data chunks that hold mini-chunks
+MINI_CHUNK_TYPES = (ChunkType.DAZZLE_MINIS, ChunkType.CONNECTIONS_HEADER,
+                    ChunkType.OBJECT_CONNECTION, ChunkType.PROXY, ChunkType.DAZZLE,
+                    ChunkType.COLLISION_HEADER, *(int(t) for t in ParamType))
 
 
-def write_alo(model):
+def write_alo(model: Model | ParticleEffect) -> bytes:
     """Encode a :class:`Model` (or :class:`ParticleEffect`) to bytes."""
     if isinstance(model, ParticleEffect):
         return write_chunks(encode_alo(model))
     return write_chunks(encode_alo(model), MINI_CHUNK_TYPES)
 
 
-def encode_alo(model):
+def encode_alo(model: Model | ParticleEffect) -> list[Chunk]:
     if isinstance(model, ParticleEffect):
         return model.chunks
     slots = {}
@@ -70,12 +73,12 @@ def _u32(v, what):
 def _skeleton(skel):
     lay = skel.layout
     n = len(skel.bones)
-    slots = {"header": _data(0x201, struct.pack("<I", count_for(lay, "bones", n))
-                             + (tail_of(lay, "header")
-                                                             if lay else bytes(124)))}
+    header = struct.pack("<I", count_for(lay, "bones", n)) + (
+        tail_of(lay, "header") if lay else bytes(124))
+    slots = {"header": _data(ChunkType.SKELETON_HEADER, header)}
     for i, bone in enumerate(skel.bones):
         slots[("bone", i)] = _bone(bone, i)
-    return _box(0x200, slots, ["header"] + [("bone", i) for i in range(n)], lay)
+    return _box(ChunkType.SKELETON, slots, ["header"] + [("bone", i) for i in range(n)], lay)
 
 
 def _bone(bone, index):
@@ -84,18 +87,18 @@ def _bone(bone, index):
     if matrix.shape != (3, 4):
         raise AlamoFormatError(f"bone {index} ({bone.name!r}): matrix must be 3x4, "
                                f"got {matrix.shape}")
-    if bone.chunk_type == 0x205:
+    if bone.chunk_type == ChunkType.BONE_DATA_NO_BILLBOARD:
         head = struct.pack("<iI", bone.parent, _u32(bone.visible, "visible"))
-    elif bone.chunk_type == 0x206:
+    elif bone.chunk_type == ChunkType.BONE_DATA:
         head = struct.pack("<iII", bone.parent, _u32(bone.visible, "visible"),
                            _u32(bone.billboard, "billboard"))
     else:
         raise AlamoFormatError(f"bone {index}: chunk type must be 0x205 or 0x206")
     slots = {
-        "name": _data(0x203, encode_cstr(bone.name, tail_of(lay, "name"))),
+        "name": _data(ChunkType.BONE_NAME, encode_cstr(bone.name, tail_of(lay, "name"))),
         "data": _data(bone.chunk_type, head + matrix.tobytes() + tail_of(lay, "data")),
     }
-    return _box(0x202, slots, ["name", "data"], lay)
+    return _box(ChunkType.BONE, slots, ["name", "data"], lay)
 
 
 # --- meshes -----------------------------------------------------------------------------
@@ -109,26 +112,28 @@ def _mesh(mesh, what):
             + struct.pack("<III", _u32(mesh.unused, "unused"), _u32(mesh.hidden, "hidden"),
                           _u32(mesh.collision, "collision"))
             + (tail_of(lay, "info") if lay else bytes(88)))
-    slots = {"name": _data(0x401, encode_cstr(mesh.name, tail_of(lay, "name"))),
-             "info": _data(0x402, info)}
+    slots = {"name": _data(ChunkType.MESH_NAME, encode_cstr(mesh.name, tail_of(lay, "name"))),
+             "info": _data(ChunkType.MESH_INFO, info)}
     order = ["name", "info"]
     for i, sub in enumerate(mesh.submeshes):
         slots[("material", i)] = _material(sub.material)
         slots[("data", i)] = _submesh(sub, f"{what} sub-mesh {i}")
         order += [("material", i), ("data", i)]
-    return _box(0x400, slots, order, lay)
+    return _box(ChunkType.MESH, slots, order, lay)
 
 
 def _material(mat):
     lay = mat.layout
-    slots = {"shader": _data(0x10101, encode_cstr(mat.shader, tail_of(lay, "shader")))}
+    slots = {"shader": _data(ChunkType.SHADER_NAME,
+                             encode_cstr(mat.shader, tail_of(lay, "shader")))}
     for i, p in enumerate(mat.params):
         ptype = ParamType(p.type)
         if ptype == ParamType.INT and not -2**31 <= int(p.value) < 2**31:
             raise AlamoFormatError(f"shader parameter {p.name!r}: {p.value} does not fit int32")
         body = encode_minis({"name": p.name, "value": p.value}, PARAM_SCHEMAS[ptype], p.layout)
         slots[("param", i)] = _data(int(ptype), body)
-    return _box(0x10100, slots, ["shader"] + [("param", i) for i in range(len(mat.params))], lay)
+    order = ["shader"] + [("param", i) for i in range(len(mat.params))]
+    return _box(ChunkType.MATERIAL, slots, order, lay)
 
 
 def _submesh(sub, what):
@@ -147,20 +152,21 @@ def _submesh(sub, what):
                           count_for(lay, "triangles", len(idx)))
               + (tail_of(lay, "header") if lay else bytes(120)))
     slots = {
-        "header": _data(0x10001, header),
-        "format": _data(0x10002, encode_cstr(sub.vertex_format, tail_of(lay, "format"))),
+        "header": _data(ChunkType.SUBMESH_HEADER, header),
+        "format": _data(ChunkType.VERTEX_FORMAT,
+                        encode_cstr(sub.vertex_format, tail_of(lay, "format"))),
         "vertices": _data(sub.vertex_chunk_type, v.tobytes()),
-        "indices": _data(0x10004, idx.astype("<u2").tobytes()),
+        "indices": _data(ChunkType.INDEX_BUFFER, idx.astype("<u2").tobytes()),
     }
     if sub.bone_map is not None:
         bm = np.asarray(sub.bone_map)
         if bm.size and (bm.min() < 0 or bm.max() > 0xFFFFFFFF):
             raise AlamoFormatError(f"{what}: bone map index out of range")
-        slots["bone_map"] = _data(0x10006, bm.astype("<u4").tobytes())
+        slots["bone_map"] = _data(ChunkType.BONE_MAP, bm.astype("<u4").tobytes())
     if sub.collision_tree is not None:
         slots["collision"] = _collision_tree(sub.collision_tree, what)
     order = ["header", "format", "vertices", "indices", "bone_map", "collision"]
-    return _box(0x10000, slots, order, lay)
+    return _box(ChunkType.SUBMESH_DATA, slots, order, lay)
 
 
 def _collision_tree(tree, what):
@@ -180,9 +186,10 @@ def _collision_tree(tree, what):
                          "nodes": count_for(lay, "nodes", len(nodes)),
                          "triangles": count_for(lay, "triangles", len(tris))},
                         COLLISION_HEADER_SCHEMA, sub_of(lay, "header"))
-    slots = {"header": _data(0x1201, head), "nodes": _data(0x1202, raw.tobytes()),
-             "triangles": _data(0x1203, tris.astype("<u2").tobytes())}
-    return _box(0x1200, slots, ["header", "nodes", "triangles"], lay)
+    slots = {"header": _data(ChunkType.COLLISION_HEADER, head),
+             "nodes": _data(ChunkType.COLLISION_NODES, raw.tobytes()),
+             "triangles": _data(ChunkType.COLLISION_TRIANGLES, tris.astype("<u2").tobytes())}
+    return _box(ChunkType.COLLISION_TREE, slots, ["header", "nodes", "triangles"], lay)
 
 
 def _light(light):
@@ -193,9 +200,9 @@ def _light(light):
                   light.hotspot, light.falloff]
     # Assigning numpy float32 scalars element-wise keeps their bits; bytes go out unchanged.
     info = struct.pack("<I", _u32(light.type, "light type")) + floats.tobytes() + tail_of(lay, "info")
-    slots = {"name": _data(0x1301, encode_cstr(light.name, tail_of(lay, "name"))),
-             "info": _data(0x1302, info)}
-    return _box(0x1300, slots, ["name", "info"], lay)
+    slots = {"name": _data(ChunkType.LIGHT_NAME, encode_cstr(light.name, tail_of(lay, "name"))),
+             "info": _data(ChunkType.LIGHT_INFO, info)}
+    return _box(ChunkType.LIGHT, slots, ["name", "info"], lay)
 
 
 # --- connections ------------------------------------------------------------------------
@@ -212,27 +219,28 @@ def _connections(conn):
     counts = {"objects": count_for(lay, "objects", len(conn.objects)),
               "proxies": count_for(lay, "proxies", len(conn.proxies)),
               "dazzles": count_for(lay, "dazzles", len(conn.dazzles)) if write_count else None}
-    slots = {"header": _data(0x601, encode_minis(counts, CONNECTIONS_HEADER_SCHEMA,
-                                                  sub_of(lay, "header")))}
+    header = encode_minis(counts, CONNECTIONS_HEADER_SCHEMA, sub_of(lay, "header"))
+    slots = {"header": _data(ChunkType.CONNECTIONS_HEADER, header)}
     order = ["header"]
     for i, c in enumerate(conn.objects):
-        slots[("object", i)] = _data(0x602, encode_minis(
+        slots[("object", i)] = _data(ChunkType.OBJECT_CONNECTION, encode_minis(
             {"object": c.object, "bone": c.bone}, OBJECT_CONNECTION_SCHEMA, c.layout))
         order.append(("object", i))
     for i, p in enumerate(conn.proxies):
         values = {"name": p.name, "bone": p.bone, "hidden": p.hidden,
                   "alt_decrease_stay_hidden": p.alt_decrease_stay_hidden}
-        slots[("proxy", i)] = _data(0x603, encode_minis(values, PROXY_SCHEMA, p.layout))
+        slots[("proxy", i)] = _data(ChunkType.PROXY, encode_minis(values, PROXY_SCHEMA, p.layout))
         order.append(("proxy", i))
     for i, d in enumerate(conn.dazzles):
         slots[("dazzle", i)] = _dazzle(d)
         order.append(("dazzle", i))
-    return _box(0x600, slots, order, lay)
+    return _box(ChunkType.CONNECTIONS, slots, order, lay)
 
 
 def _dazzle(d):
     values = {name: getattr(d, name) for name, _ in DAZZLE_SCHEMA.values()}
     minis = encode_minis(values, DAZZLE_SCHEMA, sub_of(d.layout, "minis"))
     if not d.nested:
-        return _data(0x604, minis)
-    return _box(0x604, {"minis": _data(0, minis)}, ["minis"], d.layout)
+        return _data(ChunkType.DAZZLE, minis)
+    return _box(ChunkType.DAZZLE, {"minis": _data(ChunkType.DAZZLE_MINIS, minis)}, ["minis"],
+                d.layout)

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .chunks import Chunk, Mini, read_chunks, write_chunks
+from .chunk_types import AnimationMini, ChunkType
+from .chunks import BytesLike, Chunk, Mini, read_chunks, write_chunks
 from .errors import AlamoFormatError
 from .fields import decode_minis, encode_minis
 from .layout import Layout, arrange, count_for, note_count, sub_of
@@ -31,21 +32,26 @@ BONE_SCHEMA_V1 = {k: v for k, v in BONE_SCHEMA.items() if v[0] not in FORMAT2_ON
 # Mini-chunk types of format #2 only: raw copies of them (repeats, or strays in a format #1
 # file) are dropped when converting, so that the other format reads back as itself (so are
 # raw repeats of either format's data chunks).
-FORMAT2_HEADER_MINIS = (11, 12, 13)
-FORMAT2_BONE_MINIS = (14, 15, 16, 17)
+FORMAT2_HEADER_MINIS = (AnimationMini.ROTATION_FRAME_SIZE, AnimationMini.TRANSLATION_FRAME_SIZE,
+                        AnimationMini.SCALE_FRAME_SIZE)
+FORMAT2_BONE_MINIS = (AnimationMini.TRANSLATION_INDEX, AnimationMini.SCALE_INDEX,
+                      AnimationMini.ROTATION_INDEX, AnimationMini.DEFAULT_ROTATION)
 
 # Format #2 frame-block chunks: (chunk type, track attribute, values per bone, dtype)
-BLOCKS = {"translations": (0x100A, "translation", 3, "<u2"),
-          "rotations": (0x1009, "rotation", 4, "<i2"),
-          "scales": (0x100B, "scale", 3, "<u2")}
+BLOCKS = {"translations": (ChunkType.TRANSLATION_FRAMES, "translation", 3, "<u2"),
+          "rotations": (ChunkType.ROTATION_FRAMES, "rotation", 4, "<i2"),
+          "scales": (ChunkType.SCALE_FRAMES, "scale", 3, "<u2")}
 BLOCK_INDEX = {"translation": "translation_index", "rotation": "rotation_index",
                "scale": "scale_index"}
 BLOCK_FRAME_SIZE = {"translation": "translation_frame_size",
                     "rotation": "rotation_frame_size", "scale": "scale_frame_size"}
 # Format #1 per-bone track chunks
-TRACKS_V1 = {0x1004: ("translation", 3, "<u2"), 0x1005: ("scale", 3, "<u2"),
-             0x1006: ("rotation", 4, "<i2")}
-BITS = {0x1007: "visibility", 0x1008: "step"}
+TRACKS_V1 = {ChunkType.TRANSLATION_TRACK: ("translation", 3, "<u2"),
+             ChunkType.SCALE_TRACK: ("scale", 3, "<u2"),
+             ChunkType.ROTATION_TRACK: ("rotation", 4, "<i2")}
+BITS = {ChunkType.VISIBILITY_BITS: "visibility", ChunkType.STEP_BITS: "step"}
+# Data chunks that hold mini-chunks
+MINI_CHUNK_TYPES = (ChunkType.ANIMATION_HEADER, ChunkType.BONE_ANIMATION_HEADER)
 # Far above any real animation (10,000 frames is already long), low enough that decoding a
 # file which stores no per-frame data cannot ask for gigabytes.
 MAX_FRAMES = 100_000
@@ -55,7 +61,7 @@ def _vec(value):
     return field(default_factory=lambda: np.array(value, "<f4"))
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class BoneAnimation:
     """One bone's tracks, quantised as in the file.
 
@@ -70,35 +76,35 @@ class BoneAnimation:
     scale_offset: np.ndarray = _vec([1, 1, 1])
     scale_scale: np.ndarray = _vec([0, 0, 0])
     unknown: int = 0                       # 0x1003 mini 10 (0 or 1; meaning unknown)
-    translation: np.ndarray = None         # (frames, 3) uint16
-    scale: np.ndarray = None               # (frames, 3) uint16
-    rotation: np.ndarray = None            # (frames, 4) int16 x, y, z, w / 32767
-    default_rotation: np.ndarray = None    # (4,) int16
-    visibility: np.ndarray = None          # packed bits, uint8, frame i = byte i//8 bit i%8
-    step: np.ndarray = None                # packed bits like visibility
-    translation_index: int = None          # format #2 offsets into the frame blocks
-    scale_index: int = None
-    rotation_index: int = None
-    layout: object = field(default=None, repr=False)
+    translation: np.ndarray | None = None  # (frames, 3) uint16
+    scale: np.ndarray | None = None        # (frames, 3) uint16
+    rotation: np.ndarray | None = None     # (frames, 4) int16 x, y, z, w / 32767
+    default_rotation: np.ndarray | None = None  # (4,) int16
+    visibility: np.ndarray | None = None   # packed bits, uint8, frame i = byte i//8 bit i%8
+    step: np.ndarray | None = None         # packed bits like visibility
+    translation_index: int | None = None   # format #2 offsets into the frame blocks
+    scale_index: int | None = None
+    rotation_index: int | None = None
+    layout: Layout | None = field(default=None, repr=False)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Animation:
     format: int                            # 1 (Empire at War) or 2 (Forces of Corruption)
     num_frames: int
     fps: np.float32
-    bones: list = field(default_factory=list)
-    rotation_frame_size: int = None        # format #2 values per frame block, as read
-    translation_frame_size: int = None
-    scale_frame_size: int = None
-    layout: object = field(default=None, repr=False)
+    bones: list[BoneAnimation] = field(default_factory=list)
+    rotation_frame_size: int | None = None  # format #2 values per frame block, as read
+    translation_frame_size: int | None = None
+    scale_frame_size: int | None = None
+    layout: Layout | None = field(default=None, repr=False)
 
     kind = "animation"
 
 
 # --- reading ----------------------------------------------------------------------------
 
-def read_ala(data, filename=None):
+def read_ala(data: BytesLike, filename: str | None = None) -> Animation:
     """Decode a whole .ala file into an :class:`Animation`."""
     try:
         return decode_ala(read_chunks(data))
@@ -106,11 +112,11 @@ def read_ala(data, filename=None):
         raise e.with_filename(filename)
 
 
-def decode_ala(roots):
+def decode_ala(roots: list[Chunk]) -> Animation:
     root_layout = Layout()
     anim_chunk = None
     for c in roots:
-        if c.type == 0x1000 and anim_chunk is None and c.is_container:
+        if c.type == ChunkType.ANIMATION and anim_chunk is None and c.is_container:
             anim_chunk = c
             root_layout.order.append("animation")
         else:
@@ -124,11 +130,11 @@ def decode_ala(roots):
     bone_chunks = []
     blocks = {}
     for c in anim_chunk.children:
-        if c.type == 0x1001 and header is None and not c.is_container:
+        if c.type == ChunkType.ANIMATION_HEADER and header is None and not c.is_container:
             header, layout.sub["header"] = decode_minis(c, HEADER_SCHEMA)
             header_chunk = c
             layout.order.append("header")
-        elif c.type == 0x1002 and c.is_container:
+        elif c.type == ChunkType.BONE_ANIMATION and c.is_container:
             layout.order.append(("bone", len(bone_chunks)))
             bone_chunks.append(c)
         elif (key := _block_key(c.type)) and key not in blocks and not c.is_container:
@@ -171,7 +177,7 @@ def _bone(chunk, frames, fmt):
     values = None
     bone_data = {}
     for c in chunk.children:
-        if c.type == 0x1003 and values is None and not c.is_container:
+        if c.type == ChunkType.BONE_ANIMATION_HEADER and values is None and not c.is_container:
             schema = BONE_SCHEMA if fmt == 2 else BONE_SCHEMA_V1
             values, layout.sub["header"] = decode_minis(c, schema)
             head_chunk = c
@@ -240,12 +246,12 @@ def _read_blocks(anim, blocks, anim_chunk):
 
 # --- writing ----------------------------------------------------------------------------
 
-def write_ala(anim):
+def write_ala(anim: Animation) -> bytes:
     """Encode an :class:`Animation` to bytes in its ``format``."""
-    return write_chunks(encode_ala(anim), (0x1001, 0x1003))
+    return write_chunks(encode_ala(anim), MINI_CHUNK_TYPES)
 
 
-def encode_ala(anim):
+def encode_ala(anim: Animation) -> list[Chunk]:
     if anim.format not in (1, 2):
         raise AlamoFormatError(f"animation format must be 1 or 2, not {anim.format!r}")
     frames = int(anim.num_frames)
@@ -268,11 +274,12 @@ def encode_ala(anim):
                 slots[key] = Chunk(BLOCKS[key][0], data=data.tobytes())
     else:
         indices = [{} for _ in bones]
-    slots["header"] = Chunk(0x1001, data=encode_minis(header, HEADER_SCHEMA, sub_of(lay, "header")))
+    slots["header"] = Chunk(ChunkType.ANIMATION_HEADER,
+                            data=encode_minis(header, HEADER_SCHEMA, sub_of(lay, "header")))
     for i, bone in enumerate(bones):
         slots[("bone", i)] = _bone_chunk(bone, frames, anim.format, indices[i])
     order = ["header"] + [("bone", i) for i in range(len(bones))] + list(BLOCKS)
-    anim_chunk = Chunk(0x1000, children=arrange(slots, order, lay))
+    anim_chunk = Chunk(ChunkType.ANIMATION, children=arrange(slots, order, lay))
     return arrange({"animation": anim_chunk}, ["animation"], sub_of(lay, "roots"))
 
 
@@ -349,7 +356,7 @@ def _bone_chunk(bone, frames, fmt, indices):
     if fmt == 2:
         values.update(indices)
         default = bone.default_rotation
-        if default is None and not _absent(head, 17):
+        if default is None and not _absent(head, AnimationMini.DEFAULT_ROTATION):
             default = bone.rotation[0] if bone.rotation is not None else [0, 0, 0, 32767]
         values["default_rotation"] = default
     else:
@@ -372,9 +379,10 @@ def _bone_chunk(bone, frames, fmt, indices):
         if _absent(head, mtype) and name in _BONE_DEFAULTS and values[name] is not None \
                 and np.asarray(values[name]).tobytes() == _BONE_DEFAULTS[name]:
             values[name] = None
-    slots["header"] = Chunk(0x1003, data=encode_minis(values, BONE_SCHEMA, sub_of(lay, "header")))
+    slots["header"] = Chunk(ChunkType.BONE_ANIMATION_HEADER,
+                            data=encode_minis(values, BONE_SCHEMA, sub_of(lay, "header")))
     order = ["header", "translation", "scale", "rotation", "visibility", "step"]
-    return Chunk(0x1002, children=arrange(slots, order, lay))
+    return Chunk(ChunkType.BONE_ANIMATION, children=arrange(slots, order, lay))
 
 
 def _absent(head_layout, mtype):
@@ -387,7 +395,7 @@ _BONE_DEFAULTS = {name: np.asarray(getattr(BoneAnimation("", 0), name)).tobytes(
                                "scale_scale", "unknown")}
 
 
-def convert_animation(anim, fmt):
+def convert_animation(anim: Animation, fmt: int) -> Animation:
     """The same animation in format ``fmt`` (1 or 2); the quantised data carries over as is.
 
     The records and layouts are new; the track arrays are shared with ``anim`` (writing

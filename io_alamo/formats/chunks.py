@@ -22,6 +22,9 @@ _EMPTY = memoryview(b"")       # shared by every empty data chunk
 
 _HEADER = struct.Struct("<II")
 
+#: What the readers take: a whole file (or a slice of one) in memory.
+BytesLike = bytes | bytearray | memoryview
+
 
 class Chunk:
     """One chunk: ``data`` (bytes-like) for a data chunk, ``children`` for a container."""
@@ -85,7 +88,8 @@ class _Budget:
         self.chunks = self.minis = 0
 
 
-def read_chunks(data, start=0, end=None, parent_path="", depth=0, budget=None):
+def read_chunks(data: BytesLike, start: int = 0, end: int | None = None, parent_path: str = "",
+                depth: int = 0, budget: _Budget | None = None) -> list[Chunk]:
     """Parse chunks in ``data[start:end]`` into a list of :class:`Chunk`.
 
     Data chunk bodies are zero-copy memoryview slices of ``data``. Every size is checked
@@ -129,7 +133,7 @@ def read_chunks(data, start=0, end=None, parent_path="", depth=0, budget=None):
     return chunks
 
 
-def write_chunks(chunks, mini_types=()):
+def write_chunks(chunks: list[Chunk], mini_types=()) -> bytes:
     """Serialise chunks to bytes; sizes are computed before any byte is emitted.
 
     Data chunks of ``mini_types`` hold mini-chunks: those are counted, so that nothing is
@@ -173,11 +177,11 @@ def _emit(chunks, parts, depth, counts, mini_types):
     return total
 
 
-def data_chunk(ctype, data):
+def data_chunk(ctype: int, data: BytesLike) -> Chunk:
     return Chunk(ctype, data=data)
 
 
-def container(ctype, children):
+def container(ctype: int, children) -> Chunk:
     return Chunk(ctype, children=list(children))
 
 
@@ -197,7 +201,7 @@ class Mini:
         return f"<Mini 0x{self.type:x} {bytes(self.data).hex()}>"
 
 
-def read_minis(chunk):
+def read_minis(chunk: Chunk) -> list[Mini]:
     """Split a data chunk's body into mini-chunks; they must fill it exactly."""
     data = chunk.data
     minis = []
@@ -222,7 +226,7 @@ def read_minis(chunk):
     return minis
 
 
-def count_minis(data):
+def count_minis(data: BytesLike) -> int:
     """How many mini-chunks a data chunk's body holds (as many as read_minis would make)."""
     n = pos = 0
     end = len(data)
@@ -232,7 +236,7 @@ def count_minis(data):
     return n
 
 
-def write_minis(minis):
+def write_minis(minis) -> bytes:
     parts = []
     for m in minis:
         n = len(m.data)

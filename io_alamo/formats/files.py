@@ -7,14 +7,18 @@ import tempfile
 from .alo_read import decode_alo, read_alo
 from .alo_write import write_alo
 from .animation import Animation, decode_ala, read_ala, write_ala
-from .chunks import read_chunks
+from .chunk_types import ChunkType
+from .chunks import BytesLike, read_chunks
 from .errors import AlamoFormatError
+from .model import Model, ParticleEffect
+
+PathLike = str | os.PathLike
 
 # Larger than any real .alo/.ala by far; refuses to slurp something that cannot be one.
 MAX_FILE_SIZE = 1 << 30
 
 
-def read_file_bytes(path):
+def read_file_bytes(path: PathLike) -> bytes:
     try:
         size = os.path.getsize(path)
         if size > MAX_FILE_SIZE:
@@ -26,68 +30,136 @@ def read_file_bytes(path):
         raise AlamoFormatError(f"cannot read: {e.strerror or e}", filename=path) from None
 
 
-def load_alo(path):
+def load_alo(path: PathLike) -> Model | ParticleEffect:
     return read_alo(read_file_bytes(path), filename=os.fspath(path))
 
 
-def load_ala(path):
+def load_ala(path: PathLike) -> Animation:
     return read_ala(read_file_bytes(path), filename=os.fspath(path))
 
 
-def read_any(data, filename=None):
+def read_any(data: BytesLike, filename: str | None = None
+             ) -> Model | ParticleEffect | Animation:
     """A Model, ParticleEffect or Animation, whichever the bytes hold."""
     try:
         roots = read_chunks(data)
-        if roots and roots[0].type == 0x1000:
+        if roots and roots[0].type == ChunkType.ANIMATION:
             return decode_ala(roots)
         return decode_alo(roots)
     except AlamoFormatError as e:
         raise e.with_filename(filename)
 
 
-def load(path):
+def load(path: PathLike) -> Model | ParticleEffect | Animation:
     return read_any(read_file_bytes(path), filename=os.fspath(path))
 
 
-def encode(obj):
+def encode(obj: Model | ParticleEffect | Animation | bytes) -> bytes:
     """The file's bytes: a model's or animation's; bytes (another format's) as they are."""
     if isinstance(obj, (bytes, bytearray, memoryview)):
         return bytes(obj)
     return write_ala(obj) if isinstance(obj, Animation) else write_alo(obj)
 
 
-def save(obj, path):
+def save(obj: Model | ParticleEffect | Animation, path: PathLike) -> None:
     """Write a model or animation atomically: the target is replaced only on success."""
     save_all([(obj, path)])
 
 
-def save_all(items):
+def save_all(items) -> None:
     """Write several models or animations, ``[(obj, path), ...]``, all or nothing.
 
-    Everything is encoded first, then each file is written to a temporary file beside its
-    target; only when every one is written are the targets replaced (a rename, which needs
-    no space). A bad record, a full disk or a read-only folder leaves every target as it
-    was and no temporary file behind; the error (:class:`SaveError`, an OSError) names the
-    file and the reason in words.
+    What is atomic: each target on its own. It is replaced by a rename of a complete
+    temporary file written beside it, so it never holds a half-written file: at any moment it
+    has either its old bytes or its new ones. The set of targets is not replaced in one step:
+
+    1. everything is encoded, then each file is written to a temporary file beside its
+       target (a bad record, a full disk or a read-only folder stops here, before any target
+       is touched);
+    2. the targets are replaced one after another, each first kept as a backup (a hard link
+       to the old file, or where the file system has none, the old file renamed aside);
+    3. if a replacement fails, the targets already replaced are put back from their backups
+       (new targets removed), so every target ends as it was;
+    4. once all are replaced, the backups are deleted.
+
+    On any error no temporary file or backup is left and the error (:class:`SaveError`, an
+    OSError) names the file and the reason in words. Only a crash of the process or the
+    machine between two replacements can leave some targets new and some old (with a
+    ``.io_alamo-*.bak`` backup beside them).
     """
     encoded = [(encode(obj), os.fspath(path)) for obj, path in items]
-    written = []
+    written = []                  # (temporary file, target) not yet in place
+    replaced = []                 # (target, backup or None) already in place
     try:
         for data, path in encoded:
             written.append((_write_temp(data, path), path))
         while written:
             tmp, path = written[0]
-            try:
-                os.replace(tmp, path)
-            except OSError as e:
-                raise SaveError(e, path) from None
+            replaced.append((path, _replace_keeping_backup(tmp, path)))
             written.pop(0)
+    except BaseException as e:
+        failed = _roll_back(replaced)
+        if replaced and isinstance(e, SaveError):
+            e.message += "; " + (failed or "the files replaced before it were put back")
+        raise
+    else:
+        for _, backup in replaced:
+            _remove(backup)
     finally:
         for tmp, _ in written:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+            _remove(tmp)
+
+
+def _replace_keeping_backup(tmp, path):
+    """Rename ``tmp`` onto ``path``; returns the backup of the old ``path`` (None if there was
+    none). On failure ``path`` is as it was and no backup is left."""
+    backup = None
+    if os.path.lexists(path):
+        backup = tmp + ".bak"
+        try:
+            os.link(path, backup, follow_symlinks=False)
+        except (OSError, NotImplementedError):
+            try:                  # no hard links here (FAT, some network shares): move aside
+                os.replace(path, backup)
+            except OSError as e:
+                raise SaveError(e, path) from None
+    try:
+        os.replace(tmp, path)
+    except OSError as e:
+        failed = ""
+        if backup is not None and os.path.lexists(path):
+            _remove(backup)               # a hard link: the target was not touched
+        elif backup is not None:
+            failed = _roll_back([(path, backup)])     # moved aside: move it back
+        error = SaveError(e, path)
+        if failed:
+            error.message += "; " + failed
+        raise error from None
+    return backup
+
+
+def _roll_back(replaced):
+    """Put the targets already replaced back as they were; returns what could not be."""
+    failed = []
+    for path, backup in reversed(replaced):
+        try:
+            if backup is None:
+                os.unlink(path)
+            else:
+                os.replace(backup, path)
+        except OSError as e:
+            kept = f" (its old bytes are in {backup})" if backup else ""
+            failed.append(f"{path} could not be put back: {e.strerror or e}{kept}")
+    return "; ".join(failed)
+
+
+def _remove(path):
+    if path is None:
+        return
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 class SaveError(OSError):
@@ -134,10 +206,7 @@ def _write_temp(data, path):
             os.close(fd)
         os.chmod(tmp, _mode_for(path))
     except BaseException as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        _remove(tmp)
         if isinstance(e, OSError):
             raise SaveError(e, path) from None
         raise

@@ -11,15 +11,16 @@ in the canonical order.
 from dataclasses import dataclass, field
 
 
-@dataclass
+@dataclass(slots=True)
 class Layout:
+    # known children by key (str, int or tuple), unknown ones as the raw Chunk or Mini
     order: list = field(default_factory=list)
-    tails: dict = field(default_factory=dict)
-    widths: dict = field(default_factory=dict)
-    sub: dict = field(default_factory=dict)
+    tails: dict[object, bytes] = field(default_factory=dict)
+    widths: dict[int, int] = field(default_factory=dict)
+    sub: dict[str, "Layout"] = field(default_factory=dict)
     # Header counts that disagreed with the data: key -> (declared, found). Written back
     # only while the data still has the size it had when read; reported by validation.
-    counts: dict = field(default_factory=dict)
+    counts: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def tail(self, key):
         return self.tails.get(key, b"")

@@ -9,7 +9,10 @@ from enum import IntEnum
 
 import numpy as np
 
+from .chunk_types import ChunkType
+from .chunks import Chunk
 from .collision import CollisionTree
+from .layout import Layout
 
 _VERTEX_COMMON = [
     ("position", "<f4", (3,)),
@@ -26,17 +29,18 @@ VERTEX_DTYPE = np.dtype(_VERTEX_COMMON + [("unused", "<f4", (4,))] + _VERTEX_BON
 #: Vertex of a ``0x10005`` buffer (128 bytes), without ``unused``.
 VERTEX_DTYPE_NO_UNUSED = np.dtype(_VERTEX_COMMON + _VERTEX_BONES)
 
-VERTEX_CHUNK_DTYPES = {0x10007: VERTEX_DTYPE, 0x10005: VERTEX_DTYPE_NO_UNUSED}
+VERTEX_CHUNK_DTYPES = {ChunkType.VERTEX_BUFFER: VERTEX_DTYPE,
+                       ChunkType.VERTEX_BUFFER_NO_UNUSED: VERTEX_DTYPE_NO_UNUSED}
 
 
 class ParamType(IntEnum):
     """Shader parameter kinds; the value is the ``0x101xx`` chunk type."""
 
-    INT = 0x10102
-    FLOAT = 0x10103
-    FLOAT3 = 0x10104
-    TEXTURE = 0x10105
-    FLOAT4 = 0x10106
+    INT = ChunkType.PARAM_INT
+    FLOAT = ChunkType.PARAM_FLOAT
+    FLOAT3 = ChunkType.PARAM_FLOAT3
+    TEXTURE = ChunkType.PARAM_TEXTURE
+    FLOAT4 = ChunkType.PARAM_FLOAT4
 
 
 class Billboard(IntEnum):
@@ -58,29 +62,29 @@ class LightType(IntEnum):
     SPOT = 2
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Bone:
     name: str
     parent: int                       # index of the parent bone, -1 for the root
     matrix: np.ndarray                # (3, 4) float32: rows of [R | t], relative to the parent
     visible: int = 1
     billboard: int = 0                # a Billboard value; 0x205 chunks have none (read as 0)
-    chunk_type: int = 0x206           # 0x206 with billboard, 0x205 without
-    layout: object = field(default=None, repr=False)
+    chunk_type: int = ChunkType.BONE_DATA  # 0x206 with billboard, 0x205 without billboard
+    layout: Layout | None = field(default=None, repr=False)
 
-    def matrix4(self):
+    def matrix4(self) -> np.ndarray:
         """The local transform as a 4x4 column-vector matrix (float64)."""
         m = np.eye(4)
         m[:3, :] = self.matrix
         return m
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Skeleton:
-    bones: list = field(default_factory=list)
-    layout: object = field(default=None, repr=False)
+    bones: list[Bone] = field(default_factory=list)
+    layout: Layout | None = field(default=None, repr=False)
 
-    def world_matrices(self):
+    def world_matrices(self) -> np.ndarray:
         """(n, 4, 4) float64 world transforms: world = parent_world @ local."""
         out = np.empty((len(self.bones), 4, 4))
         with np.errstate(over="ignore", invalid="ignore"):     # a file's NaN stays NaN
@@ -90,58 +94,61 @@ class Skeleton:
         return out
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class ShaderParam:
     name: str
     type: ParamType
-    value: object      # int, float32, (3,)/(4,) float32 array, or texture file name (str)
-    layout: object = field(default=None, repr=False)
+    # int, float32, (3,)/(4,) float32 array, or texture file name (str)
+    value: int | np.float32 | np.ndarray | str
+    layout: Layout | None = field(default=None, repr=False)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Material:
     shader: str
-    params: list = field(default_factory=list)    # ShaderParam, in file order
-    layout: object = field(default=None, repr=False)
+    params: list[ShaderParam] = field(default_factory=list)    # in file order
+    layout: Layout | None = field(default=None, repr=False)
 
-    def param(self, name):
+    def param(self, name: str) -> ShaderParam | None:
         """The first parameter called ``name`` (case-insensitive), or None."""
         low = name.lower()
         return next((p for p in self.params if p.name.lower() == low), None)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class SubMesh:
     material: Material
     vertex_format: str
     vertices: np.ndarray                # VERTEX_DTYPE or VERTEX_DTYPE_NO_UNUSED records
     indices: np.ndarray                 # (n, 3) uint16
-    bone_map: np.ndarray = None         # (k,) uint32 skeleton indices (0x10006), or None
-    collision_tree: CollisionTree = None
-    layout: object = field(default=None, repr=False)
+    bone_map: np.ndarray | None = None  # (k,) uint32 skeleton indices (0x10006), or None
+    collision_tree: CollisionTree | None = None
+    layout: Layout | None = field(default=None, repr=False)
 
     @property
-    def vertex_chunk_type(self):
-        return 0x10005 if self.vertices.dtype == VERTEX_DTYPE_NO_UNUSED else 0x10007
+    def vertex_chunk_type(self) -> ChunkType:
+        if self.vertices.dtype == VERTEX_DTYPE_NO_UNUSED:
+            return ChunkType.VERTEX_BUFFER_NO_UNUSED
+        return ChunkType.VERTEX_BUFFER
 
     @property
-    def is_skinned(self):
+    def is_skinned(self) -> bool:
         return self.bone_map is not None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Mesh:
     name: str
-    submeshes: list = field(default_factory=list)
+    submeshes: list[SubMesh] = field(default_factory=list)
     bbox_min: np.ndarray = field(default_factory=lambda: np.zeros(3, "<f4"))
     bbox_max: np.ndarray = field(default_factory=lambda: np.zeros(3, "<f4"))
     hidden: int = 0
     collision: int = 0
     unused: int = 0                     # the 0x402 dword between the box and isHidden
-    layout: object = field(default=None, repr=False)
+    layout: Layout | None = field(default=None, repr=False)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Light:
     name: str
     type: int = LightType.OMNI
@@ -151,26 +158,26 @@ class Light:
     far_attenuation_start: np.float32 = np.float32(0.0)
     hotspot: np.float32 = np.float32(0.0)     # radians
     falloff: np.float32 = np.float32(0.0)     # radians
-    layout: object = field(default=None, repr=False)
+    layout: Layout | None = field(default=None, repr=False)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class ObjectConnection:
     object: int     # index into Model.objects (meshes and lights in file order)
     bone: int
-    layout: object = field(default=None, repr=False)
+    layout: Layout | None = field(default=None, repr=False)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Proxy:
     name: str
     bone: int
-    hidden: int = None                   # None: mini-chunk 7 absent
-    alt_decrease_stay_hidden: int = None  # None: mini-chunk 8 absent
-    layout: object = field(default=None, repr=False)
+    hidden: int | None = None            # None: mini-chunk 7 absent
+    alt_decrease_stay_hidden: int | None = None  # None: mini-chunk 8 absent
+    layout: Layout | None = field(default=None, repr=False)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Dazzle:
     name: str
     bone: int
@@ -185,49 +192,49 @@ class Dazzle:
     phase: np.float32 = np.float32(0.0)
     night_only: int = 0
     hidden: int = 0
-    bias: np.float32 = None              # None: mini-chunk 13 absent (game default 1.0)
+    bias: np.float32 | None = None       # None: mini-chunk 13 absent (game default 1.0)
     nested: bool = True                  # mini-chunks inside a child chunk 0x0 (UaW layout)
-    layout: object = field(default=None, repr=False)
+    layout: Layout | None = field(default=None, repr=False)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Connections:
-    objects: list = field(default_factory=list)   # ObjectConnection
-    proxies: list = field(default_factory=list)   # Proxy
-    dazzles: list = field(default_factory=list)   # Dazzle
-    write_dazzle_count: bool = None  # write 0x601 mini 9; None: only when there are dazzles
-    layout: object = field(default=None, repr=False)
+    objects: list[ObjectConnection] = field(default_factory=list)
+    proxies: list[Proxy] = field(default_factory=list)
+    dazzles: list[Dazzle] = field(default_factory=list)
+    write_dazzle_count: bool | None = None  # write 0x601 mini 9; None: only when there are dazzles
+    layout: Layout | None = field(default=None, repr=False)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Model:
-    skeleton: Skeleton = field(default_factory=Skeleton)
-    objects: list = field(default_factory=list)   # Mesh and Light, in file order
-    connections: Connections = field(default_factory=Connections)
-    layout: object = field(default=None, repr=False)
+    skeleton: Skeleton | None = field(default_factory=Skeleton)
+    objects: list[Mesh | Light] = field(default_factory=list)   # in file order
+    connections: Connections | None = field(default_factory=Connections)
+    layout: Layout | None = field(default=None, repr=False)
 
     kind = "model"
 
     @property
-    def bones(self):
+    def bones(self) -> list[Bone]:
         return self.skeleton.bones if self.skeleton is not None else []
 
     @property
-    def meshes(self):
+    def meshes(self) -> list[Mesh]:
         return [o for o in self.objects if isinstance(o, Mesh)]
 
     @property
-    def lights(self):
+    def lights(self) -> list[Light]:
         return [o for o in self.objects if isinstance(o, Light)]
 
-    def object_bone(self, index):
+    def object_bone(self, index: int) -> int | None:
         """The bone an object is connected to (first 0x602 naming it), or None."""
         for c in self.connections.objects if self.connections else ():
             if c.object == index:
                 return c.bone
         return None
 
-    def object_bones(self):
+    def object_bones(self) -> dict[int, int]:
         """``object_bone`` of every object at once: {object index: bone} (one pass, for
         callers that visit every object)."""
         out = {}
@@ -236,13 +243,13 @@ class Model:
         return out
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class ParticleEffect:
     """A particle .alo (root ``0x900``, or ``0x1500`` in Universe at War), kept as raw chunks."""
 
-    chunks: list
+    chunks: list[Chunk]
     kind = "particle"
 
     @property
-    def root_type(self):
+    def root_type(self) -> int | None:
         return self.chunks[0].type if self.chunks else None

@@ -4,13 +4,14 @@ collision trees. Each problem is one line of text; an empty list means the file 
 import numpy as np
 
 from .animation import Animation
+from .chunk_types import ChunkType
 from .collision import check_collision_tree
 from .model import Billboard, LightType, Mesh, Model
 
 MAX_SKIN_BONES = 24
 
 
-def validate(obj):
+def validate(obj) -> list[str]:
     if isinstance(obj, Animation):
         return validate_animation(obj)
     if isinstance(obj, Model):
@@ -24,7 +25,7 @@ def _count_problems(layout, where):
             for key, (declared, found) in counts.items()]
 
 
-def validate_model(model):
+def validate_model(model: Model) -> list[str]:
     problems = []
     if model.skeleton is not None:
         problems += _count_problems(model.skeleton.layout, "skeleton")
@@ -49,7 +50,7 @@ def validate_model(model):
         elif i > 0 and not 0 <= b.parent < i:
             problems.append(f"bone {i} ({b.name!r}) has parent {b.parent}; "
                             f"must be a lower bone index (0..{i - 1})")
-        if b.chunk_type == 0x206 and b.billboard not in Billboard._value2member_map_:
+        if b.chunk_type == ChunkType.BONE_DATA and b.billboard not in Billboard._value2member_map_:
             problems.append(f"bone {i} ({b.name!r}) has unknown billboard mode {b.billboard}")
         if not np.all(np.isfinite(b.matrix)):
             problems.append(f"bone {i} ({b.name!r}) matrix has NaN or infinite values")
@@ -131,7 +132,7 @@ def _mesh_problems(mesh, oi, nb):
     return out
 
 
-def validate_animation(anim):
+def validate_animation(anim: Animation) -> list[str]:
     problems = _count_problems(anim.layout, "animation")
     if not anim.fps > 0:
         problems.append(f"frame rate {anim.fps} is not positive")

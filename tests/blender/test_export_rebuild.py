@@ -23,16 +23,6 @@ def do_export(path, **kw):
     return export_alo(bpy.context, str(path), ExportOptions(**kw))
 
 
-@pytest.mark.parametrize("path", corpus_params(".alo"))
-def test_unedited_import_exports_byte_identical(blender, tmp_path, path):
-    if load_model(path).kind == "particle":
-        pytest.skip("particle effect: not imported")
-    do_import(path)
-    out = tmp_path / "out.alo"
-    do_export(out)
-    assert out.read_bytes() == path.read_bytes()
-
-
 def open_shadow(model):
     """Whether a file has a shadow sub-mesh whose faces do not close (by position)."""
     from collections import Counter

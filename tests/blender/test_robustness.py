@@ -284,32 +284,57 @@ def test_mutated_files_import_cleanly_or_change_nothing(blender, tmp_path):
     assert outcomes["imported"] and outcomes["refused"]
 
 
+# Saved inputs that import but do not export back byte for byte: real exporter bugs, found by
+# this test, left to the export code's owner (strict: the test says when they are fixed).
+_EXPORTS_DIFFER = {
+    "fixture_alo_dazzles_nested-3df2bb146c34.alo":
+        "under a root bone whose matrix holds -4e37 (degenerate), the dazzles' positions "
+        "are exported as NaN",
+    "v2-no-frames-no-blocks.ala":
+        "an animation of 0 frames is exported with 2 frames of every bone",
+}
+
+
 def saved_inputs():
-    return [pytest.param(p, id=p.name) for p in sorted(fuzz.FIXTURE_DIR.glob("*.al[oa]"))]
+    return [pytest.param(p, id=p.name, marks=[pytest.mark.xfail(
+                reason=_EXPORTS_DIFFER[p.name], strict=True)] if p.name in _EXPORTS_DIFFER
+                else [])
+            for p in sorted(fuzz.FIXTURE_DIR.glob("*.al[oa]"))]
 
 
 @pytest.mark.parametrize("path", saved_inputs())
 def test_saved_fuzz_inputs_import_or_change_nothing(blender, tmp_path, path):
     """Every input the fuzz harness ever saved (format layer or Blender run), imported: it
-    is refused with AlamoFormatError and changes nothing, or it imports (and a model
-    exports again, or is refused with a clear ExportError)."""
-    from io_alamo.blender.exp.alo import ExportError
+    is refused with AlamoFormatError and changes nothing, or it imports only new data that
+    says what the file says, and exports again, unedited, byte for byte."""
+    from io_alamo.blender.exp.ala import AnimationExportOptions, export_ala
     save(sample_model(), tmp_path / "base.alo")
     arm = import_model(tmp_path / "base.alo").armature
-    before = scene_state()
+    before, ids = scene_state(), all_ids()
     try:
         if path.suffix == ".alo":
-            import_model(path)
+            result = import_model(path)
         else:
-            import_anim(arm, path)
+            result = import_anim(arm, path)
     except AlamoFormatError:
         assert scene_state() == before
         return
+    assert all(alive(i) for i in ids)                       # it only added datablocks
+    out = tmp_path / ("out" + path.suffix)
     if path.suffix == ".alo":
-        try:
-            export_model(tmp_path / "out.alo")
-        except ExportError:
-            pass
+        model = read_alo(path.read_bytes())
+        assert result.armature not in ids
+        assert (sorted(b.name for b in result.armature.data.bones)
+                == sorted(b.name for b in model.bones))
+        assert result.counts["meshes"] == len(model.meshes)
+        export_model(out)
+    else:
+        anim = read_ala(path.read_bytes())
+        assert result.action not in ids and result.action.alamo.frames == anim.num_frames
+        assert result.bones + len(result.missing) == len(anim.bones)
+        export_ala(bpy.context, arm, result.action, str(out),
+                   AnimationExportOptions(format=anim.format))
+    assert out.read_bytes() == path.read_bytes()
 
 
 def test_hostile_counts_import_quickly_and_write_back(blender, tmp_path):
