@@ -24,7 +24,7 @@ KNOWN_CYCLES = [
      "io_alamo.blender.exp.shadow"},
     # batch.py's main() imports register() from io_alamo, whose register() imports batch
     # (both inside functions). Part B moves batch.py under blender/.
-    {"io_alamo", "io_alamo.batch"},
+    {"io_alamo", "io_alamo.batch", "io_alamo.cli"},
 ]
 # Part B splits these along their sections (ui.py into a blender/ui/ package by area).
 KNOWN_LONG_MODULES = {
