@@ -85,7 +85,7 @@ class IMPORT_ANIM_OT_ala(bpy.types.Operator, _FileListImport):
     """Import Petroglyph Alamo animations (.ala, both formats) as actions of the selected
     armature"""
 
-    bl_idname = "import_anim.ala"
+    bl_idname = "import_anim.alamo_ala"
     bl_label = "Import Alamo Animation"
     bl_options = {"REGISTER", "UNDO", "PRESET"}
 
@@ -187,7 +187,7 @@ class EXPORT_ANIM_OT_ala(bpy.types.Operator, ExportHelper):
     """Export the active action of the selected armature as a Petroglyph Alamo animation
     (.ala)"""
 
-    bl_idname = "export_anim.ala"
+    bl_idname = "export_anim.alamo_ala"
     bl_label = "Export Alamo Animation"
     bl_options = {"REGISTER", "PRESET"}
 

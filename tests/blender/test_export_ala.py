@@ -220,7 +220,7 @@ def test_operator_exports_active_action(blender, tmp_path):
     bpy.context.view_layer.objects.active = arm
     arm.select_set(True)
     out = tmp_path / "op.ala"
-    assert bpy.ops.export_anim.ala(filepath=str(out), format="1") == {"FINISHED"}
+    assert bpy.ops.export_anim.alamo_ala(filepath=str(out), format="1") == {"FINISHED"}
     assert read_ala(out.read_bytes()).format == 1
 
 
