@@ -148,21 +148,37 @@ def mesh_parts(me, obj, weights=None):
             a = np.empty(len(att.data) * width, np.float32)
             att.data.foreach_get(prop, a)
             parts[f"{name}:{att.domain}"] = a
-    names = [g.name for g in obj.vertex_groups]       # index i is group i
+    import_names = bone_import_names(obj)
+    # a renamed bone renames its groups: hashed by the names they had at import
+    names = [import_names.get(g.name, g.name) for g in obj.vertex_groups]  # index i is group i
     if not names:
         v = g = w = np.zeros(0, np.int64)
     else:
         v, g, w = weights if weights is not None else read_weights(me, obj)
     keep = (g >= 0) & (g < len(names))
     parts.update(weight_arrays(v[keep], g[keep], names, w[keep]))
-    parts.update(placement_parts(obj))
+    parts.update(placement_parts(obj, import_names))
     return parts
 
 
-def placement_parts(obj):
+def bone_import_names(obj):
+    """{bone name now: its name at import} for the armature ``obj`` hangs on or is skinned
+    to, so that renaming a bone (which renames groups and parent bones) is not an edit of
+    the mesh."""
+    arm = obj.parent if obj.parent is not None and obj.parent.type == "ARMATURE" else None
+    if arm is None:
+        arm = next((m.object for m in obj.modifiers if m.type == "ARMATURE"
+                    and m.object is not None), None)
+    if arm is None or arm.type != "ARMATURE":
+        return {}
+    return {b.name: b.alamo.blender_name for b in arm.data.bones if b.alamo.blender_name}
+
+
+def placement_parts(obj, import_names=None):
+    bone = (import_names or {}).get(obj.parent_bone, obj.parent_bone)
     return {"matrix_basis": np.array(obj.matrix_basis, np.float32),
             "matrix_parent_inverse": np.array(obj.matrix_parent_inverse, np.float32),
-            "parent": np.frombuffer(f"{obj.parent_type}:{obj.parent_bone}:"
+            "parent": np.frombuffer(f"{obj.parent_type}:{bone}:"
                                     f"{obj.parent.name if obj.parent else ''}".encode(), np.uint8),
             "modifiers": np.frombuffer(",".join(m.type for m in obj.modifiers
                                                 if m.show_viewport).encode(), np.uint8)}

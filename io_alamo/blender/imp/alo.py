@@ -16,6 +16,7 @@ from ...formats import AlamoFormatError, Mesh, ParticleEffect, read_alo
 from ...formats.files import read_file_bytes
 from ...naming import default_visibility, format_has_colors, format_has_tangents, format_is_b4i4
 from .. import compat, fingerprint
+from ..rest import remember_rest
 from ..matrices import inverse, nearest_rotation, rigid_inverse
 from ..names import bone_name, to_blender
 from ..source import set_source, source_text
@@ -264,6 +265,7 @@ class _ModelBuilder:
                 ident = "DISABLE"
             p.billboard = ident
             p.matrix = [float(x) for x in np.asarray(b.matrix, np.float64).ravel()]
+            remember_rest(arm.bones[self.bone_names[i]])
         if not bones:
             self.worlds = np.eye(4)[None]
 
