@@ -184,29 +184,65 @@ def placement_parts(obj, import_names=None):
                                                 if m.show_viewport).encode(), np.uint8)}
 
 
+def bone_of_path(path):
+    """(bone name, property path) of 'pose.bones["NAME"].prop' (None, None otherwise);
+    quotes and backslashes in names come escaped."""
+    if not path.startswith('pose.bones["'):
+        return None, None
+    i, name = 12, []
+    while i < len(path):
+        c = path[i]
+        if c == "\\" and i + 1 < len(path):
+            name.append(path[i + 1])
+            i += 2
+            continue
+        if c == '"':
+            rest = path[i + 1:]
+            return "".join(name), rest[2:] if rest.startswith("].") else None
+        name.append(c)
+        i += 1
+    return None, None
+
+
+def _path_as_imported(path, import_names):
+    """``path`` with a renamed bone's name put back to its name at import."""
+    name, prop = bone_of_path(path)
+    old = import_names.get(name, name) if name is not None else None
+    if old == name or prop is None:
+        return path
+    escaped = old.replace("\\", "\\\\").replace('"', '\\"')
+    return f'pose.bones["{escaped}"].{prop}'
+
+
 def action_parts(action, armature):
     """What an imported action's motion depends on: every key of every F-curve (frame, value,
-    interpolation), the action's frame range and rate, and the armature's rest pose."""
+    interpolation), the action's frame range and rate, and the armature's rest pose. Bones
+    are named as at import, so a rename alone is not an edit."""
     from . import compat
     parts = {}
+    import_names = {b.name: b.alamo.blender_name for b in armature.data.bones
+                    if b.alamo.blender_name}
     for fc in compat.action_fcurves(action):
         n = len(fc.keyframe_points)
         co = np.empty(2 * n, np.float32)
         fc.keyframe_points.foreach_get("co", co)
         interp = np.empty(n, np.int32)
         fc.keyframe_points.foreach_get("interpolation", interp)
-        key = f"{fc.data_path}[{fc.array_index}]"
+        key = f"{_path_as_imported(fc.data_path, import_names)}[{fc.array_index}]"
         parts[f"co:{key}"] = co
         parts[f"interpolation:{key}"] = interp
         parts[f"mute:{key}"] = np.array([fc.mute], np.uint8)
     parts["range"] = np.array([*action.frame_range, action.use_frame_range, action.alamo.fps,
                                action.alamo.frames], np.float64)
-    bones = sorted(armature.data.bones, key=lambda b: b.name)
+    def named(bone):
+        return import_names.get(bone.name, bone.name) if bone is not None else ""
+
+    bones = sorted(armature.data.bones, key=named)
     parts["rest"] = np.array([list(b.matrix_local) for b in bones], np.float32)
     parts["bones"] = np.frombuffer("\0".join(
-        f"{b.name}\1{b.parent.name if b.parent else ''}\1{b.alamo.name}\1{b.alamo.index}"
+        f"{named(b)}\1{named(b.parent)}\1{b.alamo.index}"
         for b in bones).encode("utf-8", "surrogateescape"), np.uint8)
-    constraints = [f"{pb.name}:{c.type}:{c.influence}:{c.mute}"
+    constraints = [f"{import_names.get(pb.name, pb.name)}:{c.type}:{c.influence}:{c.mute}"
                    for pb in armature.pose.bones for c in pb.constraints]
     parts["constraints"] = np.frombuffer("\0".join(constraints).encode(), np.uint8)
     return parts

@@ -17,6 +17,7 @@ from ...formats import (
     AlamoFormatError, AnimationData, convert_animation, encode_animation, read_ala, save,
 )
 from .. import compat, fingerprint
+from ..fingerprint import bone_of_path
 from ..matrices import inverse
 from ..source import get_source, has_source
 from .ala_bones import merge_steps, moving_bones, renamed, source_animation, source_bones
@@ -65,32 +66,12 @@ def armature_actions(armature):
     out = []
     for action in bpy.data.actions:
         for fc in compat.action_fcurves(action):
-            if _bone_of_path(fc.data_path)[0] in names:
+            if bone_of_path(fc.data_path)[0] in names:
                 out.append(action)
                 break
     active = armature.animation_data.action if armature.animation_data else None
     out.sort(key=lambda a: (a is not active, a.name))
     return out
-
-
-def _bone_of_path(path):
-    """(bone name, property path) of 'pose.bones["NAME"].prop' (None, None otherwise);
-    quotes and backslashes in names come escaped."""
-    if not path.startswith('pose.bones["'):
-        return None, None
-    i, name = 12, []
-    while i < len(path):
-        c = path[i]
-        if c == "\\" and i + 1 < len(path):
-            name.append(path[i + 1])
-            i += 2
-            continue
-        if c == '"':
-            rest = path[i + 1:]
-            return "".join(name), rest[2:] if rest.startswith("].") else None
-        name.append(c)
-        i += 1
-    return None, None
 
 
 def file_name_for(model_path, action):
@@ -399,7 +380,7 @@ def _bits(armature, action, order, start, frames):
     for fc in compat.action_fcurves(action):
         if fc.mute:
             continue
-        name, prop = _bone_of_path(fc.data_path)
+        name, prop = bone_of_path(fc.data_path)
         k = row.get(name)
         if k is None:
             continue
