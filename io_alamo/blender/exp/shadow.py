@@ -102,6 +102,9 @@ def _select_edges(obj, matrix, positions, ca, cb):
     at = _rows_in(rounded, key)
     if at.any():
         me.vertices.foreach_set("select", at)
+        held = me.attributes.get(".select_edge")
+        if held is not None and held.data_type != "BOOLEAN":
+            return      # Blender 5.0 can leave it INT32_2D on imported meshes: writing crashes
         ev = np.empty(len(me.edges) * 2, np.int32)
         me.edges.foreach_get("vertices", ev)
         me.edges.foreach_set("select", at[ev.reshape(-1, 2)].all(axis=1))
