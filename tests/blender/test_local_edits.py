@@ -360,3 +360,86 @@ def test_operator_exports_imported_action_in_its_format(blender, tmp_path):
     out = tmp_path / "op.ala"
     assert bpy.ops.export_anim.alamo_ala(filepath=str(out)) == {"FINISHED"}
     assert out.read_bytes() == ala.read_bytes()              # format #1, byte for byte
+
+
+# --- the same on real files ---------------------------------------------------------------
+
+from corpus import corpus_params  # noqa: E402
+
+
+def real_model(path):
+    model = read_alo(path.read_bytes())
+    if model.kind != "model":
+        pytest.skip("particle effect: not imported")
+    return model
+
+
+@pytest.mark.parametrize("path", corpus_params(".alo"))
+def test_corpus_rename_changes_only_names(blender, tmp_path, path):
+    from io_alamo.formats import write_alo
+    model = real_model(path)
+    arm = do_import(path).armature
+    on = [model.object_bone(i) for i in range(len(model.objects))]
+    on = [b for b in on if b] or [len(model.bones) - 1]
+    index = max(set(on), key=on.count)                  # the bone most objects hang on
+    next(b for b in arm.data.bones if b.alamo.index == index).name = "Renamed_Bone"
+    out = tmp_path / "out.alo"
+    result = do_export(out)
+    assert all(result.reused.values())
+    b = read_alo(out.read_bytes())
+    assert b.bones[index].name == "Renamed_Bone"
+    b.bones[index].name = model.bones[index].name
+    assert write_alo(b) == path.read_bytes()
+
+
+@pytest.mark.parametrize("path", corpus_params(".alo"))
+def test_corpus_one_vertex_move_keeps_other_tangents_and_vertex_count(blender, tmp_path, path):
+    from io_alamo.naming import format_has_tangents
+    model = real_model(path)
+    sizes = [sum(len(s.vertices) for s in getattr(m, "submeshes", [])
+                 if format_has_tangents(s.vertex_format)) for m in model.objects]
+    if not any(sizes):
+        pytest.skip("no mesh with tangents")
+    k = int(np.argmax(sizes))
+    do_import(path)
+    obj = next(o for o in bpy.data.objects if o.type == "MESH" and o.alamo.file_index == k)
+    me = obj.data
+    co = np.empty(len(me.vertices) * 3, np.float32)
+    me.vertices.foreach_get("co", co)
+    co = co.reshape(-1, 3)
+    v = int(np.argmin(np.linalg.norm(co - co.mean(axis=0), axis=1)))
+    co[v, 2] += 0.05 * float(np.ptp(co, axis=0).max())
+    me.vertices.foreach_set("co", co.ravel())
+    me.update()
+    out = tmp_path / "out.alo"
+    do_export(out)
+    a, b = model.objects[k], read_alo(out.read_bytes()).objects[k]
+    for sa, sb_ in zip(a.submeshes, b.submeshes):
+        assert len(sb_.vertices) == len(sa.vertices)
+    # every vertex of the file but those around the moved one comes back with its own
+    # tangent frame
+    va = np.concatenate([s.vertices for s in a.submeshes])
+    vb = np.concatenate([s.vertices for s in b.submeshes])
+    fields = ("position", "normal", "tangent", "binormal")
+    have = {tuple(np.concatenate([vb[f][j] for f in fields]).round(4).tolist())
+            for j in range(len(vb))}
+    missing = sum(tuple(np.concatenate([va[f][j] for f in fields]).round(4).tolist())
+                  not in have for j in range(len(va)))
+    assert missing <= max(8, len(va) // 100), (missing, len(va))
+
+
+@pytest.mark.parametrize("path", corpus_params(".ala"))
+def test_corpus_animation_default_format_is_its_own(blender, tmp_path, path):
+    from io_alamo.blender.exp.ala import AnimationExportOptions, export_ala
+    from io_alamo.blender.imp.ala import import_ala
+    stem = path.stem.lower()
+    models = [p for p in path.parent.iterdir() if p.suffix.lower() == ".alo"
+              and stem.startswith(p.stem.lower() + "_")]
+    if not models:
+        pytest.skip("no model for this animation")
+    arm = do_import(max(models, key=lambda p: len(p.stem))).armature
+    action = import_ala(bpy.context, arm, str(path)).action
+    out = tmp_path / "out.ala"
+    # the preference (new_format) is for new actions only: format #1 files stay format #1
+    export_ala(bpy.context, arm, action, str(out), AnimationExportOptions(new_format=2))
+    assert out.read_bytes() == path.read_bytes()        # its own format, byte for byte
