@@ -45,9 +45,10 @@ def fresh():
     bpy.ops.wm.read_factory_settings(use_empty=True)
 
 
-def do_import(path):
+def do_import(path, merge=False):
     from io_alamo.blender.imp.alo import ImportOptions, import_alo
-    return import_alo(bpy.context, str(path), ImportOptions(import_animations=False))
+    return import_alo(bpy.context, str(path),
+                      ImportOptions(import_animations=False, merge_vertices=merge))
 
 
 def do_export(path):
@@ -112,7 +113,6 @@ def renamed(path, tmp, model):
 
 def far_tangents(path, tmp, model):
     """Move one vertex of the largest mesh with tangents; angles (degrees) at far vertices."""
-    from io_alamo.blender.imp.alo import ImportOptions  # noqa: F401  (import side loaded)
     best = None
     for i, m in enumerate(model.objects):
         subs = getattr(m, "submeshes", [])
@@ -193,12 +193,13 @@ def tangent_only_splits(model):
     return n
 
 
-def rebuilt_fresh(path, tmp):
+def rebuilt_fresh(path, tmp, merge=False):
     """Every mesh rebuilt with tangents computed afresh (no imported ones kept): the
-    vertex count ratio against the file (non-shadow sub-meshes)."""
+    vertex count ratio against the file (non-shadow sub-meshes). ``merge``: imported with
+    vertices welded by position, so that the export alone decides how they split."""
     from io_alamo.blender import fingerprint
     fresh()
-    do_import(path)
+    do_import(path, merge)
     for o in bpy.data.objects:
         o.pop(fingerprint.KEY, None)
         if o.type == "MESH":
@@ -302,7 +303,7 @@ def main():
                 models[p] = m
         elif p.suffix.lower() == ".ala":
             anims[p] = read_ala(p.read_bytes())
-    same, ratios, fresh_ratios, all_angles, splits = 0, [], [], [], 0
+    same, ratios, fresh_ratios, welded_ratios, all_angles, splits = 0, [], [], [], [], 0
     for p, m in models.items():
         ok = unedited(p, tmp)
         same += ok
@@ -312,6 +313,9 @@ def main():
         rf = rebuilt_fresh(p, tmp)
         if rf:
             fresh_ratios.append(rf)
+        rw = rebuilt_fresh(p, tmp, merge=True)
+        if rw:
+            welded_ratios.append(rw)
         splits += tangent_only_splits(m)
         reused, names_only = renamed(p, tmp, m)
         t = far_tangents(p, tmp, m)
@@ -321,7 +325,8 @@ def main():
             tan = (f"far tangents median {np.median(t[0]):.3f} deg, >1 deg "
                    f"{(t[0] > 1).mean():.1%} of {len(t[0])}, vertices {t[1]} -> {t[2]}")
         print(f"{p.name}: unedited identical {ok}; rebuilt vertices x{rv if rv is None else round(rv, 3)}"
-              f" (fresh tangents x{rf if rf is None else round(rf, 3)})"
+              f" (fresh tangents x{rf if rf is None else round(rf, 3)}, welded at import and "
+              f"fresh tangents x{rw if rw is None else round(rw, 3)})"
               f", shadow triangles x{rs if rs is None else round(rs, 3)} {note}; rename: "
               f"reused {reused}, only names {names_only}; {tan}")
     for p in anims:
@@ -334,6 +339,10 @@ def main():
     if fresh_ratios:
         print(f"rebuilt with fresh tangents: vertex count ratio min {min(fresh_ratios):.3f}, "
               f"median {np.median(fresh_ratios):.3f}, max {max(fresh_ratios):.3f}")
+    if welded_ratios:
+        print(f"welded at import, fresh tangents: vertex count ratio min "
+              f"{min(welded_ratios):.3f}, median {np.median(welded_ratios):.3f}, max "
+              f"{max(welded_ratios):.3f}")
     print(f"file vertices that differ from another by tangent frame only: {splits}")
     if len(angles):
         print(f"far-vertex tangent change after a one-vertex edit: median {np.median(angles):.4f}"
