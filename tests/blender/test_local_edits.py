@@ -414,13 +414,19 @@ def test_corpus_one_vertex_move_keeps_other_tangents_and_vertex_count(blender, t
     out = tmp_path / "out.alo"
     do_export(out)
     a, b = model.objects[k], read_alo(out.read_bytes()).objects[k]
-    for sa, sb_ in zip(a.submeshes, b.submeshes):
-        assert len(sb_.vertices) == len(sa.vertices)
+    exact_normals = bpy.app.version >= (4, 5)
+    if exact_normals:
+        # 4.2 keeps custom normals relative to the faces around each corner and rebuilds
+        # them with noise that splits vertices (main grows the same: 266 -> 348 vertices on
+        # heavy_missile_platform_ldl_l); 4.5+ keeps them exactly
+        for sa, sb_ in zip(a.submeshes, b.submeshes):
+            assert len(sb_.vertices) == len(sa.vertices)
     # every vertex of the file but those around the moved one comes back with its own
     # tangent frame
     va = np.concatenate([s.vertices for s in a.submeshes])
     vb = np.concatenate([s.vertices for s in b.submeshes])
-    fields = ("position", "normal", "tangent", "binormal")
+    fields = ("position", "normal", "tangent", "binormal") if exact_normals else \
+        ("position", "tangent", "binormal")
     have = {tuple(np.concatenate([vb[f][j] for f in fields]).round(4).tolist())
             for j in range(len(vb))}
     missing = sum(tuple(np.concatenate([va[f][j] for f in fields]).round(4).tolist())
