@@ -449,3 +449,21 @@ def test_corpus_animation_default_format_is_its_own(blender, tmp_path, path):
     # the preference (new_format) is for new actions only: format #1 files stay format #1
     export_ala(bpy.context, arm, action, str(out), AnimationExportOptions(new_format=2))
     assert out.read_bytes() == path.read_bytes()        # its own format, byte for byte
+
+
+def test_renamed_bone_renames_only_the_name_in_an_unedited_animation(blender, tmp_path):
+    from io_alamo.blender.exp.ala import AnimationExportOptions, export_ala
+    from io_alamo.blender.imp.ala import import_ala
+    from io_alamo.formats import write_ala
+    src, ala = build_animation_pair(tmp_path, 1)
+    arm = do_import(src).armature
+    action = import_ala(bpy.context, arm, str(ala)).action
+    arm.animation_data.action = action
+    arm.data.bones["Body"].name = "Torso"
+    out = tmp_path / "out.ala"
+    result = export_ala(bpy.context, arm, action, str(out), AnimationExportOptions())
+    assert result.reused                       # still the file's data, not re-encoded
+    b = read_ala(out.read_bytes())
+    assert [x.name for x in b.bones] == ["Torso", "B_Thumb_L01"]
+    b.bones[0].name = "Body"
+    assert write_ala(b) == ala.read_bytes()

@@ -176,18 +176,18 @@ def build_animation(context, armature, action, options):
     visible, has_visibility, step, has_step, keyed = _bits(armature, action, order, start,
                                                            frames)
     src_anim = source_animation(action)
-    src = source_bones(src_anim, armature, bone_index) if src_anim is not None else None
+    src = source_bones(src_anim, armature, skeleton, bone_index) if src_anim is not None \
+        else None
     if src is not None:
-        rows = src.rows
-        unknown = src.unknown
+        rows, row_names, unknown = src.rows, src.names, src.unknown
     else:
         rest_t, rest_q, rest_s = _decompose(_rest_locals(skeleton))
         rows = sorted(set(moving_bones(t, q, s, rest_t, rest_q, rest_s, reach))
                       | {int(k) for k in np.flatnonzero(has_visibility) if k > 0})
-        unknown = [0] * len(rows)
+        row_names, unknown = [names[k] for k in rows], [0] * len(rows)
     step, has_step = merge_steps(step, has_step, keyed, rows, src)
     data = AnimationData(
-        fps=fps, names=[names[k] for k in rows], indices=np.array(rows, np.int64),
+        fps=fps, names=row_names, indices=np.array(rows, np.int64),
         translation=t[rows].astype(np.float32),
         rotation=q[rows][..., [1, 2, 3, 0]].astype(np.float32),
         scale=s[rows].astype(np.float32), visible=visible[rows], step=step,

@@ -21,6 +21,7 @@ from ..source import get_source
 class SourceBones:
     """The imported file's animated bones that the armature still has."""
     rows: list             # skeleton index of each, in the file's order
+    names: list            # the file's name, or the new one of a bone renamed in Blender
     steps: list            # (F,) bools or None, per row
     unknown: list          # 0x1003 mini 10, per row
 
@@ -36,26 +37,35 @@ def source_animation(action):
         return None
 
 
-def source_bones(anim, armature, bone_index):
-    rows, steps, unknown = [], [], []
+def source_bones(anim, armature, skeleton, bone_index):
+    rows, names, steps, unknown = [], [], [], []
     frames = int(anim.num_frames)
     for ab, bone in zip(anim.bones, match_bones(armature, anim)):
         if bone is None or bone.name not in bone_index:
             continue
         rows.append(bone_index[bone.name])
+        names.append(_file_name(ab, bone, skeleton, bone_index))
         steps.append(unpack_bits(ab.step, frames) if ab.step is not None else None)
         unknown.append(int(ab.unknown))
-    return SourceBones(rows, steps, unknown)
+    return SourceBones(rows, names, steps, unknown)
+
+
+def _file_name(ab, bone, skeleton, bone_index):
+    """The animated bone's name as the file had it (its case may differ from the model's),
+    unless the bone was renamed in Blender."""
+    if bone.alamo.blender_name and bone.name == bone.alamo.blender_name:
+        return ab.name
+    return skeleton.bones[bone_index[bone.name]].name
 
 
 def renamed(anim, armature, skeleton, bone_index):
-    """``anim`` with each bone named as the exported skeleton names it (a bone renamed in
-    Blender is renamed in the file; nothing else changes)."""
+    """``anim`` with each bone renamed in Blender renamed in the file too (nothing else
+    changes)."""
     out = None
     for k, (ab, bone) in enumerate(zip(anim.bones, match_bones(armature, anim))):
         if bone is None or bone.name not in bone_index:
             continue
-        name = skeleton.bones[bone_index[bone.name]].name
+        name = _file_name(ab, bone, skeleton, bone_index)
         if name != ab.name:
             if out is None:
                 out = copy.copy(anim)
