@@ -22,11 +22,13 @@ class CornerFrames:
     kept: np.ndarray = None          # (L,) bool
     kept_t: np.ndarray = None        # (L, 3), meaningful where kept
     kept_b: np.ndarray = None
+    per_corner: bool = False         # kept frames stored per corner (vertices merged at import)
 
     def split_words(self):
         """uint32 words that keep the file's distinct tangent frames apart (vertices the
-        file had separate stay separate); nothing for fresh corners."""
-        if self.kept is None or not self.kept.any():
+        file had separate stay separate); nothing for fresh corners. Frames stored per
+        vertex need none: the vertex index already tells them apart."""
+        if self.kept is None or not self.kept.any() or not self.per_corner:
             return []
         both = np.concatenate([self.kept_t, self.kept_b], axis=1).astype(np.float32)
         both[~self.kept] = 0.0
@@ -76,4 +78,5 @@ def corner_frames(me, loops):
         a = a.reshape(-1, 3)
         arrays.append(a[loops["vertex"]] if att.domain == "POINT" else a)
     frames.kept, frames.kept_t, frames.kept_b = kept, arrays[0], arrays[1]
+    frames.per_corner = stored[0].domain == "CORNER"
     return frames
