@@ -174,7 +174,7 @@ def render_preview(context, target, size=256, samples=16):
     bpy.ops.render.render(write_still=True)
 
 
-def do_export(path, rel, out, ala_format=2, **_):
+def do_export(path, rel, out, ala_format=None, **_):
     import bpy
 
     from .blender.exp.alo import ExportOptions, export_alo
@@ -190,7 +190,7 @@ def do_export(path, rel, out, ala_format=2, **_):
             o.select_set(o == arm)
         bpy.context.view_layer.objects.active = arm
         options = ExportOptions(scope="ARMATURE" if arm else "SCENE", animations=True,
-                                ala_format=int(ala_format))
+                                ala_format=int(ala_format) if ala_format else None)
         result = export_alo(bpy.context, str(target), options)
         warnings += result.warnings
         outputs += [target] + [Path(p) for p in result.animations]
@@ -353,8 +353,9 @@ def build_parser(prog):
             p.add_argument("--preview", action="store_true",
                            help="also render a 256 px PNG preview (Cycles, CPU)")
         if verb == "export":
-            p.add_argument("--ala-format", type=int, choices=(1, 2), default=2,
-                           help="animation format: 2 Forces of Corruption, 1 Empire at War")
+            p.add_argument("--ala-format", type=int, choices=(1, 2), default=None,
+                           help="animation format: 2 Forces of Corruption, 1 Empire at War "
+                                "(default: each action's own, #2 for new ones)")
     return ap
 
 

@@ -50,7 +50,10 @@ def test_encoder_error_within_half_step_random(fmt):
     dec = decode_animation(anim)
     assert_within_half_step(data, dec)
     assert np.array_equal(dec.visible, data.visible)
-    assert np.array_equal(dec.step[data.has_step], data.step[data.has_step])
+    if fmt == 1:
+        assert np.array_equal(dec.step[data.has_step], data.step[data.has_step])
+    else:       # format #2 holds no step bits: no real FoC file has a 0x1008 chunk
+        assert not any(b.step is not None for b in anim.bones)
     assert not dec.step[~data.has_step].any()
     assert list(dec.indices) == list(data.indices) and dec.names == data.names
 
@@ -88,6 +91,7 @@ def test_quantize_range_bound_property(values, spread):
 
 def test_conversion_between_formats_is_lossless_for_motion():
     data = random_data(np.random.default_rng(9), bones=6, frames=33, const_bones=(0,))
+    data.has_step[:] = False
     a1 = encode_animation(data, 1)
     a2 = read_ala(write_ala(convert_animation(a1, 2)))
     back = read_ala(write_ala(convert_animation(a2, 1)))
@@ -95,6 +99,22 @@ def test_conversion_between_formats_is_lossless_for_motion():
     d1, d2 = decode_animation(a1), decode_animation(a2)
     for name in ("translation", "rotation", "scale", "visible", "step"):
         assert np.array_equal(getattr(d1, name), getattr(d2, name))
+
+
+def test_conversion_to_format_2_drops_step_bits():
+    """No format #2 game file has a 0x1008 chunk (the older plugin's reader fails on one):
+    converting keeps every track but the step bits."""
+    data = random_data(np.random.default_rng(4), bones=5, frames=20, const_bones=(1,))
+    a1 = encode_animation(data, 1)
+    assert any(b.step is not None for b in a1.bones)
+    raw = write_ala(convert_animation(a1, 2))
+    assert b"\x08\x10\x00\x00" not in raw
+    a2 = read_ala(raw)
+    assert all(b.step is None for b in a2.bones)
+    d1, d2 = decode_animation(a1), decode_animation(a2)
+    for name in ("translation", "rotation", "scale", "visible"):
+        assert np.array_equal(getattr(d1, name), getattr(d2, name))
+    assert a1.bones[0].step is not None and convert_animation(a1, 1).bones[0].step is not None
 
 
 def test_encoder_refuses_nan():

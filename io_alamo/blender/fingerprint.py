@@ -148,49 +148,101 @@ def mesh_parts(me, obj, weights=None):
             a = np.empty(len(att.data) * width, np.float32)
             att.data.foreach_get(prop, a)
             parts[f"{name}:{att.domain}"] = a
-    names = [g.name for g in obj.vertex_groups]       # index i is group i
+    import_names = bone_import_names(obj)
+    # a renamed bone renames its groups: hashed by the names they had at import
+    names = [import_names.get(g.name, g.name) for g in obj.vertex_groups]  # index i is group i
     if not names:
         v = g = w = np.zeros(0, np.int64)
     else:
         v, g, w = weights if weights is not None else read_weights(me, obj)
     keep = (g >= 0) & (g < len(names))
     parts.update(weight_arrays(v[keep], g[keep], names, w[keep]))
-    parts.update(placement_parts(obj))
+    parts.update(placement_parts(obj, import_names))
     return parts
 
 
-def placement_parts(obj):
+def bone_import_names(obj):
+    """{bone name now: its name at import} for the armature ``obj`` hangs on or is skinned
+    to, so that renaming a bone (which renames groups and parent bones) is not an edit of
+    the mesh."""
+    arm = obj.parent if obj.parent is not None and obj.parent.type == "ARMATURE" else None
+    if arm is None:
+        arm = next((m.object for m in obj.modifiers if m.type == "ARMATURE"
+                    and m.object is not None), None)
+    if arm is None or arm.type != "ARMATURE":
+        return {}
+    return {b.name: b.alamo.blender_name for b in arm.data.bones if b.alamo.blender_name}
+
+
+def placement_parts(obj, import_names=None):
+    bone = (import_names or {}).get(obj.parent_bone, obj.parent_bone)
     return {"matrix_basis": np.array(obj.matrix_basis, np.float32),
             "matrix_parent_inverse": np.array(obj.matrix_parent_inverse, np.float32),
-            "parent": np.frombuffer(f"{obj.parent_type}:{obj.parent_bone}:"
+            "parent": np.frombuffer(f"{obj.parent_type}:{bone}:"
                                     f"{obj.parent.name if obj.parent else ''}".encode(), np.uint8),
             "modifiers": np.frombuffer(",".join(m.type for m in obj.modifiers
                                                 if m.show_viewport).encode(), np.uint8)}
 
 
+def bone_of_path(path):
+    """(bone name, property path) of 'pose.bones["NAME"].prop' (None, None otherwise);
+    quotes and backslashes in names come escaped."""
+    if not path.startswith('pose.bones["'):
+        return None, None
+    i, name = 12, []
+    while i < len(path):
+        c = path[i]
+        if c == "\\" and i + 1 < len(path):
+            name.append(path[i + 1])
+            i += 2
+            continue
+        if c == '"':
+            rest = path[i + 1:]
+            return "".join(name), rest[2:] if rest.startswith("].") else None
+        name.append(c)
+        i += 1
+    return None, None
+
+
+def _path_as_imported(path, import_names):
+    """``path`` with a renamed bone's name put back to its name at import."""
+    name, prop = bone_of_path(path)
+    old = import_names.get(name, name) if name is not None else None
+    if old == name or prop is None:
+        return path
+    escaped = old.replace("\\", "\\\\").replace('"', '\\"')
+    return f'pose.bones["{escaped}"].{prop}'
+
+
 def action_parts(action, armature):
     """What an imported action's motion depends on: every key of every F-curve (frame, value,
-    interpolation), the action's frame range and rate, and the armature's rest pose."""
+    interpolation), the action's frame range and rate, and the armature's rest pose. Bones
+    are named as at import, so a rename alone is not an edit."""
     from . import compat
     parts = {}
+    import_names = {b.name: b.alamo.blender_name for b in armature.data.bones
+                    if b.alamo.blender_name}
     for fc in compat.action_fcurves(action):
         n = len(fc.keyframe_points)
         co = np.empty(2 * n, np.float32)
         fc.keyframe_points.foreach_get("co", co)
         interp = np.empty(n, np.int32)
         fc.keyframe_points.foreach_get("interpolation", interp)
-        key = f"{fc.data_path}[{fc.array_index}]"
+        key = f"{_path_as_imported(fc.data_path, import_names)}[{fc.array_index}]"
         parts[f"co:{key}"] = co
         parts[f"interpolation:{key}"] = interp
         parts[f"mute:{key}"] = np.array([fc.mute], np.uint8)
     parts["range"] = np.array([*action.frame_range, action.use_frame_range, action.alamo.fps,
                                action.alamo.frames], np.float64)
-    bones = sorted(armature.data.bones, key=lambda b: b.name)
+    def named(bone):
+        return import_names.get(bone.name, bone.name) if bone is not None else ""
+
+    bones = sorted(armature.data.bones, key=named)
     parts["rest"] = np.array([list(b.matrix_local) for b in bones], np.float32)
     parts["bones"] = np.frombuffer("\0".join(
-        f"{b.name}\1{b.parent.name if b.parent else ''}\1{b.alamo.name}\1{b.alamo.index}"
+        f"{named(b)}\1{named(b.parent)}\1{b.alamo.index}"
         for b in bones).encode("utf-8", "surrogateescape"), np.uint8)
-    constraints = [f"{pb.name}:{c.type}:{c.influence}:{c.mute}"
+    constraints = [f"{import_names.get(pb.name, pb.name)}:{c.type}:{c.influence}:{c.mute}"
                    for pb in armature.pose.bones for c in pb.constraints]
     parts["constraints"] = np.frombuffer("\0".join(constraints).encode(), np.uint8)
     return parts

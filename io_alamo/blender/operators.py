@@ -17,6 +17,10 @@ from .progress import advance, expect, reports_progress
 ALA_FORMATS = [("2", "#2 Forces of Corruption", "Forces of Corruption's format (the game reads "
                 "both)"),
                ("1", "#1 Empire at War", "The original Empire at War format")]
+# an imported action goes out in its own format (Empire at War reads only #1); the
+# preference is for new actions
+AS_IMPORTED_FORMATS = [("0", "As Imported", "The format the action was imported from; new "
+                        "actions in the format the add-on preferences name")] + ALA_FORMATS
 
 
 class _FileListImport(ImportHelper):
@@ -89,7 +93,7 @@ class IMPORT_ANIM_OT_ala(bpy.types.Operator, _FileListImport):
     """Import Petroglyph Alamo animations (.ala, both formats) as actions of the selected
     armature"""
 
-    bl_idname = "import_anim.ala"
+    bl_idname = "import_anim.alamo_ala"
     bl_label = "Import Alamo Animation"
     bl_options = {"REGISTER", "UNDO", "PRESET"}
 
@@ -156,7 +160,7 @@ class EXPORT_SCENE_OT_alo(bpy.types.Operator, ExportHelper):
         name="Export Animations", default=False,
         description="Also write every action of the armature as <MODEL>_<ACTION>.ala beside "
                     "the model")
-    ala_format: EnumProperty(name="Animation Format", default="2", items=ALA_FORMATS)
+    ala_format: EnumProperty(name="Animation Format", default="0", items=AS_IMPORTED_FORMATS)
 
     @reports_progress
     def execute(self, context):
@@ -164,7 +168,8 @@ class EXPORT_SCENE_OT_alo(bpy.types.Operator, ExportHelper):
             bpy.ops.object.mode_set(mode="OBJECT")
         options = ExportOptions(scope=self.scope, apply_modifiers=self.apply_modifiers,
                                 own_bones=self.own_bones, animations=self.animations,
-                                ala_format=int(self.ala_format))
+                                ala_format=int(self.ala_format) or None,
+                                new_ala_format=int(default_ala_format(context)))
         try:
             result = export_alo(context, self.filepath, options)
         except ExportError as e:
@@ -186,23 +191,20 @@ class EXPORT_SCENE_OT_alo(bpy.types.Operator, ExportHelper):
                                  if self.animations else ""))
         return {"FINISHED"}
 
-    def invoke(self, context, event):
-        self.ala_format = default_ala_format(context)
-        return super().invoke(context, event)
 
 
 class EXPORT_ANIM_OT_ala(bpy.types.Operator, ExportHelper):
     """Export the active action of the selected armature as a Petroglyph Alamo animation
     (.ala)"""
 
-    bl_idname = "export_anim.ala"
+    bl_idname = "export_anim.alamo_ala"
     bl_label = "Export Alamo Animation"
     bl_options = {"REGISTER", "PRESET"}
 
     filename_ext = ".ala"
     filter_glob: StringProperty(default="*.ala", options={"HIDDEN"})
 
-    format: EnumProperty(name="Format", default="2", items=ALA_FORMATS)
+    format: EnumProperty(name="Format", default="0", items=AS_IMPORTED_FORMATS)
     frame_range: EnumProperty(
         name="Frame Range", default="ACTION",
         items=[("ACTION", "Action", "The action's frame range"),
@@ -222,7 +224,6 @@ class EXPORT_ANIM_OT_ala(bpy.types.Operator, ExportHelper):
         return arm.animation_data is not None and arm.animation_data.action is not None
 
     def invoke(self, context, event):
-        self.format = default_ala_format(context)
         arm = find_armature(context)
         if not self.filepath and arm.animation_data and arm.animation_data.action:
             self.filepath = arm.animation_data.action.name + self.filename_ext
@@ -241,7 +242,9 @@ class EXPORT_ANIM_OT_ala(bpy.types.Operator, ExportHelper):
             return {"CANCELLED"}
         if context.object is not None and context.object.mode not in ("OBJECT", "POSE"):
             bpy.ops.object.mode_set(mode="OBJECT")
-        options = AnimationExportOptions(format=int(self.format), frame_range=self.frame_range,
+        options = AnimationExportOptions(format=int(self.format) or None,
+                                         new_format=int(default_ala_format(context)),
+                                         frame_range=self.frame_range,
                                          frame_rate=self.frame_rate)
         try:
             result = export_ala(context, arm, action, self.filepath, options)

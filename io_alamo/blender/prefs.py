@@ -17,7 +17,7 @@ class AlamoPreferences(bpy.types.AddonPreferences):
     texture_folders: CollectionProperty(type=AlamoTextureFolder, name="Texture Folders")
     ala_format: EnumProperty(
         name="Animation Format", default="2",
-        description="Format new .ala exports start with",
+        description="Format of animations made in Blender (imported ones keep their own)",
         items=[("2", "#2 Forces of Corruption", "Forces of Corruption's format"),
                ("1", "#1 Empire at War", "The original Empire at War format")])
 

@@ -1078,7 +1078,7 @@ class VIEW3D_PT_alamo_animation(bpy.types.Panel):
         layout.label(text=arm.name, icon="ARMATURE_DATA")
         layout.template_list("ALAMO_UL_actions", "", bpy.data, "actions",
                              context.window_manager, "alamo_action_index", rows=4)
-        layout.operator("export_anim.ala", text="Export Active Animation", icon="EXPORT")
+        layout.operator("export_anim.alamo_ala", text="Export Active Animation", icon="EXPORT")
 
 
 class VIEW3D_PT_alamo_validate(bpy.types.Panel):

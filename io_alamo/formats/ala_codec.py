@@ -186,7 +186,7 @@ def encode_animation(data: AnimationData, fmt: int = 2) -> Animation:
         b.rotation = None if np.all(qr == qr[0]) else qr
         if data.has_visibility[i]:
             b.visibility = pack_bits(data.visible[i])
-        if data.has_step[i]:
+        if data.has_step[i] and fmt == 1:      # format #2 holds no step bits (0x1008)
             b.step = pack_bits(data.step[i])
         bones.append(b)
     return Animation(fmt, frames, np.float32(data.fps), bones)

@@ -396,7 +396,8 @@ _BONE_DEFAULTS = {name: np.asarray(getattr(BoneAnimation("", 0), name)).tobytes(
 
 
 def convert_animation(anim: Animation, fmt: int) -> Animation:
-    """The same animation in format ``fmt`` (1 or 2); the quantised data carries over as is.
+    """The same animation in format ``fmt`` (1 or 2); the quantised data carries over as is,
+    except step bits, which format #2 does not hold (see :func:`drop_step_bits`).
 
     The records and layouts are new; the track arrays are shared with ``anim`` (writing
     never changes them), which keeps converting a large animation fast.
@@ -410,6 +411,8 @@ def convert_animation(anim: Animation, fmt: int) -> Animation:
         b.layout = _copy_layout(b.layout)
     if out.format != fmt:
         out.format = fmt
+        if fmt == 2:
+            drop_step_bits(out)
         out.rotation_frame_size = out.translation_frame_size = out.scale_frame_size = None
         _drop_raw_minis(sub_of(out.layout, "header"), FORMAT2_HEADER_MINIS)
         _drop_raw_chunks(out.layout, [t for t, *_ in BLOCKS.values()])
@@ -422,6 +425,16 @@ def convert_animation(anim: Animation, fmt: int) -> Animation:
                 b.default_rotation = (b.rotation[0].copy() if b.rotation is not None
                                       else np.array([0, 0, 0, 32767], np.int16))
     return out
+
+
+def drop_step_bits(anim):
+    """Format #2 keeps no step bits: no Forces of Corruption file has a 0x1008 chunk (0 of
+    1,080) and the older community plugin's reader fails on one."""
+    for b in anim.bones:
+        b.step = None
+        if b.layout is not None:
+            b.layout.order = [c for c in b.layout.order
+                              if c != "step" and not (isinstance(c, Chunk) and c.type == 0x1008)]
 
 
 def _copy_layout(layout):

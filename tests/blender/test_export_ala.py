@@ -56,19 +56,16 @@ def test_edited_animation_reencodes_within_half_a_step(blender, tmp_path, path, 
     assert new.format == fmt and new.num_frames == anim.num_frames
     assert np.isclose(new.fps, anim.fps)
     a, b = decode_animation(anim), decode_animation(new)
-    by_name = {}
-    for k, name in enumerate(b.names):
-        by_name.setdefault(name.lower(), k)
-    # bone indices are the model's skeleton indices
-    bones = [bone for bone in arm.data.bones]
-    assert len(b.names) == len(bones)
-    for i, bone in enumerate(anim.bones):
-        # as the importer matched it: by index where the names agree, else by name
-        k = bone.index
-        if not (0 <= k < len(b.names) and b.names[k].lower() == bone.name.lower()):
-            k = by_name.get(bone.name.lower())
-        if k is None:
-            continue
+    # exactly the source's bones (those the armature has), in the file's order, under the
+    # model's skeleton indices; never bone 0, as in every game animation
+    from io_alamo.blender.imp.ala import match_bones
+    targets = match_bones(arm, anim)
+    kept = [i for i, t in enumerate(targets) if t is not None]
+    assert [n.lower() for n in b.names] == [anim.bones[i].name.lower() for i in kept]
+    assert [int(x) for x in b.indices] == [targets[i].alamo.index for i in kept]
+    assert 0 not in [int(x) for x in b.indices]
+    for k, i in enumerate(kept):
+        bone = anim.bones[i]
         half_t = np.maximum(bone.translation_scale, 0) / 2
         scale_t = max(1.0, float(np.abs(a.translation[i]).max()))
         assert np.all(np.abs(a.translation[i] - b.translation[k]) <= half_t + 2e-5 * scale_t), \
@@ -78,7 +75,10 @@ def test_edited_animation_reencodes_within_half_a_step(blender, tmp_path, path, 
         half_s = np.maximum(bone.scale_scale, 0) / 2
         assert np.all(np.abs(a.scale[i] - b.scale[k]) <= half_s + 2e-5), bone.name
         assert np.array_equal(a.visible[i], b.visible[k]), bone.name
-        assert np.array_equal(a.step[i], b.step[k]), bone.name
+        if fmt == 1:             # step bits of every unedited bone kept
+            assert np.array_equal(a.step[i], b.step[k]), bone.name
+        else:                    # format #2 has none (no 0x1008 chunk)
+            assert new.bones[k].step is None, bone.name
         # unchanging channels stay constants, as in the game's files
         if bone.translation is None:
             assert new.bones[k].translation is None, bone.name
@@ -174,20 +174,26 @@ def test_new_action_exports_and_reimports_to_the_same_motion(blender, tmp_path, 
     anim = read_ala(ala.read_bytes())
     assert anim.format == fmt and anim.num_frames == 20
     names = [b.name for b in anim.bones]
-    assert names == ["Root", "Arm", "Hand"]
-    hand = anim.bones[2]
+    assert names == ["Arm", "Hand"]             # the bones that move; never bone 0 (Root)
+    assert [b.index for b in anim.bones] == [1, 2]
+    hand = anim.bones[1]
     assert hand.scale is not None                              # Hand scales
-    assert anim.bones[1].scale is None and anim.bones[0].translation is None
+    assert anim.bones[0].scale is None
     dec = decode_animation(anim)
-    assert dec.step[1, 9] and not dec.step[1, 0]               # the constant key at frame 10
-    assert np.array_equal(dec.visible[2], want_vis[:, 2])
+    if fmt == 1:
+        assert dec.step[0, 9] and not dec.step[0, 0]           # the constant key at frame 10
+    else:
+        assert all(b.step is None for b in anim.bones)         # format #2 holds no steps
+    assert np.array_equal(dec.visible[1], want_vis[:, 2])
 
     bpy.ops.wm.read_factory_settings(use_empty=True)
     got_arm = import_alo(bpy.context, str(model), ImportOptions()).armature
     assert got_arm.animation_data.action is not None
     got, got_vis = pose_track(got_arm, frames)
     order = [got_arm.pose.bones.find(pb) for pb in ("Root", "Arm", "Hand")]
-    assert np.allclose(got[:, order], want, atol=2e-4)
+    # Root comes back as identity (bone 0 of a new skeleton); the moving bones as they were
+    assert np.allclose(got[:, order[1:]], want[:, 1:], atol=2e-4)
+    assert np.allclose(got[:, order[0]], np.eye(4), atol=1e-6)
     assert np.array_equal(got_vis[:, order], want_vis)
 
 
@@ -209,9 +215,10 @@ def test_export_restores_scene_frame_and_pose(blender, tmp_path):
     assert arm.animation_data.action == other
     assert tuple(arm.pose.bones["Root"].location) == (1, 2, 3)
     assert skin.modifiers["Armature"].show_viewport          # muted while sampling only
-    # the hand-posed root is at rest in the exported animation
+    # the hand-posed root is at rest (and, as bone 0, not in the file): Arm starts at its rest
     anim = read_ala((tmp_path / "w.ala").read_bytes())
-    assert np.allclose(decode_animation(anim).translation[0], 0, atol=1e-6)
+    assert [b.name for b in anim.bones] == ["Arm", "Hand"]
+    assert np.allclose(decode_animation(anim).translation[0, 0], (0, 0, 1), atol=1e-6)
 
 
 def test_operator_exports_active_action(blender, tmp_path):
@@ -220,7 +227,7 @@ def test_operator_exports_active_action(blender, tmp_path):
     bpy.context.view_layer.objects.active = arm
     arm.select_set(True)
     out = tmp_path / "op.ala"
-    assert bpy.ops.export_anim.ala(filepath=str(out), format="1") == {"FINISHED"}
+    assert bpy.ops.export_anim.alamo_ala(filepath=str(out), format="1") == {"FINISHED"}
     assert read_ala(out.read_bytes()).format == 1
 
 

@@ -192,6 +192,10 @@ def test_scratch_model_exports_reimports_and_matches(blender, tmp_path):
     names = [b.name for b in model.bones]
     assert sorted(names) == sorted(bone_rest) and len(names) == N_BONES + 1
     worlds = bone_worlds(model)
+    # bone 0: the armature's Root, drawn along Blender's Z, is written as identity, as every
+    # game model's bone 0 is; the other bones keep their rest
+    assert names[0] == "Root" and np.array_equal(model.bones[0].matrix, np.eye(3, 4))
+    bone_rest["Root"] = np.eye(4)
     for b, w in zip(model.bones, worlds):
         assert b.parent < names.index(b.name)
         assert np.allclose(w, bone_rest[b.name], atol=1e-5)

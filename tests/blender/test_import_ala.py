@@ -200,7 +200,7 @@ def test_no_armature_is_a_clear_message(blender, tmp_path):
     path.write_bytes(data)
     before = datablock_counts()
     with pytest.raises(RuntimeError, match="no armature"):
-        bpy.ops.import_anim.ala(filepath=str(path))
+        bpy.ops.import_anim.alamo_ala(filepath=str(path))
     assert datablock_counts() == before
 
 
@@ -211,7 +211,7 @@ def test_operator_imports_several_files_onto_the_selected_armature(blender, tmp_
     other = tmp_path / "m" / "Sample_Tank_Again_00.ala"
     other.write_bytes(ala.read_bytes())
     bpy.context.scene.render.fps = 24
-    r = bpy.ops.import_anim.ala(directory=str(tmp_path / "m"),
+    r = bpy.ops.import_anim.alamo_ala(directory=str(tmp_path / "m"),
                                 files=[{"name": ala.name}, {"name": other.name}])
     assert r == {"FINISHED"}
     assert sorted(a.name for a in bpy.data.actions) == ["Sample_Tank_Again_00",

@@ -16,7 +16,10 @@ sys.path.insert(0, {root!r})
 import bpy, io_alamo
 io_alamo.register()
 bpy.ops.wm.read_factory_settings(use_empty=True)
-assert hasattr(bpy.ops.import_scene, "alo") and hasattr(bpy.ops.import_anim, "ala")
+assert hasattr(bpy.ops.import_scene, "alo")
+# ours are alamo_ala: the older community plugin registers import_anim.ala/export_anim.ala
+assert "alamo_ala" in dir(bpy.ops.import_anim) and "alamo_ala" in dir(bpy.ops.export_anim)
+assert "ala" not in dir(bpy.ops.import_anim) and "ala" not in dir(bpy.ops.export_anim)
 io_alamo.unregister()
 assert not hasattr(bpy.types.Object, "alamo")
 io_alamo.register()

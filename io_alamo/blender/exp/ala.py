@@ -19,8 +19,10 @@ from ...formats import (
 from .. import compat, fingerprint, progress
 from ..matrices import continuous_quaternions as _continuous
 from ..matrices import decompose as _decompose
+from ..fingerprint import bone_of_path
 from ..matrices import inverse
 from ..source import get_source, has_source
+from .ala_bones import merge_steps, moving_bones, renamed, source_animation, source_bones
 from .alo import ExportError, ExportOptions, _Exporter, _source
 
 MAX_FRAMES = 100_000
@@ -29,7 +31,8 @@ VISIBLE_PATH = "alamo.visible"
 
 @dataclass
 class AnimationExportOptions:
-    format: int = 2                  # 2: Forces of Corruption, 1: Empire at War
+    format: int = None               # 2: Forces of Corruption, 1: Empire at War; None: the
+    new_format: int = 2              # format the action was imported from, else new_format
     frame_range: str = "ACTION"      # ACTION (its manual or key range) or SCENE
     frame_rate: str = "ACTION"       # ACTION (the rate stored at import) or SCENE
 
@@ -65,32 +68,12 @@ def armature_actions(armature):
     out = []
     for action in bpy.data.actions:
         for fc in compat.action_fcurves(action):
-            if _bone_of_path(fc.data_path)[0] in names:
+            if bone_of_path(fc.data_path)[0] in names:
                 out.append(action)
                 break
     active = armature.animation_data.action if armature.animation_data else None
     out.sort(key=lambda a: (a is not active, a.name))
     return out
-
-
-def _bone_of_path(path):
-    """(bone name, property path) of 'pose.bones["NAME"].prop' (None, None otherwise);
-    quotes and backslashes in names come escaped."""
-    if not path.startswith('pose.bones["'):
-        return None, None
-    i, name = 12, []
-    while i < len(path):
-        c = path[i]
-        if c == "\\" and i + 1 < len(path):
-            name.append(path[i + 1])
-            i += 2
-            continue
-        if c == '"':
-            rest = path[i + 1:]
-            return "".join(name), rest[2:] if rest.startswith("].") else None
-        name.append(c)
-        i += 1
-    return None, None
 
 
 def file_name_for(model_path, action):
@@ -132,33 +115,49 @@ def frame_rate(context, action, options):
     return scene.render.fps / scene.render.fps_base
 
 
+def action_format(action, new_format=2):
+    """The format an action is written in by default: the one it was imported from (Empire
+    at War reads only #1), else ``new_format`` (the preference)."""
+    if has_source(action) and action.alamo.format in ("1", "2"):
+        return int(action.alamo.format)
+    return new_format
+
+
 def build_animation(context, armature, action, options):
     result = AnimationExportResult()
     clock = time.perf_counter()
-    if options.format not in (1, 2):
-        raise ExportError([f"animation format must be 1 or 2, not {options.format!r}"])
+    fmt = options.format if options.format is not None else \
+        action_format(action, options.new_format)
+    if fmt not in (1, 2):
+        raise ExportError([f"animation format must be 1 or 2, not {fmt!r}"])
     start, frames = frame_span(context, action, options)
     fps = frame_rate(context, action, options)
+    # bone order, names and parents exactly as the .alo export writes them
+    exporter = _Exporter(context, ExportOptions())
+    exporter.arm, exporter.source = armature, _source(armature)
+    exporter._skeleton()
+    skeleton, bone_index = exporter.skeleton, exporter.bone_index
     source = _source_animation(action, armature, frames, fps)
     if source is not None:
-        anim = source if source.format == options.format else \
-            convert_animation(source, options.format)
+        source = renamed(source, armature, skeleton, bone_index)
+        anim = source if source.format == fmt else convert_animation(source, fmt)
         result.animation, result.reused = anim, True
         result.frames, result.fps, result.bones = frames, fps, len(anim.bones)
         result.timings["reuse"] = time.perf_counter() - clock
         return result
 
-    # bone order, names and parents exactly as the .alo export writes them
-    exporter = _Exporter(context, ExportOptions())
-    exporter.arm, exporter.source = armature, _source(armature)
-    exporter._skeleton()
-    order = sorted(exporter.bone_index, key=exporter.bone_index.get)
-    names = [b.name for b in exporter.skeleton.bones]
-    parents = np.array([b.parent for b in exporter.skeleton.bones], np.int64)
+    blender_of = {k: name for name, k in bone_index.items()}
+    names = [b.name for b in skeleton.bones]
+    parents = np.array([b.parent for b in skeleton.bones], np.int64)
     result.timings["skeleton"] = time.perf_counter() - clock
 
     clock = time.perf_counter()
-    matrices = _sample_pose(context, armature, action, order, start, frames)
+    matrices = _sample_pose(context, armature, action,
+                            [blender_of.get(k) for k in range(len(names))], start, frames)
+    # bone 0 never moves in a game animation: it stays where the model has it (identity for
+    # a Root the export adds or writes as identity), and motion given to it in Blender is
+    # carried by its children
+    matrices[:, 0] = exporter.worlds[0]
     result.timings["evaluate pose"] = time.perf_counter() - clock
     clock = time.perf_counter()
     local = matrices.copy()
@@ -175,21 +174,41 @@ def build_animation(context, armature, action, options):
     _snap_constant(t, 1e-6 * np.maximum(reach, 1.0)[:, None, None])
     _snap_constant(q, 1e-5)           # a third of the int16 step
     _snap_constant(s, 1e-5)
-    visible, has_visibility, step, has_step = _bits(armature, action, order, start, frames)
-
-    unknown = _unknown_minis(action, names)
+    order = [blender_of.get(k) for k in range(len(names))]
+    visible, has_visibility, step, has_step, keyed = _bits(armature, action, order, start,
+                                                           frames)
+    src_anim = source_animation(action)
+    src = source_bones(src_anim, armature, skeleton, bone_index) if src_anim is not None \
+        else None
+    if src is not None:
+        rows, row_names, unknown = src.rows, src.names, src.unknown
+    else:
+        rest_t, rest_q, rest_s = _decompose(_rest_locals(skeleton))
+        rows = sorted(set(moving_bones(t, q, s, rest_t, rest_q, rest_s, reach))
+                      | {int(k) for k in np.flatnonzero(has_visibility) if k > 0})
+        row_names, unknown = [names[k] for k in rows], [0] * len(rows)
+    step, has_step = merge_steps(step, has_step, keyed, rows, src)
     data = AnimationData(
-        fps=fps, names=names, indices=np.arange(len(names)),
-        translation=t.astype(np.float32), rotation=q[..., [1, 2, 3, 0]].astype(np.float32),
-        scale=s.astype(np.float32), visible=visible, step=step,
-        has_visibility=has_visibility, has_step=has_step, unknown=unknown)
+        fps=fps, names=row_names, indices=np.array(rows, np.int64),
+        translation=t[rows].astype(np.float32),
+        rotation=q[rows][..., [1, 2, 3, 0]].astype(np.float32),
+        scale=s[rows].astype(np.float32), visible=visible[rows], step=step,
+        has_visibility=has_visibility[rows], has_step=has_step, unknown=unknown)
     try:
-        result.animation = encode_animation(data, options.format)
+        result.animation = encode_animation(data, fmt)
     except AlamoFormatError as e:
         raise ExportError([f"action {action.name!r}: {e}"]) from None
     result.timings["encode"] = time.perf_counter() - clock
-    result.frames, result.fps, result.bones = frames, fps, len(names)
+    result.frames, result.fps, result.bones = frames, fps, len(rows)
     return result
+
+
+def _rest_locals(skeleton):
+    """(B, 4, 4) parent-relative rest matrices of the exported skeleton."""
+    out = np.tile(np.eye(4), (len(skeleton.bones), 1, 1))
+    for k, b in enumerate(skeleton.bones):
+        out[k, :3, :] = np.asarray(b.matrix, np.float64)
+    return out
 
 
 def _source_animation(action, armature, frames, fps):
@@ -207,18 +226,6 @@ def _source_animation(action, armature, frames, fps):
     if int(anim.num_frames) != frames or not np.isclose(float(anim.fps), fps):
         return None
     return anim
-
-
-def _unknown_minis(action, names):
-    """0x1003 mini 10 of each bone, from the imported file where it has the bone."""
-    data = get_source(action)
-    known = {}
-    if data is not None:
-        try:
-            known = {b.name: b.unknown for b in read_ala(bytes(data)).bones}
-        except AlamoFormatError:
-            pass
-    return [int(known.get(n, 0)) for n in names]
 
 
 class _Assigned:
@@ -277,12 +284,14 @@ class _Assigned:
 
 
 def _sample_pose(context, armature, action, order, start, frames):
-    """(F, B, 4, 4) armature-space pose matrices of the bones in ``order``, each frame."""
+    """(F, B, 4, 4) armature-space pose matrices of the bones in ``order``, each frame
+    (identity for None: a Root bone the export adds)."""
     pose_bones = armature.pose.bones
     index = {pb.name: k for k, pb in enumerate(pose_bones)}
-    pick = np.array([index[n] for n in order], np.int64)
+    have = np.array([n is not None for n in order], bool)
+    pick = np.array([index[n] for n in order if n is not None], np.int64)
     buf = np.empty(len(pose_bones) * 16, np.float32)
-    out = np.empty((frames, len(order), 4, 4), np.float64)
+    out = np.tile(np.eye(4), (frames, len(order), 1, 1))
     scene = context.scene
     progress.expect(frames)
     with _Assigned(context, armature, action):
@@ -291,7 +300,7 @@ def _sample_pose(context, armature, action, order, start, frames):
             scene.frame_set(start + k)
             pose_bones.foreach_get("matrix", buf)
             # column-major 4x4s
-            out[k] = buf.reshape(-1, 4, 4)[pick].transpose(0, 2, 1)
+            out[k, have] = buf.reshape(-1, 4, 4)[pick].transpose(0, 2, 1)
     return out
 
 
@@ -305,20 +314,21 @@ def _snap_constant(a, tol):
 
 
 def _bits(armature, action, order, start, frames):
-    """Visibility (from the bones' animated Visible property) and step bits (frames whose
-    transform keys are constant-interpolated), per bone in ``order``."""
+    """Visibility (from the bones' animated Visible property), step bits (frames whose
+    transform keys are constant-interpolated) and keyed frames, per bone in ``order``."""
     nb = len(order)
     visible = np.ones((nb, frames), bool)
     has_vis = np.zeros(nb, bool)
     step = np.zeros((nb, frames), bool)
     has_step = np.zeros(nb, bool)
-    row = {n: k for k, n in enumerate(order)}
+    keyed = np.zeros((nb, frames), bool)         # frames where a transform curve has a key
+    row = {n: k for k, n in enumerate(order) if n is not None}
     frame_numbers = start + np.arange(frames, dtype=np.float64)
     constant = compat.INTERPOLATION["CONSTANT"]
     for fc in compat.action_fcurves(action):
         if fc.mute:
             continue
-        name, prop = _bone_of_path(fc.data_path)
+        name, prop = bone_of_path(fc.data_path)
         k = row.get(name)
         if k is None:
             continue
@@ -340,10 +350,13 @@ def _bits(armature, action, order, start, frames):
         elif prop in ("location", "rotation_quaternion", "rotation_euler", "scale",
                       "rotation_axis_angle"):
             stepped = keys[interp == constant]
+            if n > 1:
+                at = np.rint(keys - start).astype(np.int64)
+                keyed[k, at[(at >= 0) & (at < frames)]] = True
             if n > 1 and len(stepped):
                 at = np.rint(stepped - start).astype(np.int64)
                 at = at[(at >= 0) & (at < frames) & np.isclose(stepped - start, at)]
                 if len(at):
                     step[k, at] = True
                     has_step[k] = True
-    return visible, has_vis, step, has_step
+    return visible, has_vis, step, has_step, keyed

@@ -19,6 +19,8 @@ from ...formats import (
 from ...formats.files import save_all
 from .. import fingerprint, progress
 from ..matrices import inverse, nearest_rotation
+from ..rest import rest_unedited
+from .bone_zero import ROOT_NAME, arm_transform_warning, plan_bone_zero
 from ..names import from_blender
 from ..source import get_source
 from ..props import BILLBOARD_ITEMS
@@ -59,7 +61,8 @@ class ExportOptions:
     apply_modifiers: bool = True
     own_bones: bool = False          # objects without a bone get a bone of their own
     animations: bool = False         # also every action of the armature, <MODEL>_<ACTION>.ala
-    ala_format: int = 2              # their format: 2 (Forces of Corruption) or 1 (EaW)
+    ala_format: int = None           # their format: 2 (Forces of Corruption) or 1 (EaW);
+    new_ala_format: int = 2          # None: each as imported, new ones in new_ala_format
 
 
 @dataclass
@@ -94,7 +97,8 @@ def export_alo(context, filepath, options=None):
                 raise ExportError([f"actions {other!r} and {action.name!r} would both be "
                                    f"written to {os.path.basename(path)}: rename one"])
             built = build_animation(context, result.armature, action,
-                                    AnimationExportOptions(format=options.ala_format))
+                                    AnimationExportOptions(format=options.ala_format,
+                                                           new_format=options.new_ala_format))
             anims.append((path, built.animation))
         result.timings["animations"] = time.perf_counter() - t
     t = time.perf_counter()
@@ -231,6 +235,9 @@ class _Exporter:
         self.arm = arm
         self.source = _source(arm)
         self.arm_world = np.array(arm.matrix_world, np.float64) if arm else np.eye(4)
+        moved = arm_transform_warning(self.arm_world, arm.name) if arm else None
+        if moved:
+            self.warn(moved, [arm])
         lap("gather")
         self._skeleton()
         meshes = [o for o in objs if o.type == "MESH"]
@@ -294,15 +301,23 @@ class _Exporter:
         seen = {b.name for b in old}
         new = [b for b in bones if b.name not in seen]       # hierarchy order, parents first
         order = self._parents_first(old + new)
+        zero = plan_bone_zero(order, src is not None)
+        first = int(zero.added)
         for k, b in enumerate(order):
-            self.bone_index[b.name] = k
-        out, worlds = [], []
+            self.bone_index[b.name] = k + first
+        out, worlds = ([Bone(ROOT_NAME, -1, np.eye(3, 4, dtype="<f4"))], [np.eye(4)]) \
+            if zero.added else ([], [])
+        self.as_file = [False] * first       # bones written with the file's own matrix
         for k, b in enumerate(order):
-            parent = self.bone_index[b.parent.name] if b.parent else -1
+            parent = self.bone_index[b.parent.name] if b.parent else first - 1
             p = b.alamo
             name = self._export_name(b.name, p.name, p.blender_name)
             self.check_name("bone", name, [arm])
-            matrix = self._bone_matrix(b, p, parent, worlds)
+            if b.name == zero.own:
+                matrix = np.eye(3, 4, dtype="<f4")
+                self.as_file.append(False)
+            else:
+                matrix = self._bone_matrix(b, p, parent, worlds)
             visible = int(p.visible)
             billboard = BILLBOARD_VALUES.get(p.billboard, 0)
             record = None
@@ -351,6 +366,11 @@ class _Exporter:
         """The file's matrix when the Blender rest still matches it, else from Blender."""
         rest = np.array(bone.matrix_local, np.float64)
         stored = np.array(props.matrix, np.float32).reshape(3, 4)
+        keep = props.blender_name and np.any(stored) and rest_unedited(bone)
+        if keep and (parent < 0 or self.as_file[parent]):
+            self.as_file.append(True)         # exactly as imported, near Blender's roll
+            return stored                     # singularity too
+        self.as_file.append(False)
         if props.blender_name and np.any(stored):
             local = np.eye(4)
             local[:3, :] = stored
@@ -418,7 +438,9 @@ class _Exporter:
                 record = self._light(obj, src_obj)
             if record is None:
                 continue
-            conns.append(ObjectConnection(len(records), bone))
+            if src_obj is None or src_bone is not None or bone != 0:
+                conns.append(ObjectConnection(len(records), bone))
+            # else the file left it unconnected (import hung it on bone 0), and it still is
             records.append(record)
         return records, conns
 

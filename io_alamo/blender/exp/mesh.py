@@ -11,6 +11,8 @@ from ..names import from_blender
 from ...formats import VERTEX_DTYPE, Mesh, SubMesh, build_collision_tree
 from ...naming import format_has_tangents, format_is_b4i4
 from .alo import MAX_SKIN_BONES, MAX_VERTICES, ExportError
+from .shadow import shadow_volume
+from .tangents import corner_frames
 
 
 def _evaluated_mesh(obj, depsgraph, apply_modifiers):
@@ -231,10 +233,14 @@ def _build(exporter, obj, me, bone, name):
     tick("  mesh: weights")
     # loops that would make the same vertex share a number; only those are built
     words = [loops["vertex"].view(np.uint32), loop_mat.astype(np.uint32)]
-    for key in ("normal", "uv0", "uv1", "uv2", "uv3", "color", "tangent", "sign"):
+    # as the game's exporter: split by position, normal, UVs and colour, not by tangent
+    for key in ("normal", "uv0", "uv1", "uv2", "uv3", "color"):
         if key in loops:
             a = np.ascontiguousarray(loops[key]).reshape(n_loops, -1).view(np.uint32)
             words += [a[:, k] for k in range(a.shape[1])]
+    frames = corner_frames(me, loops) if need_tangents else None
+    if frames is not None:
+        words += frames.split_words()
     loop_id, rep = _distinct_loops(words)
     vert = loops["vertex"][rep]
     record = np.zeros(len(rep), VERTEX_DTYPE)
@@ -246,19 +252,18 @@ def _build(exporter, obj, me, bone, name):
             uv = loops[f"uv{k}"][rep]
             record["uv"][:, k, 0] = uv[:, 0]
             record["uv"][:, k, 1] = 1.0 - uv[:, 1]
-    if "tangent" in loops:
-        t = loops["tangent"][rep].astype(np.float64)
-        b = np.cross(loops["normal"][rep].astype(np.float64), t) * loops["sign"][rep, None]
+    if need_tangents:
+        t, b, known = frames.per_vertex(loop_id, len(rep))
         record["tangent"] = _unit(t @ m[:3, :3].T)
         record["binormal"] = _unit(b @ m[:3, :3].T)
-    elif need_tangents:
-        exporter.warn(f"mesh {obj.name!r} has no UV map: its tangents (for normal maps) are "
-                      "only a guess")
-        n = record["normal"].astype(np.float64)
-        axis = np.where(np.abs(n[:, :1]) < 0.9, [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]])
-        t = _unit(np.cross(axis, n))
-        record["tangent"] = t
-        record["binormal"] = np.cross(n, t)
+        if not known.all():
+            exporter.warn(f"mesh {obj.name!r} has no UV map: its tangents (for normal maps) "
+                          "are only a guess")
+            n = record["normal"][~known].astype(np.float64)
+            axis = np.where(np.abs(n[:, :1]) < 0.9, [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]])
+            t = _unit(np.cross(axis, n))
+            record["tangent"][~known] = t
+            record["binormal"][~known] = np.cross(n, t)
     record["color"] = loops["color"][rep] if "color" in loops else 1.0
     record["unused"] = 1.0
     if skinned:
@@ -279,8 +284,12 @@ def _build(exporter, obj, me, bone, name):
         lut[used] = np.arange(len(used))
         verts, idx = record[used], lut[ids]
         if shadow[k]:
-            from .shadow import shadow_submesh_arrays
-            verts, idx = shadow_submesh_arrays(verts[idx], obj if me is obj.data else None, m)
+            volume = shadow_volume(verts[idx], obj if me is obj.data else None, m)
+            verts, idx = volume.vertices, volume.indices
+            if volume.open_edges:
+                exporter.warn(f"shadow mesh {obj.name!r} is not closed: {volume.open_edges} "
+                              "edges have no opposite face (selected) and are left open; "
+                              "the game may show gaps in its shadow", [obj])
         for part_v, part_i in _split(verts, idx, formats[k], skinned):
             subs.append(_submesh(materials[k], formats[k], part_v, part_i, skinned))
     tick("  mesh: sub-meshes, splits")

@@ -16,6 +16,8 @@ from ...formats import AlamoFormatError, Mesh, ParticleEffect, read_alo
 from ...formats.files import read_file_bytes
 from ...naming import default_visibility, format_has_colors, format_has_tangents, format_is_b4i4
 from .. import compat, fingerprint
+from ..corners import store_corner_keys
+from ..rest import remember_rest
 from ..matrices import inverse, nearest_rotation, rigid_inverse
 from ..names import bone_name, to_blender
 from ..source import set_source, source_text
@@ -264,6 +266,7 @@ class _ModelBuilder:
                 ident = "DISABLE"
             p.billboard = ident
             p.matrix = [float(x) for x in np.asarray(b.matrix, np.float64).ravel()]
+            remember_rest(arm.bones[self.bone_names[i]])
         if not bones:
             self.worlds = np.eye(4)[None]
 
@@ -409,6 +412,8 @@ class _ModelBuilder:
                 att.data.foreach_set("vector", parts[f"{name}:{domain}"])
         me.polygons.foreach_set("use_smooth", np.ones(n_tri, bool))
         compat.set_custom_normals(me, a.normal[corner_v])
+        if a.has_tangents:
+            store_corner_keys(me)          # export keeps these tangents where nothing moved
         self._parts = parts
         return corner_v, merged_of
 
