@@ -1,8 +1,9 @@
 """The Blender layer. Everything here may import bpy; nothing in io_alamo.formats does."""
 
 from . import operators, prefs, props, ui
+from .legacy import panel as legacy_panel
 
-_modules = (props, prefs, operators, ui)
+_modules = (props, prefs, operators, ui, legacy_panel)
 
 
 def register():

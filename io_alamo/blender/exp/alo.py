@@ -18,10 +18,13 @@ from ...formats import (
 )
 from ...formats.files import save_all
 from .. import fingerprint
+from ..attach import child_of_bone, child_of_rest_world
 from ..matrices import inverse, nearest_rotation
 from ..names import from_blender
 from ..source import get_source
 from ..props import BILLBOARD_ITEMS
+from . import plugin as plugin_data
+from .plugin import armature_members
 
 MAX_VERTICES = 65535
 MAX_SKIN_BONES = 24
@@ -138,6 +141,7 @@ def gather(context, options):
             objs = list(context.selected_objects) or list(context.scene.objects)
         else:
             objs = [arm] + _descendants(arm)
+            objs += [o for o in armature_members(context.scene.objects, arm) if o not in objs]
     arms = [o for o in objs if o.type == "ARMATURE"]
     arm = arms[0] if arms else find_armature(context, objs)
     if len(arms) > 1:
@@ -233,6 +237,7 @@ class _Exporter:
         self.arm_world = np.array(arm.matrix_world, np.float64) if arm else np.eye(4)
         lap("gather")
         self._skeleton()
+        plugin_data.apply_skeleton(self)
         meshes = [o for o in objs if o.type == "MESH"]
         lights = [o for o in objs if o.type == "LIGHT"]
         empties = [o for o in objs if o.type == "EMPTY"]
@@ -246,6 +251,7 @@ class _Exporter:
         model_objects, conns = self._objects(meshes, lights)
         lap("meshes")
         proxies = self._proxies([o for o in empties if o.alamo.role == "PROXY"])
+        proxies += plugin_data.proxies(self)
         dazzles = self._dazzles([o for o in empties if o.alamo.role == "DAZZLE"])
         lap("proxies, dazzles")
         if self.problems:
@@ -268,6 +274,7 @@ class _Exporter:
                               "meshes": sum(isinstance(o, Mesh) for o in model_objects),
                               "lights": sum(isinstance(o, Light) for o in model_objects),
                               "proxies": len(proxies), "dazzles": len(dazzles)}
+        plugin_data.scope_warnings(self, objs, self.result.counts)
         return self.result
 
     # --- skeleton ---------------------------------------------------------------------------
@@ -369,6 +376,8 @@ class _Exporter:
         if not self.options.own_bones:
             return
         for obj in objs:
+            if child_of_bone(obj, self.arm) is not None:
+                continue
             if obj.parent is None or (obj.parent_type != "BONE" and obj.alamo.role != "MESH"):
                 world = self.to_model(obj)
                 m = np.eye(4)
@@ -380,11 +389,17 @@ class _Exporter:
 
     def to_model(self, obj):
         """The object's world matrix in the model's (armature's) space."""
-        return np.linalg.inv(self.arm_world) @ np.array(obj.matrix_world, np.float64)
+        world = child_of_rest_world(obj, self.arm)
+        if world is None:
+            world = np.array(obj.matrix_world, np.float64)
+        return np.linalg.inv(self.arm_world) @ world
 
     def connection_bone(self, obj, source_bone=None):
         if obj.name in self.own_bone:
             return self.own_bone[obj.name]
+        hung_on = child_of_bone(obj, self.arm)
+        if hung_on is not None:
+            return self.bone_index.get(hung_on, 0)
         if obj.parent is not None and obj.parent == self.arm and obj.parent_type == "BONE":
             return self.bone_index.get(obj.parent_bone, 0)
         if source_bone is not None and 0 <= source_bone < len(self.skeleton.bones):
@@ -455,7 +470,7 @@ class _Exporter:
             for text in e.problems:
                 self.error(f"mesh {obj.name!r}: {text}", [obj])
             return None
-        return mesh
+        return plugin_data.apply_mesh_flags(obj, mesh)
 
     def _touched(self, obj):
         subs = self._source_object(obj)[0].submeshes
@@ -471,6 +486,9 @@ class _Exporter:
     def _material(self, mat, src=None):
         """A Material record from the Blender material's Alamo properties."""
         shader = from_blender(mat.alamo.shader) if mat is not None else ""
+        from_plugin = plugin_data.material_record(self, mat) if not shader else None
+        if from_plugin is not None:
+            return from_plugin
         if not shader:
             if src is not None and mat is not None and not mat.alamo.params:
                 return src
