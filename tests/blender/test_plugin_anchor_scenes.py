@@ -7,9 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from io_alamo.blender.exp.ala import AnimationExportOptions, build_animation
 from io_alamo.blender.exp.alo import ExportError, ExportOptions, export_alo
 from io_alamo.blender.legacy.convert import convert_scene
-from io_alamo.formats import read_alo
+from io_alamo.formats import decode_animation, read_ala, read_alo
 from plugin_compare import FIELDS, INFO_FIELDS, compare
 
 bpy = pytest.importorskip("bpy")
@@ -83,3 +84,40 @@ def test_anchor_scene_matches_original(blender, blend, mode, tmp_path):
     assert figures["mesh bone"][1] + len(skipped) == len(original.meshes)
     for field in INFO_FIELDS:
         assert figures[field][1] > 0 or not original.meshes
+
+
+def anims_params():
+    return [p for p in anchor_params() if p.values[0] is None or "_anims" in p.values[0].stem]
+
+
+def _occurrences(names):
+    """(name, k) for the k-th bone of that name: duplicates told apart by their order."""
+    seen = {}
+    out = []
+    for n in names:
+        out.append((n, seen.get(n, 0)))
+        seen[n] = seen.get(n, 0) + 1
+    return out
+
+
+@pytest.mark.parametrize("blend", anims_params())
+def test_anchor_animation_after_conversion(blender, blend):
+    """Frame count from AnimationEndFrame, and the plugin's animated proxy visibility
+    (proxyIsHiddenAnimation) as the .ala visibility track, against the original .ala."""
+    bpy.ops.wm.open_mainfile(filepath=str(blend))
+    convert_scene(bpy.context)
+    arm = next(o for o in bpy.data.objects if o.type == "ARMATURE")
+    model = original_of(blend).stem.lower()
+    for action in bpy.data.actions:
+        path = next(p for p in CORPUS.iterdir() if p.suffix.lower() == ".ala"
+                    and p.stem.lower() == f"{model}_{action.name}".lower())
+        original = decode_animation(read_ala(path.read_bytes()))
+        built = build_animation(bpy.context, arm, action, AnimationExportOptions())
+        exported = decode_animation(built.animation)
+        assert built.frames == original.visible.shape[1] == action.alamo.frames
+        mine = dict(zip(_occurrences(exported.names), exported.visible))
+        checked = 0
+        for key, visible in zip(_occurrences(original.names), original.visible):
+            assert np.array_equal(mine[key].astype(bool), visible.astype(bool)), key
+            checked += 1
+        assert checked == len(original.names)

@@ -5,11 +5,11 @@ import numpy as np
 import pytest
 
 from io_alamo import shaders
-from io_alamo.blender.exp.alo import ExportOptions, build_model
+from io_alamo.blender import compat
+from io_alamo.blender.exp.alo import ExportError, ExportOptions, build_model, export_alo
 from io_alamo.blender.exp.plugin import ON_THE_FLY
 from io_alamo.blender.legacy import plugin
 from io_alamo.blender.legacy.convert import convert_scene, scene_has_plugin_data
-from io_alamo.formats import ParamType
 
 bpy = pytest.importorskip("bpy")
 mathutils = pytest.importorskip("mathutils")
@@ -64,8 +64,10 @@ def build_armature(bones):
 def plugin_scene():
     """An armature, two meshes on bones by Child Of, materials and an action, all stored
     the way the plugin stores them."""
-    arm = build_armature([("b_body", None, (0.0, 0.0, 0.0)), ("HP_Gun", "b_body", (2.0, 0.0, 1.0)),
-                          ("p_smoke", None, (0.0, 0.0, 3.0)), ("p_smoke.001", None, (1.0, 0.0, 3.0))])
+    arm = build_armature([("b_body", None, (0.0, 0.0, 0.0)),
+                          ("HP_Gun", "b_body", (2.0, 0.0, 1.0)),
+                          ("p_smoke", None, (0.0, 0.0, 3.0)),
+                          ("p_smoke.001", None, (1.0, 0.0, 3.0))])
     bones = arm.data.bones
     for b in bones:
         b["Visible"], b["billboardMode"] = 1, {"billboardMode": 0}
@@ -87,7 +89,10 @@ def plugin_scene():
         "Hull Material", 7, BaseTexture="hull.dds", NormalTexture="None"))
     action = bpy.data.actions.new("Idle")
     action["AnimationEndFrame"] = 40
-    arm.animation_data_create().action = action
+    writer = compat.ActionWriter(action, arm)         # the plugin's animated proxy hiding
+    fc = writer.fcurve('pose.bones["p_smoke"].proxyIsHiddenAnimation', 0, "p_smoke")
+    compat.set_keys(fc, [0.0, 20.0], [1.0, 0.0], [compat.INTERPOLATION["CONSTANT"]] * 2)
+    writer.assign()
     bpy.context.scene["ActiveSkeleton"] = {"skeletonEnum": 1}
     return arm
 
@@ -193,6 +198,9 @@ def test_convert_operator_then_export(blender):
         [p.name for p in shaders.find("MeshGloss.fx").params]
     action = bpy.data.actions["Idle"]
     assert (action.alamo.frames, tuple(action.frame_range)) == (41, (0.0, 40.0))
+    visible = next(fc for fc in compat.action_fcurves(action)
+                   if fc.data_path == 'pose.bones["p_smoke"].alamo.visible')
+    assert [tuple(k.co) for k in visible.keyframe_points] == [(0.0, 0.0), (20.0, 1.0)]
     assert not scene_has_plugin_data(bpy.context.scene)
     assert not bpy.ops.alamo.convert_legacy_scene.poll()      # nothing left to convert
     pose_gun_away(arm)
@@ -208,6 +216,7 @@ def test_convert_report(blender):
     assert report.mapped["Root bones restored"] == 1
     assert report.mapped["duplicate bone names restored"] == 1
     assert report.mapped["materials"] == 2 and report.mapped["actions"] == 1
+    assert report.mapped["animated proxy visibilities"] == 1
     assert report.mapped["parameters at catalogue defaults"] > 0
     assert plugin.PLUGIN_LOSSES in report.problems
     assert convert_scene(bpy.context).mapped == {}            # twice changes nothing
@@ -276,3 +285,14 @@ def test_warning_for_a_model_without_meshes(blender):
     result = build_model(bpy.context, ExportOptions())
     assert result.counts["meshes"] == 0
     assert "the model has no meshes" in result.warnings
+
+
+def test_animations_of_an_unconverted_scene_ask_for_conversion(blender, tmp_path):
+    plugin_scene()
+    path = tmp_path / "ship.alo"
+    with pytest.raises(ExportError, match="Convert Scene from the ALAMO Plugin"):
+        export_alo(bpy.context, str(path), ExportOptions(animations=True))
+    assert not path.exists()
+    convert_scene(bpy.context)
+    result = export_alo(bpy.context, str(path), ExportOptions(animations=True))
+    assert path.exists() and len(result.animations) == 1

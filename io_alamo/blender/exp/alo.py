@@ -87,6 +87,9 @@ def export_alo(context, filepath, options=None):
     result = build_model(context, options)
     anims = []
     if options.animations and result.armature is not None:
+        problem = plugin_data.animation_problem(result.armature)
+        if problem:
+            raise ExportError([problem], [result.armature])
         from .ala import AnimationExportOptions, armature_actions, build_animation, file_name_for
         t = time.perf_counter()
         taken = {}

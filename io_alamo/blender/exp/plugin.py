@@ -71,6 +71,15 @@ def _prepend_root(exporter):
     exporter.worlds = [np.eye(4)] + list(exporter.worlds)
 
 
+def animation_problem(arm):
+    """Why the animations of ``arm`` cannot be exported, or None: those of an unconverted
+    plugin armature would get Blender's bone names and no ``Root``, not fitting the model."""
+    if not plugin.is_plugin_armature(arm):
+        return None
+    return (f"armature {arm.name!r} was made with the ALAMO plugin: run Convert Scene from "
+            "the ALAMO Plugin (Alamo sidebar) before exporting its animations")
+
+
 def material_record(exporter, mat):
     """The Material record of a material that still has only the plugin's shader choice,
     or None for any other material."""

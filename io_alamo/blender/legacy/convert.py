@@ -11,13 +11,17 @@ their Child Of constraints: the export understands them.
 from dataclasses import dataclass, field
 
 import bpy
+import numpy as np
 from mathutils import Matrix
 
+from .. import compat
 from ..attach import attached_objects, owner_armature
 from ..props import BILLBOARD_ITEMS
 from ..ui import add_at_bone
 from . import plugin
 
+HIDDEN_KEYS_SUFFIX = '"].proxyIsHiddenAnimation'
+VISIBLE_KEYS_SUFFIX = '"].alamo.visible'
 VALUE_FIELDS = {"INT": "int_value", "FLOAT": "float_value", "FLOAT3": "float3_value",
                 "FLOAT4": "float4_value", "TEXTURE": "texture"}
 
@@ -69,6 +73,7 @@ def convert_scene(context):
     for action in bpy.data.actions:
         if plugin.is_plugin_action(action):
             convert_action(action, scene, report)
+            convert_proxy_keys(action, report)
     if report.mapped:
         report.problems.append(plugin.PLUGIN_LOSSES)
     return report
@@ -216,3 +221,41 @@ def convert_action(action, scene, report):
     action.use_frame_range = True
     action.frame_range = (start, max(end, start + 1))
     report.count("actions")
+
+
+def convert_proxy_keys(action, report):
+    """The plugin keyed a proxy's visibility as ``proxyIsHiddenAnimation`` on the pose bone;
+    io_alamo keys the bone's Alamo Visible (the .ala visibility track), the opposite."""
+    fcurves = compat.action_fcurves(action)
+    have = {fc.data_path for fc in fcurves}
+    done = 0
+    for fc in fcurves:
+        if not fc.data_path.endswith(HIDDEN_KEYS_SUFFIX):
+            continue
+        path = fc.data_path[:-len(HIDDEN_KEYS_SUFFIX)] + VISIBLE_KEYS_SUFFIX
+        if path in have or not len(fc.keyframe_points):
+            continue
+        n = len(fc.keyframe_points)
+        co = np.empty(2 * n, np.float32)
+        fc.keyframe_points.foreach_get("co", co)
+        visible = _fcurve_beside(action, fc, path)
+        constant = compat.INTERPOLATION["CONSTANT"]
+        compat.set_keys(visible, co[0::2], 1.0 - (co[1::2] > 0.5), np.full(n, constant))
+        done += 1
+    if done:
+        report.count("animated proxy visibilities", done)
+
+
+def _fcurve_beside(action, fc, data_path):
+    """A new F-curve in the same action (and slot, and group) as ``fc``."""
+    group = fc.group
+    if not compat.HAS_SLOTTED_ACTIONS:
+        return action.fcurves.new(data_path, index=0, action_group=group.name if group else "")
+    for layer in action.layers:
+        for strip in layer.strips:
+            for bag in strip.channelbags:
+                if any(f == fc for f in bag.fcurves):
+                    new = bag.fcurves.new(data_path, index=0)
+                    new.group = group
+                    return new
+    raise RuntimeError(f"F-curve {fc.data_path!r} not found in action {action.name!r}")
