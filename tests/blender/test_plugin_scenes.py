@@ -166,6 +166,8 @@ def test_plugin_scene_exports_without_converting(blender):
     result = build_model(bpy.context, ExportOptions())       # default scope: Armature
     check_plugin_model(result.model)
     assert ON_THE_FLY in result.warnings
+    assert "taken from the ALAMO plugin's data: 4 bones, 2 materials, 1 mesh flags, " \
+        "2 proxies" in result.warnings
     assert any("'Root'" in w for w in result.warnings)
     assert any("NormalTexture" in w and "defaults" in w for w in result.warnings)
     assert scene_state(arm) == before                        # the scene is not changed

@@ -277,7 +277,7 @@ class _Exporter:
                               "meshes": sum(isinstance(o, Mesh) for o in model_objects),
                               "lights": sum(isinstance(o, Light) for o in model_objects),
                               "proxies": len(proxies), "dazzles": len(dazzles)}
-        plugin_data.scope_warnings(self, objs, self.result.counts)
+        plugin_data.finish_report(self, objs, self.result.counts)
         return self.result
 
     # --- skeleton ---------------------------------------------------------------------------
@@ -473,7 +473,7 @@ class _Exporter:
             for text in e.problems:
                 self.error(f"mesh {obj.name!r}: {text}", [obj])
             return None
-        return plugin_data.apply_mesh_flags(obj, mesh)
+        return plugin_data.apply_mesh_flags(self, obj, mesh)
 
     def _touched(self, obj):
         subs = self._source_object(obj)[0].submeshes

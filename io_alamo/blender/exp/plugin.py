@@ -19,9 +19,12 @@ ON_THE_FLY = ("scene made with the ALAMO plugin: its data was converted for this
               "makes it editable in the Alamo panels)")
 
 
-def _mark(exporter, what):
+def _mark(exporter, what, key):
+    """Note that ``key`` (a bone, material, mesh or proxy name) of kind ``what`` was taken
+    from the plugin's data, for the report's summary."""
     exporter.warn(ON_THE_FLY)
-    exporter.plugin_mapped = getattr(exporter, "plugin_mapped", set()) | {what}
+    taken = exporter.__dict__.setdefault("plugin_taken", {})
+    taken.setdefault(what, set()).add(key)
 
 
 def armature_members(objects, arm):
@@ -52,7 +55,7 @@ def apply_skeleton(exporter):
         renamed += rec.name != from_blender(b.file_name)
         rec.name, rec.visible, rec.billboard = from_blender(b.file_name), int(b.visible), \
             b.billboard
-    _mark(exporter, "bones")
+        _mark(exporter, "bones", blender_name)
     if renamed:
         exporter.warn(f"{renamed} bone names written without the '.001' suffixes Blender gave "
                       "duplicates")
@@ -92,7 +95,7 @@ def material_record(exporter, mat):
     if m.defaulted:
         exporter.warn(f"material {mat.name!r}: {', '.join(m.defaulted)} not stored by the "
                       f"plugin; {m.shader}'s defaults were written", user)
-    _mark(exporter, "materials")
+    _mark(exporter, "materials", mat.name)
     return Material(m.shader, [shader_param(p) for p in m.params])
 
 
@@ -110,11 +113,12 @@ def shader_param(p):
     return ShaderParam(p.name, ptype, value)
 
 
-def apply_mesh_flags(obj, mesh):
+def apply_mesh_flags(exporter, obj, mesh):
     """Hidden and collision flags the plugin stored, on a mesh built from Blender data
     (collision trees added when the flag asks for them)."""
     if mesh is None or not plugin.is_plugin_object(obj):
         return mesh
+    _mark(exporter, "mesh flags", obj.name)
     hidden, collision = plugin.object_flags(obj)
     mesh.hidden, mesh.collision = int(hidden), int(collision)
     if collision:
@@ -137,8 +141,7 @@ def proxies(exporter):
         exporter.check_name("proxy", name, [arm], mini=True)
         out.append(Proxy(name, exporter.bone_index[b.blender_name], int(b.proxy.hidden),
                          int(b.proxy.alt_decrease_stay_hidden)))
-    if out:
-        _mark(exporter, "proxies")
+        _mark(exporter, "proxies", b.blender_name)
     return out
 
 
@@ -150,9 +153,14 @@ def _has_alamo_data(obj):
                for s in obj.material_slots)
 
 
-def scope_warnings(exporter, exported, counts):
-    """Meshes with Alamo data that the scope leaves out (those of other armatures aside),
-    and a model with no meshes at all."""
+def finish_report(exporter, exported, counts):
+    """The last lines of the report: what was taken from the plugin's data, meshes with
+    Alamo data that the scope leaves out (those of other armatures aside), and a model
+    with no meshes at all."""
+    taken = getattr(exporter, "plugin_taken", {})
+    if taken:
+        exporter.warn("taken from the ALAMO plugin's data: " + ", ".join(
+            f"{len(keys)} {what}" for what, keys in taken.items()))
     scene = exporter.context.scene
     chosen = {o.name for o in exported}
     left = [o for o in scene.objects if o.type == "MESH" and o.name not in chosen
