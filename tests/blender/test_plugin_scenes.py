@@ -298,3 +298,17 @@ def test_animations_of_an_unconverted_scene_ask_for_conversion(blender, tmp_path
     convert_scene(bpy.context)
     result = export_alo(bpy.context, str(path), ExportOptions(animations=True))
     assert path.exists() and len(result.animations) == 1
+
+
+def test_plugin_armature_without_bone_properties(blender):
+    """Bones made in a plugin scene by hand carry none of its properties; the scene's
+    ActiveSkeleton choice still tells the plugin made it (its export added Root too)."""
+    arm = build_armature([("Hull", None, (0.0, 0.0, 0.0))])
+    bpy.context.view_layer.objects.active = arm
+    assert [b.name for b in build_model(bpy.context, ExportOptions()).model.bones] == ["Hull"]
+    bpy.context.scene["ActiveSkeleton"] = {"skeletonEnum": 1}
+    assert plugin.is_plugin_armature(arm)
+    assert [b.name for b in build_model(bpy.context, ExportOptions()).model.bones] == \
+        ["Root", "Hull"]
+    convert_scene(bpy.context)
+    assert not plugin.is_plugin_armature(arm) and "Root" in arm.data.bones

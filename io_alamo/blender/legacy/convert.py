@@ -47,9 +47,9 @@ def scene_has_plugin_data(scene):
     for obj in scene.objects:
         if obj.type == "ARMATURE" and plugin.is_plugin_armature(obj):
             return True
-        if obj.type == "MESH" and plugin.is_plugin_object(obj):
+        if obj.type == "MESH" and plugin.has_plugin_data(obj):
             return True
-    return any(plugin.is_plugin_material(m) for m in bpy.data.materials)
+    return any(plugin.is_plugin_action(a) for a in bpy.data.actions)
 
 
 def convert_scene(context):

@@ -41,6 +41,7 @@ BONE_KEYS = ("Visible", "billboardMode", "EnableProxy", "ProxyName", "proxyIsHid
              "altDecreaseStayHidden")
 OBJECT_KEYS = ("Hidden", "HasCollision")
 END_FRAME_KEY = "AnimationEndFrame"
+SCENE_KEY = "ActiveSkeleton"
 CONVERTED_KEY = "alamo_plugin_converted"    # on an armature object the conversion finished
 ROOT = "Root"
 _DUPLICATE = re.compile(r"^(.+)\.\d{3}$")
@@ -87,11 +88,16 @@ def _has_any(holder, keys):
 
 
 def is_plugin_armature(arm):
-    """An armature object whose bones carry the plugin's properties and that was not
-    converted yet."""
+    """An armature object that was not converted yet and whose bones carry the plugin's
+    properties, or, in a scene the plugin marked (its ``ActiveSkeleton`` choice), whose
+    bones were made neither by io_alamo's import nor by a conversion."""
     if arm is None or arm.type != "ARMATURE" or arm.get(CONVERTED_KEY):
         return False
-    return any(_has_any(b, BONE_KEYS) for b in arm.data.bones)
+    bones = arm.data.bones
+    if any(_has_any(b, BONE_KEYS) for b in bones):
+        return True
+    return (len(bones) > 0 and any(s.get(SCENE_KEY) is not None for s in arm.users_scene)
+            and not any(b.alamo.blender_name for b in bones))
 
 
 def is_plugin_material(mat):
