@@ -176,7 +176,12 @@ def test_plugin_scene_exports_without_converting(blender):
 
 def test_convert_operator_then_export(blender):
     arm = plugin_scene()
+    panel = bpy.types.VIEW3D_PT_alamo_legacy
+    assert panel.bl_category == "Alamo" and panel.poll(bpy.context)
+    assert bpy.ops.alamo.convert_legacy_scene.get_rna_type().name == \
+        "Convert Scene from the ALAMO Plugin"
     assert bpy.ops.alamo.convert_legacy_scene() == {"FINISHED"}
+    assert not panel.poll(bpy.context)
     bones = arm.data.bones
     assert bones[0].name == "Root" or "Root" in bones
     root = bones["Root"]
