@@ -23,7 +23,9 @@ def _mark(exporter, what, key):
     """Note that ``key`` (a bone, material, mesh or proxy name) of kind ``what`` was taken
     from the plugin's data, for the report's summary."""
     exporter.warn(ON_THE_FLY)
-    taken = exporter.__dict__.setdefault("plugin_taken", {})
+    taken = getattr(exporter, "plugin_taken", None)
+    if taken is None:
+        taken = exporter.plugin_taken = {}
     taken.setdefault(what, set()).add(key)
 
 
