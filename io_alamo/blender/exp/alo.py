@@ -18,12 +18,15 @@ from ...formats import (
 )
 from ...formats.files import save_all
 from .. import fingerprint, progress
+from ..attach import child_of_bone, child_of_rest_world
 from ..matrices import inverse, nearest_rotation
 from ..rest import rest_unedited
 from .bone_zero import ROOT_NAME, arm_transform_warning, plan_bone_zero
 from ..names import from_blender
 from ..source import get_source
 from ..props import BILLBOARD_ITEMS
+from . import plugin as plugin_data
+from .plugin import armature_members
 
 MAX_VERTICES = 65535
 MAX_SKIN_BONES = 24
@@ -87,6 +90,9 @@ def export_alo(context, filepath, options=None):
     result = build_model(context, options)
     anims = []
     if options.animations and result.armature is not None:
+        problem = plugin_data.animation_problem(result.armature)
+        if problem:
+            raise ExportError([problem], [result.armature])
         from .ala import AnimationExportOptions, armature_actions, build_animation, file_name_for
         t = time.perf_counter()
         taken = {}
@@ -142,6 +148,7 @@ def gather(context, options):
             objs = list(context.selected_objects) or list(context.scene.objects)
         else:
             objs = [arm] + _descendants(arm)
+            objs += [o for o in armature_members(context.scene.objects, arm) if o not in objs]
     arms = [o for o in objs if o.type == "ARMATURE"]
     arm = arms[0] if arms else find_armature(context, objs)
     if len(arms) > 1:
@@ -240,6 +247,7 @@ class _Exporter:
             self.warn(moved, [arm])
         lap("gather")
         self._skeleton()
+        plugin_data.apply_skeleton(self)
         meshes = [o for o in objs if o.type == "MESH"]
         lights = [o for o in objs if o.type == "LIGHT"]
         empties = [o for o in objs if o.type == "EMPTY"]
@@ -253,6 +261,7 @@ class _Exporter:
         model_objects, conns = self._objects(meshes, lights)
         lap("meshes")
         proxies = self._proxies([o for o in empties if o.alamo.role == "PROXY"])
+        proxies += plugin_data.proxies(self)
         dazzles = self._dazzles([o for o in empties if o.alamo.role == "DAZZLE"])
         lap("proxies, dazzles")
         if self.problems:
@@ -275,6 +284,7 @@ class _Exporter:
                               "meshes": sum(isinstance(o, Mesh) for o in model_objects),
                               "lights": sum(isinstance(o, Light) for o in model_objects),
                               "proxies": len(proxies), "dazzles": len(dazzles)}
+        plugin_data.finish_report(self, objs, self.result.counts)
         return self.result
 
     # --- skeleton ---------------------------------------------------------------------------
@@ -389,6 +399,8 @@ class _Exporter:
         if not self.options.own_bones:
             return
         for obj in objs:
+            if child_of_bone(obj, self.arm) is not None:
+                continue
             if obj.parent is None or (obj.parent_type != "BONE" and obj.alamo.role != "MESH"):
                 world = self.to_model(obj)
                 m = np.eye(4)
@@ -400,11 +412,17 @@ class _Exporter:
 
     def to_model(self, obj):
         """The object's world matrix in the model's (armature's) space."""
-        return np.linalg.inv(self.arm_world) @ np.array(obj.matrix_world, np.float64)
+        world = child_of_rest_world(obj, self.arm)
+        if world is None:
+            world = np.array(obj.matrix_world, np.float64)
+        return np.linalg.inv(self.arm_world) @ world
 
     def connection_bone(self, obj, source_bone=None):
         if obj.name in self.own_bone:
             return self.own_bone[obj.name]
+        hung_on = child_of_bone(obj, self.arm)
+        if hung_on is not None:
+            return self.bone_index.get(hung_on, 0)
         if obj.parent is not None and obj.parent == self.arm and obj.parent_type == "BONE":
             return self.bone_index.get(obj.parent_bone, 0)
         if source_bone is not None and 0 <= source_bone < len(self.skeleton.bones):
@@ -479,7 +497,7 @@ class _Exporter:
             for text in e.problems:
                 self.error(f"mesh {obj.name!r}: {text}", [obj])
             return None
-        return mesh
+        return plugin_data.apply_mesh_flags(self, obj, mesh)
 
     def _touched(self, obj):
         subs = self._source_object(obj)[0].submeshes
@@ -495,6 +513,9 @@ class _Exporter:
     def _material(self, mat, src=None):
         """A Material record from the Blender material's Alamo properties."""
         shader = from_blender(mat.alamo.shader) if mat is not None else ""
+        from_plugin = plugin_data.material_record(self, mat) if not shader else None
+        if from_plugin is not None:
+            return from_plugin
         if not shader:
             if src is not None and mat is not None and not mat.alamo.params:
                 return src

@@ -1,0 +1,176 @@
+"""Export of a scene made with the older ALAMO plugin that was never converted: the plugin's
+properties are read on the fly and written into the file only. The scene is not changed
+(Convert Scene from the ALAMO Plugin does that, for editing in the Alamo panels); the
+report says what was taken from the plugin's data and what could not be.
+
+Also the checks of the export scope that matter most for such scenes: meshes with Alamo data
+the scope leaves out, and a model without meshes.
+"""
+
+import numpy as np
+
+from ...formats import Bone, Material, ParamType, Proxy, ShaderParam, build_collision_tree
+from ..attach import attached_objects, owner_armature
+from ..legacy import plugin
+from ..names import from_blender
+
+ON_THE_FLY = ("scene made with the ALAMO plugin: its data was converted for this export only "
+              "(the scene is unchanged; Alamo sidebar > Convert Scene from the ALAMO Plugin "
+              "makes it editable in the Alamo panels)")
+
+
+def _mark(exporter, what, key):
+    """Note that ``key`` (a bone, material, mesh or proxy name) of kind ``what`` was taken
+    from the plugin's data, for the report's summary."""
+    exporter.warn(ON_THE_FLY)
+    taken = getattr(exporter, "plugin_taken", None)
+    if taken is None:
+        taken = exporter.plugin_taken = {}
+    taken.setdefault(what, set()).add(key)
+
+
+def armature_members(objects, arm):
+    """Objects the Armature scope takes besides the armature's children: those hung on it
+    by Child Of or skinned by it, and, for an armature of the plugin, meshes with the
+    plugin's data on no armature at all (they were on the ``Root`` bone it dropped)."""
+    out = attached_objects(objects, arm)
+    if plugin.is_plugin_armature(arm):
+        out += [o for o in objects if o.type == "MESH" and o not in out
+                and owner_armature(o) is None and plugin.has_plugin_data(o)]
+    return out
+
+
+def apply_skeleton(exporter):
+    """After the skeleton is built from Blender: names, visibility and billboard modes from
+    the plugin's bone properties, and the ``Root`` bone 0 it dropped put back."""
+    arm = exporter.arm
+    if not plugin.is_plugin_armature(arm):
+        return
+    bones = {b.blender_name: b for b in plugin.read_bones(arm)}
+    records = exporter.skeleton.bones
+    renamed = 0
+    for blender_name, k in exporter.bone_index.items():
+        b = bones.get(blender_name)
+        if b is None or k >= len(records):
+            continue
+        rec = records[k]
+        renamed += rec.name != from_blender(b.file_name)
+        rec.name, rec.visible, rec.billboard = from_blender(b.file_name), int(b.visible), \
+            b.billboard
+        _mark(exporter, "bones", blender_name)
+    if renamed:
+        exporter.warn(f"{renamed} bone names written without the '.001' suffixes Blender gave "
+                      "duplicates")
+    if plugin.root_missing(list(bones.values())):
+        _prepend_root(exporter)
+        exporter.warn("the bone 'Root' the ALAMO plugin left out was written as bone 0")
+
+
+def _prepend_root(exporter):
+    skeleton = exporter.skeleton
+    shifted = [Bone(b.name, b.parent + 1, b.matrix, b.visible, b.billboard)
+               for b in skeleton.bones]
+    skeleton.bones = [Bone(plugin.ROOT, -1, np.eye(3, 4, dtype="<f4"))] + shifted
+    exporter.bone_index = {name: k + 1 for name, k in exporter.bone_index.items()}
+    exporter.bone_index[plugin.ROOT] = 0        # the plugin's "Root" vertex groups
+    exporter.worlds = [np.eye(4)] + list(exporter.worlds)
+
+
+def animation_problem(arm):
+    """Why the animations of ``arm`` cannot be exported, or None: those of an unconverted
+    plugin armature would get Blender's bone names and no ``Root``, not fitting the model."""
+    if not plugin.is_plugin_armature(arm):
+        return None
+    return (f"armature {arm.name!r} was made with the ALAMO plugin: run Convert Scene from "
+            "the ALAMO Plugin (Alamo sidebar) before exporting its animations")
+
+
+def material_record(exporter, mat):
+    """The Material record of a material that still has only the plugin's shader choice,
+    or None for any other material."""
+    if not plugin.is_plugin_material(mat):
+        return None
+    m = plugin.read_material(mat)
+    user = [exporter._obj] if getattr(exporter, "_obj", None) is not None else []
+    for text in m.problems:
+        exporter.warn(text, user)
+    if m.defaulted:
+        exporter.warn(f"material {mat.name!r}: {', '.join(m.defaulted)} not stored by the "
+                      f"plugin; {m.shader}'s defaults were written", user)
+    _mark(exporter, "materials", mat.name)
+    return Material(m.shader, [shader_param(p) for p in m.params])
+
+
+def shader_param(p):
+    """A format ShaderParam from a PluginParam."""
+    ptype = ParamType[p.type]
+    if ptype == ParamType.INT:
+        value = int(p.value)
+    elif ptype == ParamType.FLOAT:
+        value = np.float32(p.value)
+    elif ptype == ParamType.TEXTURE:
+        value = from_blender(str(p.value))
+    else:
+        value = np.array(p.value, "<f4")
+    return ShaderParam(p.name, ptype, value)
+
+
+def apply_mesh_flags(exporter, obj, mesh):
+    """Hidden and collision flags the plugin stored, on a mesh built from Blender data
+    (collision trees added when the flag asks for them)."""
+    if mesh is None or not plugin.is_plugin_object(obj):
+        return mesh
+    _mark(exporter, "mesh flags", obj.name)
+    hidden, collision = plugin.object_flags(obj)
+    mesh.hidden, mesh.collision = int(hidden), int(collision)
+    if collision:
+        for s in mesh.submeshes:
+            if s.collision_tree is None:
+                s.collision_tree = build_collision_tree(s.vertices["position"], s.indices)
+    return mesh
+
+
+def proxies(exporter):
+    """Proxy records for the plugin's bones with EnableProxy."""
+    arm = exporter.arm
+    if not plugin.is_plugin_armature(arm):
+        return []
+    out = []
+    for b in plugin.read_bones(arm):
+        if b.proxy is None or b.blender_name not in exporter.bone_index:
+            continue
+        name = from_blender(b.proxy.name)
+        exporter.check_name("proxy", name, [arm], mini=True)
+        out.append(Proxy(name, exporter.bone_index[b.blender_name], int(b.proxy.hidden),
+                         int(b.proxy.alt_decrease_stay_hidden)))
+        _mark(exporter, "proxies", b.blender_name)
+    return out
+
+
+def _has_alamo_data(obj):
+    if obj.alamo.role == "MESH" or plugin.is_plugin_object(obj):
+        return True
+    return any(s.material is not None and (s.material.alamo.shader
+                                           or plugin.is_plugin_material(s.material))
+               for s in obj.material_slots)
+
+
+def finish_report(exporter, exported, counts):
+    """The last lines of the report: what was taken from the plugin's data, meshes with
+    Alamo data that the scope leaves out (those of other armatures aside), and a model
+    with no meshes at all."""
+    taken = getattr(exporter, "plugin_taken", {})
+    if taken:
+        exporter.warn("taken from the ALAMO plugin's data: " + ", ".join(
+            f"{len(keys)} {what}" for what, keys in taken.items()))
+    scene = exporter.context.scene
+    chosen = {o.name for o in exported}
+    left = [o for o in scene.objects if o.type == "MESH" and o.name not in chosen
+            and owner_armature(o) in (None, exporter.arm) and _has_alamo_data(o)]
+    if left:
+        exporter.warn(f"{len(left)} meshes with Alamo data are not in the export scope "
+                      f"({exporter.options.scope.title()}): "
+                      + ", ".join(o.name for o in left[:8]) + ("..." if len(left) > 8 else ""),
+                      left)
+    if counts.get("meshes", 0) == 0:
+        exporter.warn("the model has no meshes")
