@@ -310,7 +310,9 @@ def test_plugin_armature_without_bone_properties(blender):
     ActiveSkeleton choice still tells the plugin made it (its export added Root too)."""
     arm = build_armature([("Hull", None, (0.0, 0.0, 0.0))])
     bpy.context.view_layer.objects.active = arm
-    assert [b.name for b in build_model(bpy.context, ExportOptions()).model.bones] == ["Hull"]
+    # any new skeleton gets an identity Root bone 0 (issue 14), plugin-made or not
+    assert [b.name for b in build_model(bpy.context, ExportOptions()).model.bones] == \
+        ["Root", "Hull"]
     bpy.context.scene["ActiveSkeleton"] = {"skeletonEnum": 1}
     assert plugin.is_plugin_armature(arm)
     assert [b.name for b in build_model(bpy.context, ExportOptions()).model.bones] == \

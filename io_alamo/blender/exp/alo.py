@@ -301,6 +301,7 @@ class _Exporter:
         if arm is None:
             self.skeleton = Skeleton([Bone("Root", -1, np.eye(3, 4, dtype="<f4"))])
             self.worlds = [np.eye(4)]
+            self.root_added = True
             self.warn("no armature: a root bone was added")
             return
         bones = list(arm.data.bones)
@@ -312,6 +313,7 @@ class _Exporter:
         new = [b for b in bones if b.name not in seen]       # hierarchy order, parents first
         order = self._parents_first(old + new)
         zero = plan_bone_zero(order, src is not None)
+        self.root_added = zero.added
         first = int(zero.added)
         for k, b in enumerate(order):
             self.bone_index[b.name] = k + first

@@ -9,7 +9,7 @@ the scope leaves out, and a model without meshes.
 
 import numpy as np
 
-from ...formats import Bone, Material, ParamType, Proxy, ShaderParam, build_collision_tree
+from ...formats import Material, ParamType, Proxy, ShaderParam, build_collision_tree
 from ..attach import attached_objects, owner_armature
 from ..legacy import plugin
 from ..names import from_blender
@@ -62,18 +62,10 @@ def apply_skeleton(exporter):
         exporter.warn(f"{renamed} bone names written without the '.001' suffixes Blender gave "
                       "duplicates")
     if plugin.root_missing(list(bones.values())):
-        _prepend_root(exporter)
+        # the skeleton builder gives every new skeleton an identity Root bone 0
+        if exporter.root_added:
+            exporter.bone_index.setdefault(plugin.ROOT, 0)   # the plugin's "Root" vertex groups
         exporter.warn("the bone 'Root' the ALAMO plugin left out was written as bone 0")
-
-
-def _prepend_root(exporter):
-    skeleton = exporter.skeleton
-    shifted = [Bone(b.name, b.parent + 1, b.matrix, b.visible, b.billboard)
-               for b in skeleton.bones]
-    skeleton.bones = [Bone(plugin.ROOT, -1, np.eye(3, 4, dtype="<f4"))] + shifted
-    exporter.bone_index = {name: k + 1 for name, k in exporter.bone_index.items()}
-    exporter.bone_index[plugin.ROOT] = 0        # the plugin's "Root" vertex groups
-    exporter.worlds = [np.eye(4)] + list(exporter.worlds)
 
 
 def animation_problem(arm):
