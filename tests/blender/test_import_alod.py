@@ -259,7 +259,10 @@ def test_imported_model_exports_as_alamo_alo(blender, tmp_path):
     out = tmp_path / "grid.alo"
     result = export_alo(bpy.context, str(out), ExportOptions())
     model = read_alo(out.read_bytes())
-    assert len(model.bones) == 3
+    # the file's three bones under the identity Root bone 0 every new Alamo skeleton gets
+    assert [b.parent for b in model.bones] == \
+        [-1] + [p + 1 if p >= 0 else 0 for p in ab.BONE_PARENTS]
+    assert model.bones[0].name == "Root" and np.array_equal(model.bones[0].matrix, np.eye(3, 4))
     names = sorted(m.name for m in model.meshes)
     assert names == [f"grid_Mesh_LOD{n}" for n in range(4)]
     by_name = {m.name: m for m in model.meshes}
