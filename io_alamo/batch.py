@@ -4,9 +4,10 @@
     blender -b -c alamo VERB ...               (the extension enabled)
 
 Verbs:
-    import FILES_OR_DIRS --out DIR [--glb] [--preview]
+    import FILES_OR_DIRS --out DIR [--glb | --glb-all] [--preview]
         each .alo (with its <MODEL>_*.ala animations) to a .blend; optionally a .glb through
-        Blender's glTF exporter and a small PNG render (Cycles on the CPU)
+        Blender's glTF exporter (what the game shows; --glb-all: every mesh) and a small PNG
+        render (Cycles on the CPU)
     export FILES_OR_DIRS --out DIR [--ala-format 1|2]
         each .blend back to .alo, and its armature's actions to .ala
     roundtrip FILES_OR_DIRS
@@ -64,7 +65,7 @@ def _reset():
     bpy.ops.wm.read_factory_settings(use_empty=True)
 
 
-def do_import(path, rel, out, glb=False, preview=False, **_):
+def do_import(path, rel, out, glb=False, preview=False, glb_all=False, **_):
     import bpy
 
     from .blender.imp.alo import ImportOptions, import_alo
@@ -74,9 +75,9 @@ def do_import(path, rel, out, glb=False, preview=False, **_):
     blend.parent.mkdir(parents=True, exist_ok=True)
     bpy.ops.wm.save_as_mainfile(filepath=str(blend), check_existing=False)
     outputs = [blend]
-    if glb:
+    if glb or glb_all:
         target = out / rel.with_suffix(".glb")
-        _export_glb(target)
+        _export_glb(target, everything=glb_all)
         outputs.append(target)
     if preview:
         target = out / rel.with_suffix(".png")
@@ -98,9 +99,11 @@ def _finish(status):
     return status
 
 
-def _export_glb(target):
+def _export_glb(target, everything=False):
     import addon_utils
     import bpy
+
+    from .blender.shown import select_gltf_objects
     enabled = "io_scene_gltf2" in bpy.context.preferences.addons
     if not enabled:
         addon_utils.enable("io_scene_gltf2", default_set=False)
@@ -108,7 +111,8 @@ def _export_glb(target):
     _hard_exit = _hard_exit or bpy.app.version < (4, 5, 0)
     try:
         bpy.ops.export_scene.gltf(filepath=str(target), export_format="GLB",
-                                  export_animations=True, check_existing=False)
+                                  export_animations=True, check_existing=False,
+                                  **select_gltf_objects(bpy.context, everything))
     finally:
         if not enabled:      # Blender 4.2/4.5 crash at exit if its classes stay registered
             addon_utils.disable("io_scene_gltf2", default_set=False)
@@ -272,6 +276,8 @@ def _worker_command(args, files, blender_binary):
         rest += ["--out", str(args.out)]
     if getattr(args, "glb", False):
         rest.append("--glb")
+    if getattr(args, "glb_all", False):
+        rest.append("--glb-all")
     if getattr(args, "preview", False):
         rest.append("--preview")
     if getattr(args, "ala_format", None):
@@ -341,7 +347,11 @@ def build_parser(prog):
         else:
             p.add_argument("--out", type=Path, help=argparse.SUPPRESS)
         if verb == "import":
-            p.add_argument("--glb", action="store_true", help="also write a .glb (glTF)")
+            p.add_argument("--glb", action="store_true", help="also write a .glb (glTF) of "
+                           "what the game shows: highest LOD, ALT0, no hidden, shadow or "
+                           "collision meshes")
+            p.add_argument("--glb-all", action="store_true", help="also write a .glb with "
+                           "every mesh, LOD and ALT")
             p.add_argument("--preview", action="store_true",
                            help="also render a 256 px PNG preview (Cycles, CPU)")
         if verb == "export":
@@ -364,7 +374,7 @@ def run(argv, prog, blender_binary=None):
         tasks = [(f, Path(rels.get(str(f), str(rel)))) for f, rel in tasks]
     options = {}
     if args.verb == "import":
-        options = {"glb": args.glb, "preview": args.preview}
+        options = {"glb": args.glb, "preview": args.preview, "glb_all": args.glb_all}
     elif args.verb == "export":
         options = {"ala_format": args.ala_format}
     if args.out:

@@ -27,6 +27,7 @@ from .source import has_source
 from .imp.alo import LIGHT_WATTS_PER_INTENSITY
 from .imp.textures import texture_folders
 from .prefs import user_texture_folders
+from .shown import never_drawn
 from .props import PARAM_TYPE_ITEMS, AlamoShaderParam, param_value
 
 CATEGORY = "Alamo"
@@ -494,15 +495,16 @@ def is_colour(param):
 
 def lod_alt_objects(context):
     """[(object, LOD or None, ALT or None)] of the model's meshes and proxies whose names
-    carry _LOD<n> or _ALT<n>. The model: the active object's armature and what hangs on it
-    (or the scene's only armature); without one, every object of the view layer."""
+    carry _LOD<n> or _ALT<n>, and of those the game never draws (hidden, collision, shadow
+    volumes). The model: the active object's armature and what hangs on it (or the scene's
+    only armature); without one, every object of the view layer."""
     arm = find_armature(context)
     objs = arm.children_recursive if arm is not None else context.view_layer.objects
     out = []
     for obj in objs:
         if obj.type == "MESH" or obj.alamo.role == "PROXY":
             _, lod, alt = naming.lod_alt(export_name(obj))
-            if lod is not None or alt is not None:
+            if lod is not None or alt is not None or never_drawn(obj):
                 out.append((obj, lod, alt))
     return out
 
@@ -532,7 +534,8 @@ def show_lod_alt(entries, lod=-1, alt=-1, show_all=False):
     whose LOD and ALT are those (or that have none), unless hidden in the file; the others
     are hidden. -1 keeps the level shown now (the most detailed LOD and ALT0 when unclear);
     levels beyond the model's are clamped as the game does. ``show_all`` shows every level
-    at once, for editing. Returns the (LOD, ALT) shown."""
+    at once, with the meshes the game never draws, for editing. Returns the (LOD, ALT)
+    shown."""
     lods = sorted({l for _, l, _ in entries if l is not None})
     alts = sorted({a for _, _, a in entries if a is not None})
     now_lod, now_alt = shown_lod_alt(entries)
@@ -544,7 +547,7 @@ def show_lod_alt(entries, lod=-1, alt=-1, show_all=False):
     alt = min(alt, alts[-1]) if alts else 0
     for obj, l, a in entries:
         _show(obj, show_all or ((l is None or l == lod) and (a is None or a == alt)
-                                and not obj.alamo.hidden))
+                                and not never_drawn(obj)))
     return lod, alt
 
 
@@ -562,12 +565,14 @@ class ALAMO_OT_lod_alt_show(bpy.types.Operator):
                      description="Damage level to show (0 is undamaged); -1 keeps the one "
                                  "shown")
     show_all: BoolProperty(name="Show All", options={"SKIP_SAVE"},
-                           description="Show every LOD and ALT at once, for editing")
+                           description="Show every LOD and ALT at once, with hidden, "
+                                       "collision and shadow meshes, for editing")
 
     def execute(self, context):
         entries = lod_alt_objects(context)
         if not entries:
-            self.report({"INFO"}, "no mesh or proxy name has _LOD or _ALT in it")
+            self.report({"INFO"}, "no mesh or proxy name has _LOD or _ALT in it, and no "
+                        "mesh is hidden, collision or shadow")
             return {"CANCELLED"}
         lod, alt = show_lod_alt(entries, self.lod, self.alt, self.show_all)
         self.report({"INFO"}, "Showing every LOD and ALT" if self.show_all else
@@ -1040,7 +1045,7 @@ class VIEW3D_PT_alamo_lod_alt(bpy.types.Panel):
         layout = self.layout
         entries = lod_alt_objects(context)
         if not entries:
-            layout.label(text="No _LOD or _ALT names in this model")
+            layout.label(text="No _LOD, _ALT, hidden or shadow meshes")
             return
         lods = sorted({l for _, l, _ in entries if l is not None})
         alts = sorted({a for _, _, a in entries if a is not None})
@@ -1058,7 +1063,7 @@ class VIEW3D_PT_alamo_lod_alt(bpy.types.Panel):
                 setattr(op, prop, level)
         op = layout.operator(ALAMO_OT_lod_alt_show.bl_idname, text="Show All",
                              icon="HIDE_OFF", depress=every)
-        op.show_all = True
+        op.show_all = not every             # pressed again: back to what the game shows
 
 
 class VIEW3D_PT_alamo_animation(bpy.types.Panel):
