@@ -103,7 +103,7 @@ def _export_glb(target, everything=False):
     import addon_utils
     import bpy
 
-    from .blender.shown import select_gltf_objects
+    from .blender.shown import prepare_gltf_export
     enabled = "io_scene_gltf2" in bpy.context.preferences.addons
     if not enabled:
         addon_utils.enable("io_scene_gltf2", default_set=False)
@@ -112,7 +112,7 @@ def _export_glb(target, everything=False):
     try:
         bpy.ops.export_scene.gltf(filepath=str(target), export_format="GLB",
                                   export_animations=True, check_existing=False,
-                                  **select_gltf_objects(bpy.context, everything))
+                                  **prepare_gltf_export(bpy.context, everything))
     finally:
         if not enabled:      # Blender 4.2/4.5 crash at exit if its classes stay registered
             addon_utils.disable("io_scene_gltf2", default_set=False)

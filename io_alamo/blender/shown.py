@@ -38,12 +38,15 @@ def gltf_objects(scene, everything=False):
     return [o for o in objs if o.type == "ARMATURE" or o in drawn]
 
 
-def select_gltf_objects(context, everything=False):
+def prepare_gltf_export(context, everything=False):
     """Select what a glTF file of the scene should hold (:func:`gltf_objects`) and return the
-    glTF exporter's arguments that write just that."""
-    if everything:
-        return {"use_selection": False}
-    keep = set(gltf_objects(context.scene))
+    glTF exporter's arguments that write just that, with every animation of the armatures:
+    imported models show their bind pose with no action assigned, so the animations are
+    given to each armature ("broadcast") instead of taken from its active action."""
+    keep = set(gltf_objects(context.scene, everything))
     for obj in context.view_layer.objects:
-        obj.select_set(obj in keep)
-    return {"use_selection": True}
+        if obj.type == "ARMATURE" and obj.animation_data is None:
+            obj.animation_data_create()
+        if not everything:
+            obj.select_set(obj in keep)
+    return {"use_selection": not everything, "export_animation_mode": "BROADCAST"}

@@ -225,10 +225,15 @@ def test_glb_holds_what_the_game_shows_unless_asked_for_everything(blender, tmp_
     objects = [sb._mesh_obj(n, [sb._submesh()], hidden=int(n == "Secret")) for n in names]
     objects.append(sb._mesh_obj("Hull_Shadow", [sb._submesh("MeshShadowVolume.fx",
                                                             "alD3dVertN", params=[])]))
-    spec = sb._model_spec([sb._bone("Root", -1)], objects, [(i, 0) for i in range(7)])
+    bones = [sb._bone("Root", -1), sb._bone("B_Flag", 0, sb._translate(0, 0, 1))]
+    spec = sb._model_spec(bones, objects, [(i, int(i == 5)) for i in range(7)])
     src = tmp_path / "in"
     src.mkdir()
     (src / "Ship.alo").write_bytes(sb.build_alo(spec))
+    wave = sb._anim_bone("B_Flag", 1, translation_offset=(0.0, 0.0, 1.0),
+                         default_rotation=(0, 0, 23170, 23170))
+    (src / "Ship_Wave_00.ala").write_bytes(sb.build_ala(
+        {"format": 1, "num_frames": 12, "fps": 30.0, "bones": [wave]}))
     meshes = {}
     for flag in ("--glb", "--glb-all"):
         out = tmp_path / flag.strip("-")
@@ -238,5 +243,7 @@ def test_glb_holds_what_the_game_shows_unless_asked_for_everything(blender, tmp_
         assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
         gltf = glb_json(out / "Ship.glb")
         meshes[flag] = sorted(n["name"] for n in gltf["nodes"] if "mesh" in n)
+        # the bind pose is shown, and the model's animation is in the file all the same
+        assert [a["name"] for a in gltf["animations"]] == ["Ship_Wave_00"]
     assert meshes["--glb"] == ["Flag", "Hull_LOD1", "Tower_ALT0"]
     assert meshes["--glb-all"] == sorted(names + ["Hull_Shadow"])
