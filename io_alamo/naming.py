@@ -61,7 +61,7 @@ def model_animation_names(model_name, folder_names):
     the longest name that prefixes it (other ``.alo`` files of the folder compete). Sorted
     case-insensitively."""
     models = [n for n in folder_names if n.lower().endswith(".alo")]
-    if model_name not in models:
+    if _stem(model_name).lower() not in {_stem(m).lower() for m in models}:
         models.append(model_name)
     prefix = _stem(model_name).lower() + "_"
     mine, left = [], {}
@@ -69,7 +69,7 @@ def model_animation_names(model_name, folder_names):
         if not (name.lower().endswith(".ala") and name.lower().startswith(prefix)):
             continue
         owner = animation_owner(name, models)
-        if owner == model_name:
+        if _stem(owner).lower() == _stem(model_name).lower():     # the file system's case
             mine.append(name)
         else:
             left[name] = owner

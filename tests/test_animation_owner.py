@@ -24,6 +24,9 @@ def test_a_models_animations_and_those_left_for_other_models():
         {"A_Blue_IDLE_00.ala": "A_Blue.alo", "a_blue_walk_00.ALA": "A_Blue.alo"})
     assert model_animation_names("A_Blue.alo", FOLDER) == (
         ["A_Blue_IDLE_00.ala", "a_blue_walk_00.ALA"], {})
+    # the model named in another case than the folder lists it (case-insensitive systems)
+    assert model_animation_names("a_blue.ALO", FOLDER)[0] == [
+        "A_Blue_IDLE_00.ala", "a_blue_walk_00.ALA"]
     # without A_Blue.alo in the folder, A takes every A_* animation
     alone = [n for n in FOLDER if n != "A_Blue.alo"]
     assert model_animation_names("A.alo", alone) == (
