@@ -808,6 +808,39 @@ class ALAMO_OT_set_action(bpy.types.Operator):
         return {"FINISHED"}
 
 
+def show_bind_pose(arm):
+    """The file's bind pose, as after import: no active animation, every bone at rest (and
+    shown as the file's bone says). The actions stay."""
+    ad = arm.animation_data
+    if ad is not None and ad.action is not None:
+        ad.action = None
+    for pb in arm.pose.bones:
+        pb.location = (0.0, 0.0, 0.0)
+        pb.rotation_quaternion = (1.0, 0.0, 0.0, 0.0)
+        pb.rotation_euler = (0.0, 0.0, 0.0)
+        pb.rotation_axis_angle = (0.0, 0.0, 1.0, 0.0)
+        pb.scale = (1.0, 1.0, 1.0)
+        pb.alamo.visible = pb.bone.alamo.visible
+    wm = bpy.context.window_manager
+    if wm is not None:
+        wm.alamo_action_index = -1
+
+
+class ALAMO_OT_bind_pose(bpy.types.Operator):
+    """Stop the animation and show the model's bind pose (the pose its file is built in)"""
+    bl_idname = "alamo.bind_pose"
+    bl_label = "Bind Pose"
+    bl_options = {"REGISTER", "UNDO"}
+
+    def execute(self, context):
+        arm = find_armature(context)
+        if arm is None:
+            self.report({"ERROR"}, "no armature")
+            return {"CANCELLED"}
+        show_bind_pose(arm)
+        return {"FINISHED"}
+
+
 # --- lists ----------------------------------------------------------------------------------
 
 class ALAMO_UL_problems(bpy.types.UIList):
@@ -1083,7 +1116,9 @@ class VIEW3D_PT_alamo_animation(bpy.types.Panel):
         layout.label(text=arm.name, icon="ARMATURE_DATA")
         layout.template_list("ALAMO_UL_actions", "", bpy.data, "actions",
                              context.window_manager, "alamo_action_index", rows=4)
-        layout.operator("export_anim.ala", text="Export Active Animation", icon="EXPORT")
+        row = layout.row(align=True)
+        row.operator(ALAMO_OT_bind_pose.bl_idname, icon="ARMATURE_DATA")
+        row.operator("export_anim.ala", text="Export Active Animation", icon="EXPORT")
 
 
 class VIEW3D_PT_alamo_validate(bpy.types.Panel):
@@ -1197,7 +1232,7 @@ CLASSES = (
     ALAMO_OT_set_shader, ALAMO_OT_param_add, ALAMO_OT_param_remove,
     ALAMO_OT_texture_pick_image, ALAMO_OT_texture_browse,
     ALAMO_OT_lod_alt_show, ALAMO_OT_validate, ALAMO_OT_select_problem,
-    ALAMO_OT_key_visibility, ALAMO_OT_set_action,
+    ALAMO_OT_key_visibility, ALAMO_OT_set_action, ALAMO_OT_bind_pose,
     ALAMO_UL_problems, ALAMO_UL_actions,
     VIEW3D_PT_alamo_object, VIEW3D_PT_alamo_bone, VIEW3D_PT_alamo_lod_alt,
     VIEW3D_PT_alamo_animation, VIEW3D_PT_alamo_validate, MATERIAL_PT_alamo,

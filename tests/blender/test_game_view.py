@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import specbuild as sb
+from corpus import corpus_params
 from scene import load_model
 
 from io_alamo.formats.files import save
@@ -106,6 +107,35 @@ def test_import_shows_the_bind_pose_and_keeps_the_animations(blender, two_models
     bpy.context.scene.frame_set(15)
     want, *_ = file_corners(model, turret.alamo.file_index, worlds)
     assert not np.allclose(deformed_corners_world(turret), want, atol=1e-2)
+    bpy.context.view_layer.objects.active = arm
+    assert bpy.ops.alamo.bind_pose() == {"FINISHED"}         # and one click goes back
+    bpy.context.scene.frame_set(16)
+    assert arm.animation_data.action is None and action.users >= 1
+    assert np.allclose(deformed_corners_world(turret), want, atol=1e-5)
+
+
+@pytest.mark.parametrize("path", corpus_params(".alo"))
+def test_real_models_show_their_bind_pose_without_shadow_volumes(blender, path):
+    from io_alamo.blender.imp.alo import NotAModelError
+    from io_alamo.blender.shown import is_shadow_mesh
+    try:
+        result = do_import(path)
+    except NotAModelError:
+        pytest.skip("particle effect: not imported")
+    arm = result.armature
+    assert arm.animation_data is None or arm.animation_data.action is None
+    stem = path.stem.lower() + "_"
+    assert all(a["alamo_source_file"].lower().startswith(stem) for a in bpy.data.actions)
+    assert len(bpy.data.actions) == result.counts["animations"]
+    scene = bpy.context.scene
+    scene.frame_set(scene.frame_start + 5)
+    for pb in arm.pose.bones:                          # every bone where the file puts it
+        assert np.allclose(np.array(pb.matrix), np.array(pb.bone.matrix_local), atol=1e-4)
+    shaders = {s.material.alamo.shader.lower() for o in result.objects if o.type == "MESH"
+               for s in o.material_slots}
+    shadows = [o for o in result.objects if is_shadow_mesh(o)]
+    assert bool(shadows) == any("shadowvolume" in s for s in shaders)
+    assert all(o.hide_get() and o.hide_render for o in shadows)
 
 
 # --- shadow volumes -------------------------------------------------------------------------
