@@ -1,6 +1,7 @@
-"""What the game draws of a model: the highest LOD and ALT0 of its meshes, without the meshes
-it never draws (hidden in the file, collision, shadow volumes). Import shows just that, the
-LOD/ALT panel returns to it, and glTF output writes only that unless asked for everything."""
+"""What the game draws of a model: the highest LOD and ALT0 of its meshes, without those it
+does not draw (hidden in the file, collision, shadow volumes, on hidden bones). Import shows
+just that, the LOD/ALT panel returns to it, and glTF output writes only that unless asked for
+everything."""
 
 from .. import shaders
 from ..naming import default_visibility
@@ -14,17 +15,32 @@ def is_shadow_mesh(obj):
         for slot in obj.material_slots)
 
 
-def never_drawn(obj):
-    """Meshes and proxies the game does not draw at any LOD or ALT."""
+def on_hidden_bone(obj):
+    """Attached to a bone the file hides, or below one (an animation may show it, as a build
+    animation shows a building's scaffolding)."""
+    arm = obj.parent
+    if obj.parent_type != "BONE" or arm is None or arm.type != "ARMATURE":
+        return False
+    bone = arm.data.bones.get(obj.parent_bone)
+    while bone is not None:
+        if not bone.alamo.visible:
+            return True
+        bone = bone.parent
+    return False
+
+
+def hidden_in_game(obj):
+    """Meshes and proxies the game does not draw at any LOD or ALT in the bind pose: hidden in
+    the file, collision meshes, shadow volumes, and what hangs on a hidden bone."""
     p = obj.alamo
-    return bool(p.hidden or p.collision or is_shadow_mesh(obj))
+    return bool(p.hidden or p.collision or is_shadow_mesh(obj) or on_hidden_bone(obj))
 
 
 def game_shown(objs):
     """For each object (meshes, proxies), whether the game draws it by default: the most
-    detailed LOD and ALT0 of each name, and nothing it never draws."""
+    detailed LOD and ALT0 of each name, and nothing it hides."""
     levels = default_visibility([o.alamo.name or o.name for o in objs])
-    return [show and not never_drawn(o) for o, show in zip(objs, levels)]
+    return [show and not hidden_in_game(o) for o, show in zip(objs, levels)]
 
 
 def gltf_objects(scene, everything=False):

@@ -27,7 +27,7 @@ from .source import has_source
 from .imp.alo import LIGHT_WATTS_PER_INTENSITY
 from .imp.textures import texture_folders
 from .prefs import user_texture_folders
-from .shown import never_drawn
+from .shown import hidden_in_game
 from .props import PARAM_TYPE_ITEMS, AlamoShaderParam, param_value
 
 CATEGORY = "Alamo"
@@ -495,8 +495,8 @@ def is_colour(param):
 
 def lod_alt_objects(context):
     """[(object, LOD or None, ALT or None)] of the model's meshes and proxies whose names
-    carry _LOD<n> or _ALT<n>, and of those the game never draws (hidden, collision, shadow
-    volumes). The model: the active object's armature and what hangs on it (or the scene's
+    carry _LOD<n> or _ALT<n>, and of those the game does not draw (hidden, collision, shadow
+    volumes, on hidden bones). The model: the active object's armature and what hangs on it (or the scene's
     only armature); without one, every object of the view layer."""
     arm = find_armature(context)
     objs = arm.children_recursive if arm is not None else context.view_layer.objects
@@ -504,7 +504,7 @@ def lod_alt_objects(context):
     for obj in objs:
         if obj.type == "MESH" or obj.alamo.role == "PROXY":
             _, lod, alt = naming.lod_alt(export_name(obj))
-            if lod is not None or alt is not None or never_drawn(obj):
+            if lod is not None or alt is not None or hidden_in_game(obj):
                 out.append((obj, lod, alt))
     return out
 
@@ -547,7 +547,7 @@ def show_lod_alt(entries, lod=-1, alt=-1, show_all=False):
     alt = min(alt, alts[-1]) if alts else 0
     for obj, l, a in entries:
         _show(obj, show_all or ((l is None or l == lod) and (a is None or a == alt)
-                                and not never_drawn(obj)))
+                                and not hidden_in_game(obj)))
     return lod, alt
 
 
@@ -571,8 +571,8 @@ class ALAMO_OT_lod_alt_show(bpy.types.Operator):
     def execute(self, context):
         entries = lod_alt_objects(context)
         if not entries:
-            self.report({"INFO"}, "no mesh or proxy name has _LOD or _ALT in it, and no "
-                        "mesh is hidden, collision or shadow")
+            self.report({"INFO"}, "no mesh or proxy name has _LOD or _ALT in it, and the "
+                        "game draws every mesh")
             return {"CANCELLED"}
         lod, alt = show_lod_alt(entries, self.lod, self.alt, self.show_all)
         self.report({"INFO"}, "Showing every LOD and ALT" if self.show_all else

@@ -174,6 +174,22 @@ def test_shadow_meshes_are_hidden_but_kept_and_exported(blender, tmp_path):
         "Body", "Body_Shadow", "Skin_Shadow"]
 
 
+def test_meshes_on_bones_the_file_hides_are_hidden(blender, tmp_path):
+    """A bone's visibility covers what hangs on it and on its children."""
+    bones = [sb._bone("Root", -1), sb._bone("B_Girder", 0, visible=0), sb._bone("B_Beam", 1)]
+    names = ["Tower", "Girder", "Beam"]
+    objects = [sb._mesh_obj(n, [sb._submesh()]) for n in names]
+    path = tmp_path / "Site.alo"
+    path.write_bytes(sb.build_alo(sb._model_spec(bones, objects, [(0, 0), (1, 1), (2, 2)])))
+    arm = do_import(path).armature
+    girder, beam = bpy.data.objects["Girder"], bpy.data.objects["Beam"]
+    assert all(o.hide_get() and o.hide_render for o in (girder, beam))
+    assert bpy.data.objects["Tower"].visible_get()
+    bpy.context.view_layer.objects.active = arm
+    bpy.ops.alamo.lod_alt_show(show_all=True)
+    assert all(o.visible_get() and not o.hide_render for o in (girder, beam))
+
+
 # --- texture alpha --------------------------------------------------------------------------
 
 def textured_quad(folder, shader):
