@@ -4,11 +4,12 @@
     blender -b -c alamo VERB ...               (the extension enabled)
 
 Verbs:
-    import FILES_OR_DIRS --out DIR [--glb] [--preview] [--textures DIR ...]
+    import FILES_OR_DIRS --out DIR [--glb | --glb-all] [--preview] [--textures DIR ...]
         each .alo (with its <MODEL>_*.ala animations) to a .blend; optionally a .glb through
-        Blender's glTF exporter and a small PNG render (Cycles on the CPU). Textures are
-        looked up as the add-on does (beside the model, the mod's Data/Art/Textures found
-        from the model and from each input folder, the add-on's folders) and in --textures
+        Blender's glTF exporter (what the game shows; --glb-all: every mesh) and a small PNG
+        render (Cycles on the CPU). Textures are looked up as the add-on does (beside the
+        model, the mod's Data/Art/Textures found from the model and from each input folder,
+        the add-on's folders) and in --textures
     export FILES_OR_DIRS --out DIR [--ala-format 1|2]
         each .blend back to .alo, and its armature's actions to .ala
     roundtrip FILES_OR_DIRS
@@ -75,7 +76,8 @@ def _reset():
     bpy.ops.wm.read_factory_settings(use_empty=True)
 
 
-def do_import(path, rel, out, glb=False, preview=False, texture_folders=(), **_):
+def do_import(path, rel, out, glb=False, preview=False, glb_all=False, texture_folders=(),
+              **_):
     import bpy
 
     from .blender.imp.alo import ImportOptions, import_alo
@@ -86,9 +88,9 @@ def do_import(path, rel, out, glb=False, preview=False, texture_folders=(), **_)
     blend.parent.mkdir(parents=True, exist_ok=True)
     bpy.ops.wm.save_as_mainfile(filepath=str(blend), check_existing=False)
     outputs = [blend]
-    if glb:
+    if glb or glb_all:
         target = out / rel.with_suffix(".glb")
-        _export_glb(target)
+        _export_glb(target, everything=glb_all)
         outputs.append(target)
     if preview:
         target = out / rel.with_suffix(".png")
@@ -110,9 +112,11 @@ def _finish(status):
     return status
 
 
-def _export_glb(target):
+def _export_glb(target, everything=False):
     import addon_utils
     import bpy
+
+    from .blender.shown import prepare_gltf_export
     enabled = "io_scene_gltf2" in bpy.context.preferences.addons
     if not enabled:
         addon_utils.enable("io_scene_gltf2", default_set=False)
@@ -120,7 +124,8 @@ def _export_glb(target):
     _hard_exit = _hard_exit or bpy.app.version < (4, 5, 0)
     try:
         bpy.ops.export_scene.gltf(filepath=str(target), export_format="GLB",
-                                  export_animations=True, check_existing=False)
+                                  export_animations=True, check_existing=False,
+                                  **prepare_gltf_export(bpy.context, everything))
     finally:
         if not enabled:      # Blender 4.2/4.5 crash at exit if its classes stay registered
             addon_utils.disable("io_scene_gltf2", default_set=False)
@@ -270,6 +275,8 @@ def _worker_command(args, files, blender_binary):
         rest += ["--out", str(args.out)]
     if getattr(args, "glb", False):
         rest.append("--glb")
+    if getattr(args, "glb_all", False):
+        rest.append("--glb-all")
     if getattr(args, "preview", False):
         rest.append("--preview")
     if getattr(args, "ala_format", None):
@@ -349,7 +356,11 @@ def build_parser(prog):
         else:
             p.add_argument("--out", type=Path, help=argparse.SUPPRESS)
         if verb == "import":
-            p.add_argument("--glb", action="store_true", help="also write a .glb (glTF)")
+            p.add_argument("--glb", action="store_true", help="also write a .glb (glTF) of "
+                           "what the game shows: highest LOD, ALT0, no hidden, shadow or "
+                           "collision meshes")
+            p.add_argument("--glb-all", action="store_true", help="also write a .glb with "
+                           "every mesh, LOD and ALT")
             p.add_argument("--preview", action="store_true",
                            help="also render a 256 px PNG preview (Cycles, CPU)")
         if verb == "export":
@@ -382,7 +393,7 @@ def _context():
 
 def _options(args):
     if args.verb == "import":
-        return {"glb": args.glb, "preview": args.preview,
+        return {"glb": args.glb, "preview": args.preview, "glb_all": args.glb_all,
                 "texture_folders": search_folders(args)}
     if args.verb == "export":
         return {"ala_format": args.ala_format}

@@ -40,3 +40,42 @@ def format_has_tangents(vertex_format):
 def format_is_b4i4(vertex_format):
     """B4I4 formats use four bone indices and weights per vertex."""
     return "B4I4" in vertex_format.upper()
+
+
+def animation_owner(animation_name, model_names):
+    """The model an ``<MODEL>_*.ala`` file belongs to: of the model names (file names or
+    stems) that prefix it followed by ``_``, ignoring case, the longest; None if none does.
+    ``A_Blue_IDLE_00.ala`` belongs to ``A_Blue.alo``, not ``A.alo``, when both exist."""
+    stem = _stem(animation_name).lower()
+    best, best_length = None, -1
+    for model in model_names:
+        prefix = _stem(model).lower() + "_"
+        if stem.startswith(prefix) and len(prefix) > best_length:
+            best, best_length = model, len(prefix)
+    return best
+
+
+def model_animation_names(model_name, folder_names):
+    """(the model's own animations, {animation: the other model it belongs to}) among the file
+    names of a folder: the ``.ala`` files ``model_name`` prefixes, each given to the model with
+    the longest name that prefixes it (other ``.alo`` files of the folder compete). Sorted
+    case-insensitively."""
+    models = [n for n in folder_names if n.lower().endswith(".alo")]
+    if _stem(model_name).lower() not in {_stem(m).lower() for m in models}:
+        models.append(model_name)
+    prefix = _stem(model_name).lower() + "_"
+    mine, left = [], {}
+    for name in sorted(folder_names, key=str.lower):
+        if not (name.lower().endswith(".ala") and name.lower().startswith(prefix)):
+            continue
+        owner = animation_owner(name, models)
+        if _stem(owner).lower() == _stem(model_name).lower():     # the file system's case
+            mine.append(name)
+        else:
+            left[name] = owner
+    return mine, left
+
+
+def _stem(name):
+    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    return base[:-4] if base.lower().endswith((".alo", ".ala")) else base

@@ -8,6 +8,7 @@ from pathlib import Path
 
 CATALOGUE = Path(__file__).with_name("data") / "shaders.json"
 PARAM_TYPES = ("INT", "FLOAT", "FLOAT3", "FLOAT4", "TEXTURE")
+BLEND_MODES = ("alpha", "additive", "clip")
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,7 @@ class ShaderSpec:
     description: str
     params: tuple
     skinned: str = None       # the counterpart for skinned meshes
+    blend: str = None         # alpha, additive, clip (alpha-tested); None: opaque
 
 
 def _key(name):
@@ -42,8 +44,11 @@ def catalogue():
         for p in params:
             if p.type not in PARAM_TYPES:
                 raise ValueError(f"shader catalogue: {s['name']}: unknown type {p.type}")
+        if s.get("blend") not in BLEND_MODES + (None,):
+            raise ValueError(f"shader catalogue: {s['name']}: unknown blend {s['blend']}")
         out[_key(s["name"])] = ShaderSpec(s["name"], s["vertex_format"], s.get("kind", "mesh"),
-                                          s.get("description", ""), params, s.get("skinned"))
+                                          s.get("description", ""), params, s.get("skinned"),
+                                          s.get("blend"))
     return out
 
 
@@ -61,6 +66,17 @@ def is_shadow(name):
     if spec is not None:
         return spec.kind == "shadow"
     return "shadowvolume" in (name or "").lower()
+
+
+def blend_mode(name):
+    """How the shader uses texture alpha: 'alpha', 'additive', 'clip', or None for opaque
+    shaders, whose alpha is data (gloss, team-colour masks). Unknown shaders are judged by
+    their name."""
+    spec = find(name)
+    if spec is not None:
+        return spec.blend
+    lower = (name or "").lower()
+    return next((mode for mode in BLEND_MODES if mode in lower), None)
 
 
 def vertex_format(name, skinned=False):

@@ -49,7 +49,8 @@ def test_catalogue_loads_with_the_expected_schema():
     for s in data["shaders"]:
         assert {"name", "vertex_format", "kind", "description", "params", "source"} <= set(s), s
         assert set(s) <= {"name", "vertex_format", "kind", "description", "params", "source",
-                          "skinned"}, s["name"]
+                          "skinned", "blend"}, s["name"]
+        assert s.get("blend", "alpha") in shaders.BLEND_MODES, s["name"]
         assert s["name"].endswith(".fx") and s["description"] and s["source"] and s["kind"]
     assert len(shaders.catalogue()) == len(data["shaders"])
 

@@ -58,6 +58,8 @@ class ActionWriter:
             self.slot = action.slots.new(id_type=id_type, name=obj.name)
             strip = action.layers.new("Layer").strips.new(type="KEYFRAME")
             self.bag = strip.channelbag(self.slot, ensure=True)
+        else:
+            action.id_root = "OBJECT"       # as assigning would: an object's action, unassigned
 
     def fcurve(self, data_path, index, group):
         if not HAS_SLOTTED_ACTIONS:

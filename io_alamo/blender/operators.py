@@ -86,6 +86,8 @@ class IMPORT_SCENE_OT_alo(bpy.types.Operator, _FileListImport):
             for w in result.warnings:
                 self.report({"WARNING"}, f"{os.path.basename(path)}: {w}")
             self.report({"INFO"}, f"{os.path.basename(path)}: {result.summary()}")
+            for line in result.left_notes():
+                self.report({"INFO"}, f"{os.path.basename(path)}: {line}")
         return {"FINISHED"} if done else {"CANCELLED"}
 
 

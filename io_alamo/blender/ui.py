@@ -27,6 +27,7 @@ from .source import has_source
 from .imp.alo import LIGHT_WATTS_PER_INTENSITY
 from .imp.textures import texture_folders
 from .prefs import user_texture_folders
+from .shown import hidden_in_game
 from .props import PARAM_TYPE_ITEMS, AlamoShaderParam, param_value
 
 CATEGORY = "Alamo"
@@ -494,15 +495,16 @@ def is_colour(param):
 
 def lod_alt_objects(context):
     """[(object, LOD or None, ALT or None)] of the model's meshes and proxies whose names
-    carry _LOD<n> or _ALT<n>. The model: the active object's armature and what hangs on it
-    (or the scene's only armature); without one, every object of the view layer."""
+    carry _LOD<n> or _ALT<n>, and of those the game does not draw (hidden, collision, shadow
+    volumes, on hidden bones). The model: the active object's armature and what hangs on it (or the scene's
+    only armature); without one, every object of the view layer."""
     arm = find_armature(context)
     objs = arm.children_recursive if arm is not None else context.view_layer.objects
     out = []
     for obj in objs:
         if obj.type == "MESH" or obj.alamo.role == "PROXY":
             _, lod, alt = naming.lod_alt(export_name(obj))
-            if lod is not None or alt is not None:
+            if lod is not None or alt is not None or hidden_in_game(obj):
                 out.append((obj, lod, alt))
     return out
 
@@ -532,7 +534,8 @@ def show_lod_alt(entries, lod=-1, alt=-1, show_all=False):
     whose LOD and ALT are those (or that have none), unless hidden in the file; the others
     are hidden. -1 keeps the level shown now (the most detailed LOD and ALT0 when unclear);
     levels beyond the model's are clamped as the game does. ``show_all`` shows every level
-    at once, for editing. Returns the (LOD, ALT) shown."""
+    at once, with the meshes the game never draws, for editing. Returns the (LOD, ALT)
+    shown."""
     lods = sorted({l for _, l, _ in entries if l is not None})
     alts = sorted({a for _, _, a in entries if a is not None})
     now_lod, now_alt = shown_lod_alt(entries)
@@ -544,7 +547,7 @@ def show_lod_alt(entries, lod=-1, alt=-1, show_all=False):
     alt = min(alt, alts[-1]) if alts else 0
     for obj, l, a in entries:
         _show(obj, show_all or ((l is None or l == lod) and (a is None or a == alt)
-                                and not obj.alamo.hidden))
+                                and not hidden_in_game(obj)))
     return lod, alt
 
 
@@ -562,12 +565,14 @@ class ALAMO_OT_lod_alt_show(bpy.types.Operator):
                      description="Damage level to show (0 is undamaged); -1 keeps the one "
                                  "shown")
     show_all: BoolProperty(name="Show All", options={"SKIP_SAVE"},
-                           description="Show every LOD and ALT at once, for editing")
+                           description="Show every LOD and ALT at once, with hidden, "
+                                       "collision and shadow meshes, for editing")
 
     def execute(self, context):
         entries = lod_alt_objects(context)
         if not entries:
-            self.report({"INFO"}, "no mesh or proxy name has _LOD or _ALT in it")
+            self.report({"INFO"}, "no mesh or proxy name has _LOD or _ALT in it, and the "
+                        "game draws every mesh")
             return {"CANCELLED"}
         lod, alt = show_lod_alt(entries, self.lod, self.alt, self.show_all)
         self.report({"INFO"}, "Showing every LOD and ALT" if self.show_all else
@@ -800,6 +805,39 @@ class ALAMO_OT_set_action(bpy.types.Operator):
             self.report({"ERROR"}, "an armature and an action are needed")
             return {"CANCELLED"}
         set_active_action(arm, action, context.scene if self.set_scene else None)
+        return {"FINISHED"}
+
+
+def show_bind_pose(arm):
+    """The file's bind pose, as after import: no active animation, every bone at rest (and
+    shown as the file's bone says). The actions stay."""
+    ad = arm.animation_data
+    if ad is not None and ad.action is not None:
+        ad.action = None
+    for pb in arm.pose.bones:
+        pb.location = (0.0, 0.0, 0.0)
+        pb.rotation_quaternion = (1.0, 0.0, 0.0, 0.0)
+        pb.rotation_euler = (0.0, 0.0, 0.0)
+        pb.rotation_axis_angle = (0.0, 0.0, 1.0, 0.0)
+        pb.scale = (1.0, 1.0, 1.0)
+        pb.alamo.visible = pb.bone.alamo.visible
+    wm = bpy.context.window_manager
+    if wm is not None:
+        wm.alamo_action_index = -1
+
+
+class ALAMO_OT_bind_pose(bpy.types.Operator):
+    """Stop the animation and show the model's bind pose (the pose its file is built in)"""
+    bl_idname = "alamo.bind_pose"
+    bl_label = "Bind Pose"
+    bl_options = {"REGISTER", "UNDO"}
+
+    def execute(self, context):
+        arm = find_armature(context)
+        if arm is None:
+            self.report({"ERROR"}, "no armature")
+            return {"CANCELLED"}
+        show_bind_pose(arm)
         return {"FINISHED"}
 
 
@@ -1040,7 +1078,7 @@ class VIEW3D_PT_alamo_lod_alt(bpy.types.Panel):
         layout = self.layout
         entries = lod_alt_objects(context)
         if not entries:
-            layout.label(text="No _LOD or _ALT names in this model")
+            layout.label(text="No _LOD, _ALT, hidden or shadow meshes")
             return
         lods = sorted({l for _, l, _ in entries if l is not None})
         alts = sorted({a for _, _, a in entries if a is not None})
@@ -1058,7 +1096,7 @@ class VIEW3D_PT_alamo_lod_alt(bpy.types.Panel):
                 setattr(op, prop, level)
         op = layout.operator(ALAMO_OT_lod_alt_show.bl_idname, text="Show All",
                              icon="HIDE_OFF", depress=every)
-        op.show_all = True
+        op.show_all = not every             # pressed again: back to what the game shows
 
 
 class VIEW3D_PT_alamo_animation(bpy.types.Panel):
@@ -1078,7 +1116,9 @@ class VIEW3D_PT_alamo_animation(bpy.types.Panel):
         layout.label(text=arm.name, icon="ARMATURE_DATA")
         layout.template_list("ALAMO_UL_actions", "", bpy.data, "actions",
                              context.window_manager, "alamo_action_index", rows=4)
-        layout.operator("export_anim.alamo_ala", text="Export Active Animation", icon="EXPORT")
+        row = layout.row(align=True)
+        row.operator(ALAMO_OT_bind_pose.bl_idname, icon="ARMATURE_DATA")
+        row.operator("export_anim.alamo_ala", text="Export Active Animation", icon="EXPORT")
 
 
 class VIEW3D_PT_alamo_validate(bpy.types.Panel):
@@ -1192,7 +1232,7 @@ CLASSES = (
     ALAMO_OT_set_shader, ALAMO_OT_param_add, ALAMO_OT_param_remove,
     ALAMO_OT_texture_pick_image, ALAMO_OT_texture_browse,
     ALAMO_OT_lod_alt_show, ALAMO_OT_validate, ALAMO_OT_select_problem,
-    ALAMO_OT_key_visibility, ALAMO_OT_set_action,
+    ALAMO_OT_key_visibility, ALAMO_OT_set_action, ALAMO_OT_bind_pose,
     ALAMO_UL_problems, ALAMO_UL_actions,
     VIEW3D_PT_alamo_object, VIEW3D_PT_alamo_bone, VIEW3D_PT_alamo_lod_alt,
     VIEW3D_PT_alamo_animation, VIEW3D_PT_alamo_validate, MATERIAL_PT_alamo,

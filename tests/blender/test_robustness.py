@@ -210,20 +210,20 @@ def test_failure_half_way_through_an_import_rolls_everything_back(
 def test_second_animation_failing_undoes_what_the_first_set(blender, tmp_path, monkeypatch):
     """The first animation beside a model sets the scene's rate and range; when a later one
     fails the whole import is undone, scene settings included."""
-    from io_alamo.blender import compat
+    from io_alamo.blender.imp import ala
     model = sample_model()
     save(model, tmp_path / "Tank.alo")
     save(sample_animation(model, frames=24, fps=15.0), tmp_path / "Tank_A_00.ala")
     save(sample_animation(model), tmp_path / "Tank_B_00.ala")
     before = scene_state()
-    original, seen = compat.ActionWriter.assign, []
+    original, seen = ala._fill_action, []
 
-    def second_fails(self):
+    def second_fails(*args):
         seen.append(1)
+        original(*args)
         if len(seen) == 2:
             raise RuntimeError("injected failure")
-        return original(self)
-    monkeypatch.setattr(compat.ActionWriter, "assign", second_fails)
+    monkeypatch.setattr(ala, "_fill_action", second_fails)
     with pytest.raises(RuntimeError, match="injected"):
         import_model(tmp_path / "Tank.alo", import_animations=True)
     assert len(seen) == 2 and scene_state() == before
@@ -456,7 +456,7 @@ def test_animation_export_on_a_full_disk_keeps_the_old_file(blender, sample, tmp
         raise OSError(errno.ENOSPC, "No space left on device")
     monkeypatch.setattr(os, "write", full_disk)
     with pytest.raises(OSError, match="the disk is full"):
-        export_anim(arm, arm.animation_data.action, target)
+        export_anim(arm, bpy.data.actions["Tank_Turn_00"], target)
     monkeypatch.undo()
     assert target.read_bytes() == OLD and not temp_files(tmp_path)
 
@@ -530,7 +530,7 @@ def test_nothing_is_written_but_the_export_targets(blender, tmp_path):
     save(sample_animation(model), src / "Tank_Turn_00.ala")
     arm = import_model(src / "Tank.alo", import_animations=True).armature
     for name in ("..\\..\\escape", "../../../x", "/tmp/escape", "C:\\escape", "a/b\\c:d"):
-        action = arm.animation_data.action.copy()
+        action = bpy.data.actions["Tank_Turn_00"].copy()
         action.name = name
     before = files_under(tmp_path)
     out = tmp_path / "out"
@@ -547,7 +547,7 @@ def test_nothing_is_written_but_the_export_targets(blender, tmp_path):
 
 def test_actions_that_would_share_a_file_stop_the_export(blender, sample, tmp_path):
     arm = sample[2].armature
-    arm.animation_data.action.copy().name = "Tank_Turn/00"   # file name Tank_Turn_00.ala too
+    bpy.data.actions["Tank_Turn_00"].copy().name = "Tank_Turn/00"   # file Tank_Turn_00.ala too
     target = tmp_path / "out" / "Tank.alo"
     target.parent.mkdir()
     from io_alamo.blender.exp.alo import ExportError

@@ -29,6 +29,7 @@ class AnimationTargetError(Exception):
 class AnimationImportOptions:
     set_scene_frame_rate: bool = True   # take the scene's frame rate from the file
     set_scene_range: bool = True        # and its frame range from the action
+    make_active: bool = True            # the armature's action (off: it keeps its pose)
 
 
 @dataclass
@@ -139,7 +140,7 @@ def import_ala(context, armature, filepath, options=None):
     modes = [pb.rotation_mode for pb in armature.pose.bones]
     had_animation_data = armature.animation_data is not None
     try:
-        _fill_action(action, armature, anim, targets, start)
+        _fill_action(action, armature, anim, targets, start, options.make_active)
     except BaseException:
         # all or nothing: the action goes, and the armature is as it was
         bpy.data.actions.remove(action)
@@ -177,7 +178,7 @@ def set_scene_frame_rate(scene, fps):
             f"{SCENE_FPS_RANGE[0]:g} to {SCENE_FPS_RANGE[1]:g})"]
 
 
-def _fill_action(action, armature, anim, targets, start):
+def _fill_action(action, armature, anim, targets, start, make_active):
     writer = compat.ActionWriter(action, armature)
     frames = int(anim.num_frames)
     key_frames = start + np.arange(frames, dtype=np.float64)
@@ -203,4 +204,5 @@ def _fill_action(action, armature, anim, targets, start):
             change = np.flatnonzero(np.r_[True, vis[1:] != vis[:-1]])
             fc = writer.fcurve(f"{path}.alamo.visible", 0, bone.name)
             compat.set_keys(fc, key_frames[change], vis[change], np.full(len(change), constant))
-    writer.assign()
+    if make_active:
+        writer.assign()

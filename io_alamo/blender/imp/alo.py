@@ -14,7 +14,9 @@ from mathutils import Matrix
 
 from ...formats import AlamoFormatError, Mesh, ParticleEffect, read_alo
 from ...formats.files import read_file_bytes
-from ...naming import default_visibility, format_has_colors, format_has_tangents, format_is_b4i4
+from ...naming import (
+    format_has_colors, format_has_tangents, format_is_b4i4, model_animation_names,
+)
 from .. import compat, fingerprint
 from ..corners import store_corner_keys
 from ..rest import remember_rest
@@ -22,6 +24,8 @@ from ..matrices import inverse, nearest_rotation, rigid_inverse
 from ..names import bone_name, to_blender
 from ..source import set_source, source_text
 from ..props import BILLBOARD_ITEMS, PARAM_TYPE_ITEMS
+from ..shown import game_shown
+from .ala import AnimationImportOptions, import_ala
 from .materials import MaterialBuilder
 from .textures import TextureFinder, texture_folders
 
@@ -47,13 +51,27 @@ class ImportResult:
     objects: list = field(default_factory=list)
     counts: dict = field(default_factory=dict)
     warnings: list = field(default_factory=list)
+    left_animations: dict = field(default_factory=dict)   # .ala file name: its model's file
 
     def summary(self):
         c = self.counts
-        return (f"{c.get('bones', 0)} bones, {c.get('meshes', 0)} meshes "
+        text = (f"{c.get('bones', 0)} bones, {c.get('meshes', 0)} meshes "
                 f"({c.get('triangles', 0):,} triangles), {c.get('materials', 0)} materials, "
                 f"{c.get('lights', 0)} lights, {c.get('proxies', 0)} proxies, "
                 f"{c.get('dazzles', 0)} dazzles, {c.get('animations', 0)} animations")
+        owners = sorted(set(self.left_animations.values()), key=str.lower)
+        if owners:
+            text += (f" ({len(self.left_animations)} more .ala files left for "
+                     f"{', '.join(owners)})")
+        return text
+
+    def left_notes(self):
+        """One line per other model of the folder: the animation files left for it."""
+        by_owner = {}
+        for ala, owner in self.left_animations.items():
+            by_owner.setdefault(owner, []).append(ala)
+        return [f"left for {owner}: {', '.join(names)}"
+                for owner, names in sorted(by_owner.items(), key=lambda i: i[0].lower())]
 
 
 class NotAModelError(AlamoFormatError):
@@ -183,14 +201,14 @@ class _ModelBuilder:
         return self.result
 
     def _animations(self):
-        from .ala import AnimationImportOptions, import_ala
-        paths = model_animations(self.filepath)
+        paths, self.result.left_animations = model_animations(self.filepath)
         self.result.counts["animations"] = 0
         for k, path in enumerate(paths):
             first = k == 0
             try:
+                # the armature keeps the file's bind pose: no animation is made active
                 res = import_ala(self.context, self.arm_obj, path, AnimationImportOptions(
-                    set_scene_frame_rate=first, set_scene_range=first))
+                    set_scene_frame_rate=first, set_scene_range=first, make_active=False))
             except AlamoFormatError as e:
                 self.warn(f"animation not imported: {e}")
                 continue
@@ -472,9 +490,8 @@ class _ModelBuilder:
         return fingerprint.weight_arrays(v, b, self.bone_names, w)
 
     def _mesh_visibility(self, objs):
-        shown = default_visibility([o.alamo.name for o in objs])
-        for obj, show in zip(objs, shown):
-            if obj.alamo.hidden or not show:
+        for obj, show in zip(objs, game_shown(objs)):
+            if not show:
                 obj.hide_set(True)
                 obj.hide_render = True
 
@@ -565,15 +582,16 @@ def add_vertex_groups(obj, bone_names, v, b, w):
 
 
 def model_animations(model_path):
-    """The ``<MODEL>_*.ala`` files beside a model, matched case-insensitively, sorted."""
+    """(paths of the model's ``<MODEL>_*.ala`` files, {file name: the other model's file} for
+    those left to a model of the same folder whose longer name prefixes them); see
+    :func:`naming.model_animation_names`."""
     folder = os.path.dirname(os.path.abspath(model_path))
-    prefix = os.path.splitext(os.path.basename(model_path))[0].lower() + "_"
     try:
         names = os.listdir(folder)
     except OSError:
-        return []
-    return [os.path.join(folder, n) for n in sorted(names, key=str.lower)
-            if n.lower().startswith(prefix) and n.lower().endswith(".ala")]
+        return [], {}
+    mine, left = model_animation_names(os.path.basename(model_path), names)
+    return [os.path.join(folder, n) for n in mine], left
 
 
 class _MeshArrays:

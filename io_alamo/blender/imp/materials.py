@@ -7,6 +7,7 @@ import os
 import bpy
 import numpy as np
 
+from ... import shaders
 from ...formats.model import ParamType, ShaderParam
 from .. import compat
 from ..names import to_blender
@@ -106,7 +107,9 @@ class MaterialBuilder:
         bsdf = principled_node(tree)
         base, normal = base_and_normal_textures(params)
         if base:
-            _base_texture_node(tree, bsdf).image = self.image(base)
+            tex = _base_texture_node(tree, bsdf)
+            tex.image = self.image(base)
+            use_texture_alpha(mat, tex, bsdf)
         else:
             _preview_colour(bsdf, params)
         if normal:
@@ -131,6 +134,23 @@ def _base_texture_node(tree, bsdf):
     tex.location = (bsdf.location.x - 400, bsdf.location.y)
     tree.links.new(tex.outputs["Color"], bsdf.inputs["Base Color"])
     return tex
+
+
+def use_texture_alpha(mat, tex, bsdf):
+    """Only shaders that blend (alpha, additive, alpha-tested) take transparency from the base
+    texture's alpha. For the others alpha is data (gloss, team-colour masks): the image is
+    channel-packed and its alpha left unconnected, so the whole texture shows."""
+    tree = mat.node_tree
+    alpha = bsdf.inputs["Alpha"]
+    for link in list(alpha.links):
+        if link.from_node == tex:
+            tree.links.remove(link)
+    mode = shaders.blend_mode(mat.alamo.shader)
+    mat.surface_render_method = "BLENDED" if mode in ("alpha", "additive") else "DITHERED"
+    if mode is not None:
+        tree.links.new(tex.outputs["Alpha"], alpha)
+    elif tex.image is not None:
+        tex.image.alpha_mode = "CHANNEL_PACKED"
 
 
 def _normal_texture_node(tree, bsdf):
@@ -222,6 +242,7 @@ def refresh_preview(mat, folders=()):
         image = find_image(base, folders)
         if tex.image != image:
             tex.image = image
+        use_texture_alpha(mat, tex, bsdf)
     else:
         if tex is not None:
             nodes.remove(tex)
