@@ -59,7 +59,7 @@ class ActionWriter:
             strip = action.layers.new("Layer").strips.new(type="KEYFRAME")
             self.bag = strip.channelbag(self.slot, ensure=True)
         else:
-            action.id_root = "OBJECT"       # as assigning would: an object's action, unassigned
+            action.id_root = id_type        # as assigning would, also for an unassigned action
 
     def fcurve(self, data_path, index, group):
         if not HAS_SLOTTED_ACTIONS:
