@@ -7,9 +7,10 @@ from bpy.props import BoolProperty, CollectionProperty, EnumProperty, StringProp
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
 from ..formats import AlamoFormatError
+from .armature import AnimationTargetError, find_armature
 from .exp.ala import AnimationExportOptions, export_ala
 from .exp.alo import ExportError, ExportOptions, export_alo
-from .imp.ala import AnimationImportOptions, AnimationTargetError, find_armature, import_ala
+from .imp.ala import AnimationImportOptions, import_ala
 from .imp.alo import ImportOptions, import_alo
 from .prefs import default_ala_format, user_texture_folders
 from .progress import advance, expect, reports_progress
@@ -110,7 +111,7 @@ class IMPORT_ANIM_OT_ala(bpy.types.Operator, _FileListImport):
     @reports_progress
     def execute(self, context):
         try:
-            armature = find_armature(context)
+            armature = find_armature(context, required=True)
         except AnimationTargetError as e:
             self.report({"ERROR"}, str(e))
             return {"CANCELLED"}
@@ -220,13 +221,13 @@ class EXPORT_ANIM_OT_ala(bpy.types.Operator, ExportHelper):
     @classmethod
     def poll(cls, context):
         try:
-            arm = find_armature(context)
+            arm = find_armature(context, required=True)
         except AnimationTargetError:
             return False
         return arm.animation_data is not None and arm.animation_data.action is not None
 
     def invoke(self, context, event):
-        arm = find_armature(context)
+        arm = find_armature(context, required=True)
         if not self.filepath and arm.animation_data and arm.animation_data.action:
             self.filepath = arm.animation_data.action.name + self.filename_ext
         return super().invoke(context, event)
@@ -234,7 +235,7 @@ class EXPORT_ANIM_OT_ala(bpy.types.Operator, ExportHelper):
     @reports_progress
     def execute(self, context):
         try:
-            arm = find_armature(context)
+            arm = find_armature(context, required=True)
         except AnimationTargetError as e:
             self.report({"ERROR"}, str(e))
             return {"CANCELLED"}

@@ -24,7 +24,8 @@ from ..matrices import continuous_quaternions, decompose, inverse, nearest_rotat
 from ..names import to_blender
 from ..source import set_source
 from .ala import set_scene_frame_rate
-from .alo import BONE_REACH, ImportResult, Transaction
+from ..transaction import Transaction
+from .alo import BONE_REACH, ImportResult
 from .alod_mesh import build_materials, mesh_object, tangent_images, texture_images
 
 SOURCE_KEY = "alod_source"

@@ -14,7 +14,7 @@ import numpy as np
 from .. import compat
 from ..props import find_param
 from ..ui import switch_shader
-from .alo import add_vertex_groups
+from .mesh_arrays import add_vertex_groups
 from .materials import refresh_preview
 
 SKIN_SHADER = "RSkinGloss.fx"           # what the .alo exporter writes for these materials
