@@ -10,6 +10,8 @@ import sys
 import threading
 from pathlib import Path
 
+from .choices import ALA_FORMATS
+
 RESULT_PREFIX = "@@alamo-result "
 VERBS = {"import": (".alo",), "export": (".blend",), "roundtrip": (".alo",)}
 NEEDS_BPY = ("{prog}: needs Blender's Python module bpy, which this Python ({version}) does "
@@ -143,7 +145,7 @@ def build_parser(prog):
             p.add_argument("--preview", action="store_true",
                            help="also render a 256 px PNG preview (Cycles, CPU)")
         if verb == "export":
-            p.add_argument("--ala-format", type=int, choices=(1, 2), default=None,
+            p.add_argument("--ala-format", type=int, choices=sorted(ALA_FORMATS), default=None,
                            help="animation format: 2 Forces of Corruption, 1 Empire at War "
                                 "(default: each action's own, #2 for new ones)")
     return ap

@@ -7,6 +7,7 @@ import os
 import sys
 
 from . import batch
+from .choices import ALA_FORMATS
 from .formats.animation import convert_animation, read_ala
 from .formats.chunks import read_chunks
 from .formats.compare import chunk_path_at, first_difference
@@ -136,7 +137,7 @@ def build_parser(prog=None):
     s = sub.add_parser("convert-ala", help="convert an animation between formats #1 and #2")
     s.add_argument("input")
     s.add_argument("output")
-    s.add_argument("--format", type=int, choices=(1, 2), required=True,
+    s.add_argument("--format", type=int, choices=sorted(ALA_FORMATS), required=True,
                    help="1 = Empire at War, 2 = Forces of Corruption")
     s.set_defaults(run=cmd_convert_ala)
     sub.add_parser("batch", add_help=False,

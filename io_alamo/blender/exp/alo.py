@@ -19,12 +19,12 @@ from .. import fingerprint, progress
 from ..armature import find_armature
 from ..attach import child_of_bone, child_of_rest_world
 from ..matrices import inverse, nearest_rotation
-from ..names import from_blender
+from ..names import from_blender, object_export_name
 from . import plugin as plugin_data
 from .ala import AnimationExportOptions, armature_actions, build_animation, file_name_for
 from .bone_zero import arm_transform_warning
 from .common import (
-    ExportError, ExportOptions, ExportResult, Problem, Report, export_name,
+    ExportError, ExportOptions, ExportResult, Problem, Report,
 )
 from .mesh import MeshContext, build_mesh
 from .plugin import armature_members
@@ -271,7 +271,7 @@ class _Exporter:
             a.object == b.object and a.bone == b.bone for a, b in zip(old, new))
 
     def _mesh(self, obj, bone, src):
-        name = export_name(obj.name, obj.alamo.name, obj.get("alamo_import_name"))
+        name = from_blender(object_export_name(obj))
         self.check_name("mesh", name, [obj])
         self._obj = obj
         p = obj.alamo
@@ -291,8 +291,8 @@ class _Exporter:
         try:
             mesh = build_mesh(self._mesh_context(), obj, bone, name)
         except ExportError as e:
-            for text in e.problems:
-                self.report.error(f"mesh {obj.name!r}: {text}", [obj])
+            for p in e.details:
+                self.report.error(f"mesh {obj.name!r}: {p.text}", [obj], p.elements_selected)
             return None
         return plugin_data.apply_mesh_flags(obj, mesh, self.report)
 
@@ -364,7 +364,7 @@ class _Exporter:
             hotspot = falloff * (1.0 - data.spot_blend)
         else:
             falloff, hotspot = p.falloff, p.hotspot
-        name = export_name(obj.name, p.name, obj.get("alamo_import_name"))
+        name = from_blender(object_export_name(obj))
         self.check_name("light", name, [obj])
         rec = Light(name, ltype, np.array(data.color, "<f4"), np.float32(intensity),
                     np.float32(p.far_attenuation_end), np.float32(p.far_attenuation_start),
@@ -391,7 +391,7 @@ class _Exporter:
         for obj in self._ordered_by_index(objs, len(src)):
             p = obj.alamo
             bone = self.connection_bone(obj)
-            name = export_name(obj.name, p.name, obj.get("alamo_import_name"))
+            name = from_blender(object_export_name(obj))
             self.check_name("proxy", name, [obj], mini=True)
             s = src[p.file_index] if 0 <= p.file_index < len(src) else None
             hidden = int(p.hidden)
@@ -422,7 +422,7 @@ class _Exporter:
             bone = self.connection_bone(obj)
             local = inverse(self.worlds[bone]) @ self.to_model(obj)
             s = src[p.file_index] if 0 <= p.file_index < len(src) else None
-            name = export_name(obj.name, p.name, obj.get("alamo_import_name"))
+            name = from_blender(object_export_name(obj))
             self.check_name("dazzle", name, [obj], mini=True)
             texture = from_blender(p.texture)
             self.check_name("dazzle texture", texture, [obj], mini=True)

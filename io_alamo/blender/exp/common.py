@@ -5,7 +5,7 @@ module, so alo, ala, alm, mesh, shadow, skeleton and plugin can all import it.""
 import time
 from dataclasses import dataclass, field
 
-from ..names import from_blender
+from ..problems import ERROR, Problem, add_warning, texts
 
 MAX_VERTICES = 65535
 MAX_SKIN_BONES = 24
@@ -13,23 +13,20 @@ MINI_STRING_BYTES = 254     # a mini-chunk holds 255 bytes: the text and its ter
 
 
 class ExportError(Exception):
-    """The scene cannot be written; ``problems`` lists why, ``objects`` what to select,
-    ``details`` the same as Problem records (errors and warnings, with their objects)."""
+    """The scene cannot be written. ``details``: Problem records (the errors, then any
+    warnings found before); ``problems``: the errors' texts; ``objects``: the Blender objects
+    to select."""
 
-    def __init__(self, problems, objects=(), details=()):
-        self.problems = problems
+    def __init__(self, problems, objects=(), details=(), elements_selected=False):
         self.objects = list(objects)
-        self.details = list(details)
-        super().__init__("; ".join(problems))
+        names = [o.name for o in self.objects]
+        self.details = list(details) or [Problem(ERROR, t, names, elements_selected)
+                                         for t in problems]
+        super().__init__("; ".join(self.problems))
 
-
-@dataclass
-class Problem:
-    """One finding of the checks before writing: ``level`` ERROR (stops the export) or
-    WARNING; ``objects`` the names of the objects it is about."""
-    level: str
-    text: str
-    objects: list = field(default_factory=list)
+    @property
+    def problems(self):
+        return texts(self.details, ERROR)
 
 
 @dataclass
@@ -54,38 +51,35 @@ class ExportResult:
 
     @property
     def warnings(self):
-        return [p.text for p in self.problems]
+        return texts(self.problems)
 
-
-def export_name(blender_name, file_name, import_name):
-    """The file name of a bone or object: the original, unless renamed in Blender."""
-    if file_name and blender_name == import_name:
-        return from_blender(file_name)
-    return from_blender(blender_name)
+    def summary(self):
+        c = self.counts
+        text = (f"{c.get('bones', 0)} bones, {c.get('meshes', 0)} meshes, "
+                f"{c.get('lights', 0)} lights, {c.get('proxies', 0)} proxies, "
+                f"{c.get('dazzles', 0)} dazzles")
+        return text + (f", {len(self.animations)} animations" if self.animations else "")
 
 
 class Report:
     """Findings while a model is built: warnings (Problem records, one per text with every
-    object it concerns) in ``problems``, errors as (text, objects) in ``errors``, and the
+    object it concerns) in ``problems``, errors (Problem records) in ``errors``, and the
     seconds per stage in ``timings``."""
 
     def __init__(self, problems=None, timings=None):
         self.problems = problems if problems is not None else []
         self.timings = timings if timings is not None else {}
-        self.errors = []
+        self.errors = []                 # ERROR Problem records
+        self.error_objects = []          # the Blender objects they are about, to select
         self.plugin_taken = {}     # what an ALAMO plugin scene's data gave: kind -> keys
         self._tick = None
 
     def warn(self, text, objects=()):
-        names = [o.name for o in objects]
-        for p in self.problems:
-            if p.text == text:               # once per text, with every object it concerns
-                p.objects += [n for n in names if n not in p.objects]
-                return
-        self.problems.append(Problem("WARNING", text, names))
+        add_warning(self.problems, text, objects)
 
-    def error(self, text, objects=()):
-        self.errors.append((text, list(objects)))
+    def error(self, text, objects=(), elements_selected=False):
+        self.errors.append(Problem(ERROR, text, [o.name for o in objects], elements_selected))
+        self.error_objects += objects
 
     def tick(self, stage):
         """Add the time since the last tick to ``stage`` (the benchmark prints them)."""
@@ -116,6 +110,5 @@ class Report:
     def raise_errors(self):
         """Raise the ExportError of the errors found, with the warnings as details."""
         if self.errors:
-            objs = [o for _, os_ in self.errors for o in os_]
-            details = [Problem("ERROR", t, [o.name for o in os_]) for t, os_ in self.errors]
-            raise ExportError([t for t, _ in self.errors], objs, details + self.problems)
+            raise ExportError(texts(self.errors), self.error_objects,
+                              self.errors + self.problems)

@@ -127,7 +127,8 @@ def _skin(ctx, obj, me, faces, loops, used_mats, formats, materials, bone_of_gro
             sel[bad] = True
             me.vertices.foreach_set("select", sel)
         raise ExportError([f"{len(bad)} skinned vertices have no bone weights "
-                           "(they would not move with the skeleton); they are selected"])
+                           "(they would not move with the skeleton); they are selected"],
+                          elements_selected=True)
     corner_v = loops["vertex"][faces.tri_loops].reshape(-1, 3)
     for k in used_mats.tolist():
         vs = np.unique(corner_v[faces.tri_mat == k])

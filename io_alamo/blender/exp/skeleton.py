@@ -8,11 +8,11 @@ import numpy as np
 
 from ...formats import AlamoFormatError, Bone, Skeleton, read_alo
 from ..matrices import inverse, nearest_rotation
+from ..names import export_name, from_blender
 from ..props import BILLBOARD_ITEMS
 from ..rest import rest_unedited
 from ..source import get_source
 from .bone_zero import ROOT_NAME, plan_bone_zero
-from .common import export_name
 
 BILLBOARD_VALUES = {ident: value for ident, _, _, value in BILLBOARD_ITEMS}
 
@@ -65,7 +65,7 @@ def build_skeleton(arm, source, report):
     for b in order:
         parent = bone_index[b.parent.name] if b.parent else first - 1
         p = b.alamo
-        name = export_name(b.name, p.name, p.blender_name)
+        name = from_blender(export_name(b.name, p.name, p.blender_name))
         report.check_name("bone", name, [arm])
         if b.name == zero.own:
             matrix = np.eye(3, 4, dtype="<f4")

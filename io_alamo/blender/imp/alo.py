@@ -17,9 +17,10 @@ from ...formats.files import read_file_bytes
 from ...naming import format_is_b4i4, model_animation_names
 from .. import compat, fingerprint
 from ..corners import store_corner_keys
+from ..problems import WARNING, Problem, texts
 from ..rest import remember_rest
 from ..matrices import inverse, nearest_rotation, rigid_inverse
-from ..names import bone_name, to_blender
+from ..names import IMPORT_NAME_KEY, bone_name, to_blender
 from ..source import set_source, source_text
 from ..transaction import Transaction
 from ..props import BILLBOARD_ITEMS, PARAM_TYPE_ITEMS
@@ -50,8 +51,16 @@ class ImportResult:
     armature: object = None
     objects: list = field(default_factory=list)
     counts: dict = field(default_factory=dict)
-    warnings: list = field(default_factory=list)
+    problems: list = field(default_factory=list)          # WARNING Problem records
     left_animations: dict = field(default_factory=dict)   # .ala file name: its model's file
+
+    @property
+    def warnings(self):
+        """The warnings' texts, in order (as the export's result gives them)."""
+        return texts(self.problems)
+
+    def warn(self, text, objects=()):
+        self.problems.append(Problem(WARNING, text, [o.name for o in objects]))
 
     def summary(self):
         c = self.counts
@@ -113,7 +122,7 @@ class _ModelBuilder:
         self.object_bones = model.object_bones()
 
     def warn(self, text):
-        self.result.warnings.append(text)
+        self.result.warn(text)
 
     def build(self):
         tx = self.tx
@@ -165,12 +174,13 @@ class _ModelBuilder:
             if source_text(res.action) is not None:
                 self.tx.add(source_text(res.action))
             self.result.counts["animations"] += 1
-            self.result.warnings += [f"{os.path.basename(path)}: {w}" for w in res.warnings]
+            for w in res.warnings:
+                self.warn(f"{os.path.basename(path)}: {w}")
 
     def _link(self, obj):
         self.collection.objects.link(obj)
         self.result.objects.append(obj)
-        obj["alamo_import_name"] = obj.name    # renaming in Blender renames in the file
+        obj[IMPORT_NAME_KEY] = obj.name    # renaming in Blender renames in the file
         return obj
 
     # --- skeleton -------------------------------------------------------------------------

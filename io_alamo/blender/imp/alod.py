@@ -72,7 +72,7 @@ class _AlodBuilder:
         self.rest = _finite(alod.world_matrices())
 
     def warn(self, text):
-        self.result.warnings.append(text)
+        self.result.warn(text)
 
     def _link(self, obj):
         self.collection.objects.link(obj)
@@ -240,7 +240,8 @@ class _AlodBuilder:
         action.use_frame_range = True
         action.frame_range = (start, start + max(nf - 1, 1))
         if self.options.set_scene_frame_rate:
-            self.result.warnings += set_scene_frame_rate(scene, alod.rate())
+            for w in set_scene_frame_rate(scene, alod.rate()):
+                self.warn(w)
             scene.frame_end = start + max(nf - 1, 0)
 
     def _pose_bases(self):

@@ -12,6 +12,7 @@ import bpy
 import numpy as np
 
 from .. import compat
+from ..names import IMPORT_NAME_KEY
 from ..props import find_param
 from ..ui import switch_shader
 from .mesh_arrays import add_vertex_groups
@@ -173,5 +174,5 @@ def mesh_object(tx, alod, name, tris, points, materials, bone_names, arm_obj, wa
     mod.object = arm_obj
     p = obj.alamo
     p.role, p.name = "MESH", name
-    obj["alamo_import_name"] = obj.name
+    obj[IMPORT_NAME_KEY] = obj.name
     return obj
