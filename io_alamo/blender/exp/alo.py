@@ -23,13 +23,12 @@ from ..names import from_blender, object_export_name
 from . import plugin as plugin_data
 from .ala import AnimationExportOptions, armature_actions, build_animation, file_name_for
 from .bone_zero import arm_transform_warning
-from .common import (
-    ExportError, ExportOptions, ExportResult, Problem, Report,
-)
+from .common import ExportError, ExportOptions, ExportResult, Problem, Report
 from .mesh import MeshContext, build_mesh
 from .plugin import armature_members
 from .skeleton import build_skeleton, parse_source
 
+# the public API (README), and the names the UI and the batch converter take from here
 __all__ = ["ExportError", "ExportOptions", "ExportResult", "Problem", "build_model",
            "export_alo", "find_armature", "gather"]
 
