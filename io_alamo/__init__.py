@@ -25,17 +25,20 @@ _cli_handle = None
 def register():
     """Called by Blender when the add-on is enabled."""
     global _cli_handle
+    # bpy-optional: importing io_alamo (the format layer, the command line) never loads
+    # Blender; only Blender calls register() and unregister()
     import bpy
 
-    from . import batch, blender
+    from . import blender
+    from .blender.batch import cli_command
     blender.register()
     if hasattr(bpy.utils, "register_cli_command"):        # blender -b -c alamo ...
-        _cli_handle = bpy.utils.register_cli_command("alamo", batch.cli_command)
+        _cli_handle = bpy.utils.register_cli_command("alamo", cli_command)
 
 
 def unregister():
     global _cli_handle
-    import bpy
+    import bpy  # bpy-optional, as in register()
 
     from . import blender
     if _cli_handle is not None:

@@ -7,46 +7,16 @@ import os
 import sys
 
 from . import batch
+from .choices import ALA_FORMATS
 from .formats.animation import convert_animation, read_ala
 from .formats.chunks import read_chunks
+from .formats.compare import chunk_path_at, first_difference
 from .formats.describe import chunk_tree, format_tree, summary, without_filename
 from .formats.errors import AlamoFormatError, FormatError
 from .formats.files import encode, read_file_bytes, read_any, save
 from .formats.kinds import foreign_kind
 from .formats.sniff import NotAlamoError, check_alamo
 from .formats.validate import validate
-
-
-def first_difference(a, b):
-    """Offset of the first differing byte (or the shorter length), or None if equal."""
-    if a == b:
-        return None
-    n = min(len(a), len(b))
-    lo = 0
-    step = 1 << 16
-    while lo < n and a[lo:lo + step] == b[lo:lo + step]:
-        lo += step
-    while lo < n and a[lo] == b[lo]:
-        lo += 1
-    return lo
-
-
-def chunk_path_at(data, offset):
-    """The path of the innermost chunk of ``data`` that contains ``offset``."""
-    try:
-        nodes = read_chunks(data)
-    except AlamoFormatError:
-        return "?"
-    path = "(outside any chunk)"
-    while nodes:
-        for c in nodes:
-            if c.offset <= offset < c.offset + 8 + c.size():
-                path = c.path
-                nodes = c.children or []
-                break
-        else:
-            break
-    return path
 
 
 def read_input(path):
@@ -167,7 +137,7 @@ def build_parser(prog=None):
     s = sub.add_parser("convert-ala", help="convert an animation between formats #1 and #2")
     s.add_argument("input")
     s.add_argument("output")
-    s.add_argument("--format", type=int, choices=(1, 2), required=True,
+    s.add_argument("--format", type=int, choices=sorted(ALA_FORMATS), required=True,
                    help="1 = Empire at War, 2 = Forces of Corruption")
     s.set_defaults(run=cmd_convert_ala)
     sub.add_parser("batch", add_help=False,

@@ -51,7 +51,7 @@ def main(argv=None):
     import bpy
 
     import io_alamo
-    from io_alamo import batch
+    from io_alamo.blender import batch
     io_alamo.register()
     try:
         step(f"importing into Blender {bpy.app.version_string} (headless): .blend, .glb, "

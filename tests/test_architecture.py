@@ -14,27 +14,19 @@ PACKAGE = ROOT / "io_alamo"
 MAX_MODULE_LINES = 600
 MAX_FUNCTION_LINES = 100
 
-# --- known violations (issue #18, part B) ---------------------------------------------------
-# blender/exp: ala.py imports ExportError, ExportOptions, _Exporter and _source from alo.py;
-# mesh.py and shadow.py import limits and ExportError from alo.py, and alo.py imports them
-# back (partly inside functions). Part B gives the export a leaf module for errors, limits and
-# options and a build_skeleton() both exports call.
-KNOWN_CYCLES = [
-    {"io_alamo.blender.exp.alo", "io_alamo.blender.exp.ala", "io_alamo.blender.exp.mesh",
-     "io_alamo.blender.exp.shadow"},
-    # batch.py's main() imports register() from io_alamo, whose register() imports batch
-    # (both inside functions). Part B moves batch.py under blender/.
-    {"io_alamo", "io_alamo.batch", "io_alamo.cli"},
-]
-# Part B splits these along their sections (ui.py into a blender/ui/ package by area).
+# --- known violations ------------------------------------------------------------------------
+KNOWN_CYCLES = []
+# The UI, split into a blender/ui/ package by area on its own branch (issue #18).
 KNOWN_LONG_MODULES = {
     "io_alamo/blender/ui.py",
-    "io_alamo/blender/exp/alo.py",
-    "io_alamo/blender/imp/alo.py",
 }
-# Part B splits these along the phases they already mark.
-KNOWN_LONG_FUNCTIONS = {
-    "io_alamo/blender/exp/mesh.py:_build",
+KNOWN_LONG_FUNCTIONS = set()
+# Imports inside functions, only where bpy is optional: importing io_alamo (format layer,
+# command line) never loads Blender, and the batch entry point says "needs bpy" without it.
+IMPORTS_INSIDE_FUNCTIONS = {
+    "io_alamo/__init__.py:register",       # bpy, the Blender layer: only Blender calls it
+    "io_alamo/__init__.py:unregister",
+    "io_alamo/batch.py:main",              # bpy checked here; then the Blender half
 }
 
 
@@ -174,6 +166,32 @@ def test_no_function_over_100_lines_beyond_the_known_ones():
         f"now short enough, remove from KNOWN_LONG_FUNCTIONS: {KNOWN_LONG_FUNCTIONS - set(found)}"
 
 
+def imports_inside_functions(package=PACKAGE, root=ROOT):
+    """``path:qualified.name`` of every function (or method) with an import statement in it."""
+    out = set()
+
+    def visit(node, prefix, path, in_function):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.Import, ast.ImportFrom)) and in_function:
+                out.add(f"{path}:{prefix.rstrip('.')}")
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                inner = in_function or not isinstance(child, ast.ClassDef)
+                visit(child, prefix + child.name + ".", path, inner)
+            else:
+                visit(child, prefix, path, in_function)
+
+    for p in module_files(package):
+        visit(ast.parse(p.read_text(encoding="utf-8")), "", rel(p, root), False)
+    return out
+
+
+def test_imports_inside_functions_only_where_bpy_is_optional():
+    found = imports_inside_functions()
+    assert found == IMPORTS_INSIDE_FUNCTIONS, (
+        f"new: {sorted(found - IMPORTS_INSIDE_FUNCTIONS)}; "
+        f"gone, remove from the list: {sorted(IMPORTS_INSIDE_FUNCTIONS - found)}")
+
+
 def test_the_format_layer_is_not_on_any_list():
     """The Blender-free layer has no known violation left to carry."""
     listed = set().union(*KNOWN_CYCLES) | {m.replace("/", ".") for m in KNOWN_LONG_MODULES} \
@@ -204,6 +222,15 @@ def test_cycles_are_found_through_relative_imports_and_imports_inside_functions(
     assert graph["pkg.sub.b"] == {"pkg.c"}
     assert graph["pkg.d"] == {"pkg.c"}
     assert cycles(graph) == [{"pkg.sub.a", "pkg.sub.b", "pkg.c"}]
+
+
+def test_imports_inside_functions_are_found_in_methods_and_nested_functions(tmp_path):
+    pkg = write_package(tmp_path, {
+        "pkg/m.py": "import os\nclass C:\n    import sys\n    def f(self):\n"
+                    "        if os:\n            from os import path\n",
+        "pkg/n.py": "def outer():\n    def inner():\n        import json\n",
+    })
+    assert imports_inside_functions(pkg, tmp_path) == {"pkg/m.py:C.f", "pkg/n.py:outer.inner"}
 
 
 def test_long_functions_are_found_among_methods_and_nested_functions(tmp_path):

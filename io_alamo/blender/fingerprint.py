@@ -7,7 +7,10 @@ the file's own data for it, byte for byte.
 
 import hashlib
 
+import bpy
 import numpy as np
+
+from . import compat
 
 KEY = "alamo_fingerprint"
 
@@ -75,7 +78,6 @@ _TEMP = "io_alamo weights"
 
 
 def _weights_by_nodes(obj, me):
-    import bpy
     names = [g.name for g in obj.vertex_groups]
     taken = set(me.attributes.keys())
     if any(not n or n in taken for n in names) or len(set(names)) != len(names):
@@ -136,7 +138,6 @@ def mesh_parts(me, obj, weights=None):
     co = np.empty(len(me.vertices) * 3, np.float32)
     me.vertices.foreach_get("co", co)
     parts["co"] = co
-    from . import compat
     parts["loops"] = compat.corner_vertices(me)
     parts["material_index"] = compat.material_indices(me)
     for layer in me.uv_layers:
@@ -218,7 +219,6 @@ def action_parts(action, armature):
     """What an imported action's motion depends on: every key of every F-curve (frame, value,
     interpolation), the action's frame range and rate, and the armature's rest pose. Bones
     are named as at import, so a rename alone is not an edit."""
-    from . import compat
     parts = {}
     import_names = {b.name: b.alamo.blender_name for b in armature.data.bones
                     if b.alamo.blender_name}

@@ -28,3 +28,22 @@ def bone_name(text):
     between characters. The whole name is kept on the bone's Alamo properties."""
     data = to_blender(text).encode("utf-8")[:BONE_NAME_BYTES]
     return data.decode("utf-8", "ignore")
+
+
+# The object's Blender name when it was imported (a custom property): while the object keeps
+# that name, it is written under the file's own name (its Alamo properties); renaming it in
+# Blender renames it in the file.
+IMPORT_NAME_KEY = "alamo_import_name"
+
+
+def export_name(blender_name, file_name, import_name):
+    """The name a bone or object gets in the file, as Blender text: the file's own name
+    unless renamed in Blender since import (writers pass it through :func:`from_blender`)."""
+    if file_name and blender_name == import_name:
+        return file_name
+    return blender_name
+
+
+def object_export_name(obj):
+    """:func:`export_name` of an object (mesh, light, proxy, dazzle)."""
+    return export_name(obj.name, obj.alamo.name, obj.get(IMPORT_NAME_KEY))

@@ -6,22 +6,15 @@ import bpy
 from bpy.props import BoolProperty, CollectionProperty, EnumProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
+from ..choices import AS_IMPORTED_FORMAT_ITEMS, SCOPE_ITEMS
 from ..formats import AlamoFormatError
+from .armature import AnimationTargetError, find_armature
 from .exp.ala import AnimationExportOptions, export_ala
 from .exp.alo import ExportError, ExportOptions, export_alo
-from .imp.ala import AnimationImportOptions, AnimationTargetError, find_armature, import_ala
+from .imp.ala import AnimationImportOptions, import_ala
 from .imp.alo import ImportOptions, import_alo
 from .prefs import default_ala_format, user_texture_folders
 from .progress import advance, expect, reports_progress
-
-ALA_FORMATS = [("2", "#2 Forces of Corruption", "Forces of Corruption's format (the game reads "
-                "both)"),
-               ("1", "#1 Empire at War", "The original Empire at War format")]
-# an imported action goes out in its own format (Empire at War reads only #1); the
-# preference is for new actions
-AS_IMPORTED_FORMATS = [("0", "As Imported", "The format the action was imported from; new "
-                        "actions in the format the add-on preferences name")] + ALA_FORMATS
-
 
 class _FileListImport(ImportHelper):
     """Several files at once (multi-selection, or a drop of several files), and drops that
@@ -110,7 +103,7 @@ class IMPORT_ANIM_OT_ala(bpy.types.Operator, _FileListImport):
     @reports_progress
     def execute(self, context):
         try:
-            armature = find_armature(context)
+            armature = find_armature(context, required=True)
         except AnimationTargetError as e:
             self.report({"ERROR"}, str(e))
             return {"CANCELLED"}
@@ -146,11 +139,7 @@ class EXPORT_SCENE_OT_alo(bpy.types.Operator, ExportHelper):
 
     scope: EnumProperty(
         name="Export", default="ARMATURE",
-        items=[("ARMATURE", "Armature", "The armature the selection belongs to and everything "
-                "attached to it"),
-               ("SELECTION", "Selection", "Selected objects only"),
-               ("VISIBLE", "Visible", "Objects visible in the viewport"),
-               ("SCENE", "Scene", "Every object of the scene")])
+        items=SCOPE_ITEMS)
     apply_modifiers: BoolProperty(
         name="Apply Modifiers", default=True,
         description="Write meshes with their modifiers applied (Armature modifiers excepted)")
@@ -162,7 +151,7 @@ class EXPORT_SCENE_OT_alo(bpy.types.Operator, ExportHelper):
         name="Export Animations", default=False,
         description="Also write every action of the armature as <MODEL>_<ACTION>.ala beside "
                     "the model")
-    ala_format: EnumProperty(name="Animation Format", default="0", items=AS_IMPORTED_FORMATS)
+    ala_format: EnumProperty(name="Animation Format", default="0", items=AS_IMPORTED_FORMAT_ITEMS)
 
     @reports_progress
     def execute(self, context):
@@ -206,7 +195,7 @@ class EXPORT_ANIM_OT_ala(bpy.types.Operator, ExportHelper):
     filename_ext = ".ala"
     filter_glob: StringProperty(default="*.ala", options={"HIDDEN"})
 
-    format: EnumProperty(name="Format", default="0", items=AS_IMPORTED_FORMATS)
+    format: EnumProperty(name="Format", default="0", items=AS_IMPORTED_FORMAT_ITEMS)
     frame_range: EnumProperty(
         name="Frame Range", default="ACTION",
         items=[("ACTION", "Action", "The action's frame range"),
@@ -220,13 +209,13 @@ class EXPORT_ANIM_OT_ala(bpy.types.Operator, ExportHelper):
     @classmethod
     def poll(cls, context):
         try:
-            arm = find_armature(context)
+            arm = find_armature(context, required=True)
         except AnimationTargetError:
             return False
         return arm.animation_data is not None and arm.animation_data.action is not None
 
     def invoke(self, context, event):
-        arm = find_armature(context)
+        arm = find_armature(context, required=True)
         if not self.filepath and arm.animation_data and arm.animation_data.action:
             self.filepath = arm.animation_data.action.name + self.filename_ext
         return super().invoke(context, event)
@@ -234,7 +223,7 @@ class EXPORT_ANIM_OT_ala(bpy.types.Operator, ExportHelper):
     @reports_progress
     def execute(self, context):
         try:
-            arm = find_armature(context)
+            arm = find_armature(context, required=True)
         except AnimationTargetError as e:
             self.report({"ERROR"}, str(e))
             return {"CANCELLED"}

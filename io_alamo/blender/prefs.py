@@ -3,6 +3,8 @@
 import bpy
 from bpy.props import CollectionProperty, EnumProperty, StringProperty
 
+from ..choices import ALA_FORMAT_ITEMS
+
 ADDON_ID = __package__.rpartition(".")[0]     # "io_alamo", or "bl_ext.<repo>.io_alamo"
 
 
@@ -18,8 +20,7 @@ class AlamoPreferences(bpy.types.AddonPreferences):
     ala_format: EnumProperty(
         name="Animation Format", default="2",
         description="Format of animations made in Blender (imported ones keep their own)",
-        items=[("2", "#2 Forces of Corruption", "Forces of Corruption's format"),
-               ("1", "#1 Empire at War", "The original Empire at War format")])
+        items=ALA_FORMAT_ITEMS)
 
     def draw(self, context):
         self.layout.prop(self, "ala_format")

@@ -18,10 +18,13 @@ from bpy.props import (
 from mathutils import Matrix
 
 from .. import naming, shaders
+from ..choices import SCOPE_ITEMS
 from ..formats import AlamoFormatError
 from . import compat
+from .armature import find_armature
 from .exp.ala import armature_actions
-from .exp.alo import ExportError, ExportOptions, Problem, build_model, find_armature
+from .exp.alo import ExportError, ExportOptions, Problem, build_model
+from .names import object_export_name as export_name
 from .imp import materials
 from .source import has_source
 from .imp.alo import LIGHT_WATTS_PER_INTENSITY
@@ -31,28 +34,11 @@ from .shown import hidden_in_game
 from .props import PARAM_TYPE_ITEMS, AlamoShaderParam, param_value
 
 CATEGORY = "Alamo"
-# exp/mesh.py ends the text of problems whose faulty vertices it selected with these words
-ELEMENTS_SELECTED = "they are selected"
-SCOPE_ITEMS = [
-    ("ARMATURE", "Armature", "The armature the selection belongs to and everything attached "
-     "to it"),
-    ("SELECTION", "Selection", "Selected objects only"),
-    ("VISIBLE", "Visible", "Objects visible in the viewport"),
-    ("SCENE", "Scene", "Every object of the scene"),
-]
 SHADER_ITEMS = [(s.name, s.name, f"{s.description or s.name} ({s.kind} shader)")
                 for s in (shaders.find(n) for n in shaders.names())]
 
 
 # --- what the tools work on -----------------------------------------------------------------
-
-def export_name(obj):
-    """The name the object gets in the file: the imported one unless renamed in Blender."""
-    p = obj.alamo
-    if p.name and obj.name == obj.get("alamo_import_name"):
-        return p.name
-    return obj.name
-
 
 def active_bone(context):
     """(armature object, bone name) of the active armature's active bone, else (None, None)."""
@@ -592,6 +578,7 @@ class AlamoProblem(bpy.types.PropertyGroup):
         ("WARNING", "Warning", "The export works, but check this")])
     text: StringProperty(name="Problem")
     objects: CollectionProperty(type=AlamoProblemObject)
+    elements_selected: BoolProperty(name="Elements Selected")
 
 
 def validate(context, options=None):
@@ -614,6 +601,7 @@ def store_problems(wm, problems):
         item = wm.alamo_problems.add()
         item.level = p.level
         item.text = p.text
+        item.elements_selected = p.elements_selected
         for name in p.objects:
             item.objects.add().name = name
     errors = sum(p.level == "ERROR" for p in problems)
@@ -638,7 +626,7 @@ def select_problem(context, problem, show_elements=False):
     for o in objs:
         o.select_set(True)
     vl.objects.active = objs[0]
-    if show_elements and objs[0].type == "MESH" and ELEMENTS_SELECTED in problem.text:
+    if show_elements and objs[0].type == "MESH" and problem.elements_selected:
         bpy.ops.object.mode_set(mode="EDIT")
         context.tool_settings.mesh_select_mode = (True, False, False)
     return objs

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from io_alamo import batch
+from io_alamo.blender import batch
 from io_alamo.sample import write_sample
 
 bpy = pytest.importorskip("bpy")

@@ -23,7 +23,8 @@ from ..fingerprint import bone_of_path
 from ..matrices import inverse
 from ..source import get_source, has_source
 from .ala_bones import merge_steps, moving_bones, renamed, source_animation, source_bones
-from .alo import ExportError, ExportOptions, _Exporter, _source
+from .common import ExportError, Report
+from .skeleton import build_skeleton, parse_source
 
 MAX_FRAMES = 100_000
 VISIBLE_PATH = "alamo.visible"
@@ -123,7 +124,13 @@ def action_format(action, new_format=2):
     return new_format
 
 
-def build_animation(context, armature, action, options):
+_UNPARSED = object()
+
+
+def build_animation(context, armature, action, options, source=_UNPARSED):
+    """The Animation record of ``action`` on ``armature``. ``source``: the armature's
+    imported model as parse_source() gives it, when the caller has parsed it already (the
+    model export does, once for all its actions)."""
     result = AnimationExportResult()
     clock = time.perf_counter()
     fmt = options.format if options.format is not None else \
@@ -133,14 +140,15 @@ def build_animation(context, armature, action, options):
     start, frames = frame_span(context, action, options)
     fps = frame_rate(context, action, options)
     # bone order, names and parents exactly as the .alo export writes them
-    exporter = _Exporter(context, ExportOptions())
-    exporter.arm, exporter.source = armature, _source(armature)
-    exporter._skeleton()
-    skeleton, bone_index = exporter.skeleton, exporter.bone_index
-    source = _source_animation(action, armature, frames, fps)
-    if source is not None:
-        source = renamed(source, armature, skeleton, bone_index)
-        anim = source if source.format == fmt else convert_animation(source, fmt)
+    if source is _UNPARSED:
+        source = parse_source(armature)
+    # the model export's findings about the skeleton are its own: not repeated here
+    built = build_skeleton(armature, source, Report())
+    skeleton, bone_index = built.skeleton, built.bone_index
+    kept = _source_animation(action, armature, frames, fps)
+    if kept is not None:
+        kept = renamed(kept, armature, skeleton, bone_index)
+        anim = kept if kept.format == fmt else convert_animation(kept, fmt)
         result.animation, result.reused = anim, True
         result.frames, result.fps, result.bones = frames, fps, len(anim.bones)
         result.timings["reuse"] = time.perf_counter() - clock
@@ -157,7 +165,7 @@ def build_animation(context, armature, action, options):
     # bone 0 never moves in a game animation: it stays where the model has it (identity for
     # a Root the export adds or writes as identity), and motion given to it in Blender is
     # carried by its children
-    matrices[:, 0] = exporter.worlds[0]
+    matrices[:, 0] = built.worlds[0]
     result.timings["evaluate pose"] = time.perf_counter() - clock
     clock = time.perf_counter()
     local = matrices.copy()

@@ -13,7 +13,7 @@ import numpy as np
 
 from ...formats import AlamoFormatError, read_ala
 from ...formats.ala_codec import unpack_bits
-from ..imp.ala import match_bones
+from ..armature import match_bones
 from ..source import get_source
 
 

@@ -17,8 +17,8 @@ from ...formats.alm1 import (
 from ...formats.files import save_all
 from .. import compat, morph
 from ..source import get_source
-from .alo import MAX_VERTICES, ExportError
-from .mesh import _distinct_loops, _triangles
+from .common import MAX_VERTICES, ExportError
+from .mesh_arrays import distinct_loops, triangles
 
 FRAME_SOURCES = ("SHAPE_KEYS", "SCENE")
 TEMP_NAME = "io_alamo alm normals"
@@ -109,7 +109,7 @@ def _shape_key_frames(context, me):
     mesh's own, custom, normals)."""
     count = len(me.shape_keys.key_blocks) if me.shape_keys else 1
     normals = [morph.corner_normals(me)] + _key_normals(context, me, count)
-    tri_loops, _ = _triangles(me)
+    tri_loops, _ = triangles(me)
     return _Frames(morph.key_positions(me), normals, morph.uv_corners(me),
                    compat.corner_vertices(me), tri_loops)
 
@@ -165,7 +165,7 @@ def _scene_frames(context, obj):
             try:
                 corners = compat.corner_vertices(me)
                 if first is None:
-                    first = _Frames(None, None, morph.uv_corners(me), corners, _triangles(me)[0])
+                    first = _Frames(None, None, morph.uv_corners(me), corners, triangles(me)[0])
                 elif len(me.vertices) != positions[0].shape[0] or \
                         not np.array_equal(corners, first.corner_vertex):
                     raise ExportError([f"mesh {obj.name!r}: its faces change at frame {t:g}; "
@@ -195,7 +195,7 @@ def _model(obj, f, result):
     words = [f.corner_vertex.astype(np.uint32), *np.ascontiguousarray(uv.T).view(np.uint32)]
     for n in f.normals:
         words += list(np.ascontiguousarray(n.T).view(np.uint32))
-    number, first = _distinct_loops(words)
+    number, first = distinct_loops(words)
     order = np.lexsort((first, f.corner_vertex[first]))     # by vertex, then first use
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))

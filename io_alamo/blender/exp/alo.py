@@ -8,92 +8,45 @@ import exports byte for byte. Everything else is built from Blender data.
 import copy
 import os
 import time
-from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...formats import (
-    AlamoFormatError, Bone, Connections, Dazzle, Light, Material, Mesh, Model,
-    ObjectConnection, ParamType, Proxy, ShaderParam, Skeleton, read_alo,
-)
+from ...formats import Bone, Connections, Dazzle, Light, Material, Mesh, Model, ObjectConnection
+from ...formats import ParamType, Proxy, ShaderParam
 from ...formats.files import save_all
+from ... import shaders
 from .. import fingerprint, progress
+from ..armature import find_armature
 from ..attach import child_of_bone, child_of_rest_world
 from ..matrices import inverse, nearest_rotation
-from ..rest import rest_unedited
-from .bone_zero import ROOT_NAME, arm_transform_warning, plan_bone_zero
-from ..names import from_blender
-from ..source import get_source
-from ..props import BILLBOARD_ITEMS
+from ..names import from_blender, object_export_name
 from . import plugin as plugin_data
+from .ala import AnimationExportOptions, armature_actions, build_animation, file_name_for
+from .bone_zero import arm_transform_warning
+from .common import ExportError, ExportOptions, ExportResult, Problem, Report
+from .mesh import MeshContext, build_mesh
 from .plugin import armature_members
+from .skeleton import build_skeleton, parse_source
 
-MAX_VERTICES = 65535
-MAX_SKIN_BONES = 24
-BILLBOARD_VALUES = {ident: value for ident, _, _, value in BILLBOARD_ITEMS}
+# the public API (README), and the names the UI and the batch converter take from here
+__all__ = ["ExportError", "ExportOptions", "ExportResult", "Problem", "build_model",
+           "export_alo", "find_armature", "gather"]
+
 LIGHT_TYPES = {"POINT": 0, "SUN": 1, "SPOT": 2}
 DEFAULT_SHADER = "alDefault.fx"
-
-
-class ExportError(Exception):
-    """The scene cannot be written; ``problems`` lists why, ``objects`` what to select,
-    ``details`` the same as Problem records (errors and warnings, with their objects)."""
-
-    def __init__(self, problems, objects=(), details=()):
-        self.problems = problems
-        self.objects = list(objects)
-        self.details = list(details)
-        super().__init__("; ".join(problems))
-
-
-@dataclass
-class Problem:
-    """One finding of the checks before writing: ``level`` ERROR (stops the export) or
-    WARNING; ``objects`` the names of the objects it is about."""
-    level: str
-    text: str
-    objects: list = field(default_factory=list)
-
-
-MINI_STRING_BYTES = 254     # a mini-chunk holds 255 bytes: the text and its terminator
-
-
-@dataclass
-class ExportOptions:
-    scope: str = "ARMATURE"          # ARMATURE, SELECTION, VISIBLE, SCENE
-    apply_modifiers: bool = True
-    own_bones: bool = False          # objects without a bone get a bone of their own
-    animations: bool = False         # also every action of the armature, <MODEL>_<ACTION>.ala
-    ala_format: int = None           # their format: 2 (Forces of Corruption) or 1 (EaW);
-    new_ala_format: int = 2          # None: each as imported, new ones in new_ala_format
-
-
-@dataclass
-class ExportResult:
-    model: object = None
-    armature: object = None
-    animations: list = field(default_factory=list)     # .ala files written beside the model
-    problems: list = field(default_factory=list)      # Problem records (warnings only)
-    reused: dict = field(default_factory=dict)     # what was written from the source as is
-    counts: dict = field(default_factory=dict)
-    timings: dict = field(default_factory=dict)   # seconds per stage
-
-    @property
-    def warnings(self):
-        return [p.text for p in self.problems]
 
 
 def export_alo(context, filepath, options=None):
     """Build the model and write it atomically to ``filepath``; with ``options.animations``
     also each action of the armature beside it (``result.animations``: the paths)."""
     options = options or ExportOptions()
-    result = build_model(context, options)
+    exporter = _Exporter(context, options)
+    result = exporter.build()
     anims = []
     if options.animations and result.armature is not None:
         problem = plugin_data.animation_problem(result.armature)
         if problem:
             raise ExportError([problem], [result.armature])
-        from .ala import AnimationExportOptions, armature_actions, build_animation, file_name_for
         t = time.perf_counter()
         taken = {}
         for action in armature_actions(result.armature):
@@ -102,9 +55,11 @@ def export_alo(context, filepath, options=None):
             if other != action.name:
                 raise ExportError([f"actions {other!r} and {action.name!r} would both be "
                                    f"written to {os.path.basename(path)}: rename one"])
+            # the source model was parsed once, for the model: each action reuses it
             built = build_animation(context, result.armature, action,
                                     AnimationExportOptions(format=options.ala_format,
-                                                           new_format=options.new_ala_format))
+                                                           new_format=options.new_ala_format),
+                                    source=exporter.source)
             anims.append((path, built.animation))
         result.timings["animations"] = time.perf_counter() - t
     t = time.perf_counter()
@@ -113,16 +68,6 @@ def export_alo(context, filepath, options=None):
     result.animations += [path for path, _ in anims]
     result.timings["write"] = time.perf_counter() - t
     return result
-
-
-def find_armature(context, objects=None):
-    for obj in [context.active_object] + list(context.selected_objects or []):
-        while obj is not None:
-            if obj.type == "ARMATURE":
-                return obj
-            obj = obj.parent
-    arms = [o for o in (objects or context.scene.objects) if o.type == "ARMATURE"]
-    return arms[0] if len(arms) == 1 else None
 
 
 def _descendants(obj):
@@ -157,18 +102,8 @@ def gather(context, options):
     return arm, [o for o in objs if o.type != "ARMATURE"]
 
 
-def _source(arm):
-    data = get_source(arm)
-    if data is None:
-        return None
-    try:
-        model = read_alo(bytes(data))
-    except AlamoFormatError:
-        return None
-    return model if model.kind == "model" else None
-
-
 def build_model(context, options):
+    """The Model record of the scene (nothing written); ExportError if it cannot be."""
     return _Exporter(context, options).build()
 
 
@@ -177,8 +112,11 @@ class _Exporter:
         self.context = context
         self.options = options
         self.result = ExportResult()
-        self.problems = []          # errors: (text, objects)
+        self.report = Report(self.result.problems, self.result.timings)
+        self.warn = self.report.warn
+        self.check_name = self.report.check_name
         self._weights = {}          # object name -> its mesh's weights, read once
+        self._obj = None            # the mesh being built (what material warnings are about)
 
     def read_weights(self, obj, me):
         """(vertex, group, weight) arrays of ``me``; an object's own mesh is read once."""
@@ -187,45 +125,6 @@ class _Exporter:
         if obj.name not in self._weights:
             self._weights[obj.name] = fingerprint.read_weights(me, obj)
         return self._weights[obj.name]
-
-    def tick(self, stage):
-        """Add the time since the last tick to ``stage`` (the benchmark prints them)."""
-        now = time.perf_counter()
-        last = getattr(self, "_tick", None)
-        if last is not None and stage:
-            t = self.result.timings
-            t[stage] = t.get(stage, 0.0) + now - last
-        self._tick = now
-
-    def warn(self, text, objects=()):
-        names = [o.name for o in objects]
-        for p in self.result.problems:
-            if p.text == text:               # once per text, with every object it concerns
-                p.objects += [n for n in names if n not in p.objects]
-                return
-        self.result.problems.append(Problem("WARNING", text, names))
-
-    def error(self, text, objects=()):
-        self.problems.append((text, list(objects)))
-
-    def check_name(self, what, name, objects=(), mini=False):
-        """Names must be cp1252 (what the game reads); strings kept in mini-chunks (proxies,
-        dazzles, shader parameters) have at most 254 bytes."""
-        try:
-            data = name.encode("cp1252")
-        except UnicodeEncodeError:
-            try:
-                data = name.encode("cp1252", "surrogateescape")   # bytes kept from a file
-            except UnicodeEncodeError:
-                self.error(f"{what} {name!r} has characters the game cannot store (names are "
-                           "single-byte Windows-1252 text); rename it", objects)
-                return
-        if mini and len(data) > MINI_STRING_BYTES:
-            self.error(f"{what} {name[:40]!r}... is {len(data)} bytes long; the format allows "
-                       f"{MINI_STRING_BYTES}", objects)
-        elif not data.isascii():
-            self.warn(f"{what} {name!r} is not plain ASCII; the game may not show it as "
-                      "Blender does", objects)
 
     def build(self):
         clock = time.perf_counter()
@@ -240,14 +139,16 @@ class _Exporter:
         self.context.view_layer.update()      # world matrices of objects a script just moved
         arm, objs = gather(self.context, self.options)
         self.arm = arm
-        self.source = _source(arm)
+        self.source = parse_source(arm)
         self.arm_world = np.array(arm.matrix_world, np.float64) if arm else np.eye(4)
         moved = arm_transform_warning(self.arm_world, arm.name) if arm else None
         if moved:
             self.warn(moved, [arm])
         lap("gather")
-        self._skeleton()
-        plugin_data.apply_skeleton(self)
+        built = build_skeleton(arm, self.source, self.report)
+        plugin_data.apply_skeleton(arm, built, self.report)
+        self.skeleton, self.bone_index, self.worlds = built.skeleton, built.bone_index, \
+            built.worlds
         meshes = [o for o in objs if o.type == "MESH"]
         lights = [o for o in objs if o.type == "LIGHT"]
         empties = [o for o in objs if o.type == "EMPTY"]
@@ -261,14 +162,10 @@ class _Exporter:
         model_objects, conns = self._objects(meshes, lights)
         lap("meshes")
         proxies = self._proxies([o for o in empties if o.alamo.role == "PROXY"])
-        proxies += plugin_data.proxies(self)
+        proxies += plugin_data.proxies(self.arm, self.bone_index, self.report)
         dazzles = self._dazzles([o for o in empties if o.alamo.role == "DAZZLE"])
         lap("proxies, dazzles")
-        if self.problems:
-            objs = [o for _, os_ in self.problems for o in os_]
-            details = [Problem("ERROR", t, [o.name for o in os_]) for t, os_ in self.problems]
-            raise ExportError([t for t, _ in self.problems], objs,
-                              details + self.result.problems)
+        self.report.raise_errors()
         src = self.source
         conn = copy.copy(src.connections) if src and src.connections else Connections()
         new_objects = [c for c in conns]
@@ -284,122 +181,20 @@ class _Exporter:
                               "meshes": sum(isinstance(o, Mesh) for o in model_objects),
                               "lights": sum(isinstance(o, Light) for o in model_objects),
                               "proxies": len(proxies), "dazzles": len(dazzles)}
-        plugin_data.finish_report(self, objs, self.result.counts)
+        plugin_data.finish_report(self.context.scene, self.arm, self.options.scope, objs,
+                                  self.result.counts, self.report)
         return self.result
 
-    # --- skeleton ---------------------------------------------------------------------------
-
-    def _export_name(self, blender_name, file_name, import_name):
-        """The file name of a bone or object: the original, unless renamed in Blender."""
-        if file_name and blender_name == import_name:
-            return from_blender(file_name)
-        return from_blender(blender_name)
-
-    def _skeleton(self):
-        arm, src = self.arm, self.source
-        self.bone_index = {}            # Blender bone name -> export index
-        if arm is None:
-            self.skeleton = Skeleton([Bone("Root", -1, np.eye(3, 4, dtype="<f4"))])
-            self.worlds = [np.eye(4)]
-            self.root_added = True
-            self.warn("no armature: a root bone was added")
-            return
-        bones = list(arm.data.bones)
-        n_src = len(src.bones) if src else 0
-        old = sorted((b for b in bones if 0 <= b.alamo.index < max(n_src, 1 << 30)
-                      and b.alamo.blender_name),
-                     key=lambda b: b.alamo.index)
-        seen = {b.name for b in old}
-        new = [b for b in bones if b.name not in seen]       # hierarchy order, parents first
-        order = self._parents_first(old + new)
-        zero = plan_bone_zero(order, src is not None)
-        self.root_added = zero.added
-        first = int(zero.added)
-        for k, b in enumerate(order):
-            self.bone_index[b.name] = k + first
-        out, worlds = ([Bone(ROOT_NAME, -1, np.eye(3, 4, dtype="<f4"))], [np.eye(4)]) \
-            if zero.added else ([], [])
-        self.as_file = [False] * first       # bones written with the file's own matrix
-        for k, b in enumerate(order):
-            parent = self.bone_index[b.parent.name] if b.parent else first - 1
-            p = b.alamo
-            name = self._export_name(b.name, p.name, p.blender_name)
-            self.check_name("bone", name, [arm])
-            if b.name == zero.own:
-                matrix = np.eye(3, 4, dtype="<f4")
-                self.as_file.append(False)
-            else:
-                matrix = self._bone_matrix(b, p, parent, worlds)
-            visible = int(p.visible)
-            billboard = BILLBOARD_VALUES.get(p.billboard, 0)
-            record = None
-            if src and 0 <= p.index < n_src and p.blender_name:
-                s = src.bones[p.index]
-                if s.billboard not in BILLBOARD_VALUES.values() and p.billboard == "DISABLE":
-                    billboard = s.billboard          # a value Blender's enum cannot show
-                same = (s.name == name and s.parent == parent and s.visible == visible
-                        and s.billboard == billboard and np.array_equal(s.matrix, matrix))
-                if same:
-                    record = s
-                else:
-                    record = Bone(name, parent, matrix, visible, billboard, s.chunk_type, s.layout)
-            if record is None:
-                record = Bone(name, parent, matrix, visible, billboard)
-            out.append(record)
-            w = np.eye(4)
-            w[:3, :] = np.asarray(record.matrix, np.float64)
-            worlds.append(worlds[parent] @ w if parent >= 0 else w)
-        if src and len(out) == len(src.bones) and all(a is b for a, b in zip(out, src.bones)):
-            self.skeleton = src.skeleton
-        else:
-            self.skeleton = Skeleton(out, layout=src.skeleton.layout
-                                     if src and src.skeleton else None)
-        self.worlds = worlds
-
-    @staticmethod
-    def _parents_first(bones):
-        placed, out = set(), []
-        pending = list(bones)
-        while pending:
-            rest = []
-            for b in pending:
-                if b.parent is None or b.parent.name in placed:
-                    out.append(b)
-                    placed.add(b.name)
-                else:
-                    rest.append(b)
-            if len(rest) == len(pending):        # cannot happen in a valid armature
-                out += rest
-                break
-            pending = rest
-        return out
-
-    def _bone_matrix(self, bone, props, parent, worlds):
-        """The file's matrix when the Blender rest still matches it, else from Blender."""
-        rest = np.array(bone.matrix_local, np.float64)
-        stored = np.array(props.matrix, np.float32).reshape(3, 4)
-        keep = props.blender_name and np.any(stored) and rest_unedited(bone)
-        if keep and (parent < 0 or self.as_file[parent]):
-            self.as_file.append(True)         # exactly as imported, near Blender's roll
-            return stored                     # singularity too
-        self.as_file.append(False)
-        if props.blender_name and np.any(stored):
-            local = np.eye(4)
-            local[:3, :] = stored
-            world = worlds[parent] @ local if parent >= 0 else local
-            scale = max(1.0, float(np.abs(world[:3, 3]).max()))
-            if (np.allclose(rest[:3, 3], world[:3, 3], atol=1e-4 * scale)
-                    and np.allclose(rest[:3, :3], nearest_rotation(world[:3, :3]), atol=1e-4)):
-                return stored
-        # relative to the parent as exported (its file matrix may carry a scale)
-        local = inverse(worlds[parent]) @ rest if parent >= 0 else rest
-        return local[:3, :].astype("<f4")
+    # --- bones of their own, placement ----------------------------------------------------
 
     def _extra_bones(self, objs):
         """With ``own_bones``, objects not on a bone get a bone of their own."""
         self.own_bone = {}
         if not self.options.own_bones:
             return
+        # a copy: the skeleton may be the source model's, which the animations reuse
+        self.skeleton = copy.copy(self.skeleton)
+        self.skeleton.bones = list(self.skeleton.bones)
         for obj in objs:
             if child_of_bone(obj, self.arm) is not None:
                 continue
@@ -475,7 +270,7 @@ class _Exporter:
             a.object == b.object and a.bone == b.bone for a, b in zip(old, new))
 
     def _mesh(self, obj, bone, src):
-        name = self._export_name(obj.name, obj.alamo.name, obj.get("alamo_import_name"))
+        name = from_blender(object_export_name(obj))
         self.check_name("mesh", name, [obj])
         self._obj = obj
         p = obj.alamo
@@ -492,14 +287,18 @@ class _Exporter:
                                  for s, m in zip(src.submeshes, materials)]
             self.result.reused[obj.name] = rec is src
             return rec
-        from .mesh import build_mesh
         try:
-            mesh = build_mesh(self, obj, bone, name)
+            mesh = build_mesh(self._mesh_context(), obj, bone, name)
         except ExportError as e:
-            for text in e.problems:
-                self.error(f"mesh {obj.name!r}: {text}", [obj])
+            for p in e.details:
+                self.report.error(f"mesh {obj.name!r}: {p.text}", [obj], p.elements_selected)
             return None
-        return plugin_data.apply_mesh_flags(self, obj, mesh)
+        return plugin_data.apply_mesh_flags(obj, mesh, self.report)
+
+    def _mesh_context(self):
+        return MeshContext(self.context.evaluated_depsgraph_get(), self.options.apply_modifiers,
+                           self.arm, self.bone_index, self.worlds, self.to_model,
+                           self._material, self.read_weights, self.report)
 
     def _touched(self, obj):
         subs = self._source_object(obj)[0].submeshes
@@ -515,17 +314,16 @@ class _Exporter:
     def _material(self, mat, src=None):
         """A Material record from the Blender material's Alamo properties."""
         shader = from_blender(mat.alamo.shader) if mat is not None else ""
-        from_plugin = plugin_data.material_record(self, mat) if not shader else None
+        user = [self._obj] if self._obj is not None else []
+        from_plugin = plugin_data.material_record(mat, self.report, user) if not shader else None
         if from_plugin is not None:
             return from_plugin
         if not shader:
             if src is not None and mat is not None and not mat.alamo.params:
                 return src
-            user = [self._obj] if getattr(self, "_obj", None) is not None else []
             self.warn(f"material {mat.name if mat else '(empty slot)'!r} has no Alamo shader; "
                       f"{DEFAULT_SHADER} is used", user)
             return Material(DEFAULT_SHADER, [])
-        user = [self._obj] if getattr(self, "_obj", None) is not None else []
         self.check_name(f"material {mat.name!r}: shader", shader, user)
         params = []
         for bp in mat.alamo.params:
@@ -565,7 +363,7 @@ class _Exporter:
             hotspot = falloff * (1.0 - data.spot_blend)
         else:
             falloff, hotspot = p.falloff, p.hotspot
-        name = self._export_name(obj.name, p.name, obj.get("alamo_import_name"))
+        name = from_blender(object_export_name(obj))
         self.check_name("light", name, [obj])
         rec = Light(name, ltype, np.array(data.color, "<f4"), np.float32(intensity),
                     np.float32(p.far_attenuation_end), np.float32(p.far_attenuation_start),
@@ -592,7 +390,7 @@ class _Exporter:
         for obj in self._ordered_by_index(objs, len(src)):
             p = obj.alamo
             bone = self.connection_bone(obj)
-            name = self._export_name(obj.name, p.name, obj.get("alamo_import_name"))
+            name = from_blender(object_export_name(obj))
             self.check_name("proxy", name, [obj], mini=True)
             s = src[p.file_index] if 0 <= p.file_index < len(src) else None
             hidden = int(p.hidden)
@@ -623,7 +421,7 @@ class _Exporter:
             bone = self.connection_bone(obj)
             local = inverse(self.worlds[bone]) @ self.to_model(obj)
             s = src[p.file_index] if 0 <= p.file_index < len(src) else None
-            name = self._export_name(obj.name, p.name, obj.get("alamo_import_name"))
+            name = from_blender(object_export_name(obj))
             self.check_name("dazzle", name, [obj], mini=True)
             texture = from_blender(p.texture)
             self.check_name("dazzle texture", texture, [obj], mini=True)
@@ -649,7 +447,6 @@ def _wanted_format(mat, sub):
     """The vertex format a sub-mesh should have with this material: the material's own (set
     by import, cleared by a shader switch), else the catalogue's for its shader, else the
     sub-mesh's as it is (unknown shaders)."""
-    from ... import shaders
     if mat is None:
         return sub.vertex_format
     if mat.alamo.vertex_format:

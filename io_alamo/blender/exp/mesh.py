@@ -2,6 +2,9 @@
 material, vertices split where any corner attribute differs, sub-meshes split above 65,535
 vertices or (skinned) 24 bones."""
 
+from dataclasses import dataclass
+from typing import Callable
+
 import numpy as np
 
 from ... import shaders
@@ -10,101 +13,19 @@ from ..matrices import inverse
 from ..names import from_blender
 from ...formats import VERTEX_DTYPE, Mesh, SubMesh, build_collision_tree
 from ...naming import format_has_tangents, format_is_b4i4
-from .alo import MAX_SKIN_BONES, MAX_VERTICES, ExportError
+from .common import MAX_SKIN_BONES, MAX_VERTICES, ExportError
+from .mesh_arrays import distinct_loops, evaluated_mesh, loop_arrays, triangles
 from .shadow import shadow_volume
 from .tangents import corner_frames
 
 
-def _evaluated_mesh(obj, depsgraph, apply_modifiers):
-    """(mesh, cleanup): the mesh with modifiers applied, except Armature modifiers, whose
-    pose must not be baked into the bind-pose vertices."""
-    others = [m for m in obj.modifiers if m.type != "ARMATURE" and m.show_viewport]
-    if not apply_modifiers or not others:
-        return obj.data, lambda: None          # nothing to apply: no evaluated copy needed
-    muted = [m for m in obj.modifiers if m.type == "ARMATURE" and m.show_viewport]
-    for m in muted:
-        m.show_viewport = False
-    try:
-        depsgraph.update()
-        evaluated = obj.evaluated_get(depsgraph)
-        me = evaluated.to_mesh()
-    finally:
-        for m in muted:
-            m.show_viewport = True
-    return me, evaluated.to_mesh_clear
-
-
-def _loop_arrays(me, need_tangents):
-    """Per-loop data as Blender holds it: vertex, normal, up to 4 UV layers, colour, tangent
-    and bitangent sign (each an array over the mesh's loops)."""
-    n = len(me.loops)
-    out = {}
-    lv = compat.corner_vertices(me)
-    out["vertex"] = lv
-    normals = np.empty(n * 3, np.float32)
-    me.corner_normals.foreach_get("vector", normals)
-    out["normal"] = normals.reshape(-1, 3)
-    for k, layer in enumerate(list(me.uv_layers)[:4]):
-        out[f"uv{k}"] = compat.uv_layer(me, layer)
-    att = me.color_attributes.get("Color") or (me.color_attributes[0]
-                                               if len(me.color_attributes) else None)
-    if att is not None and att.domain in ("POINT", "CORNER"):
-        c = np.empty(len(att.data) * 4, np.float32)
-        att.data.foreach_get("color", c)
-        c = c.reshape(-1, 4)
-        out["color"] = c[lv] if att.domain == "POINT" else c
-    if need_tangents and len(me.uv_layers):
-        try:
-            me.calc_tangents(uvmap=me.uv_layers[0].name)
-            t = np.empty(n * 3, np.float32)
-            me.loops.foreach_get("tangent", t)
-            sign = np.empty(n, np.float32)
-            me.loops.foreach_get("bitangent_sign", sign)
-            out["tangent"] = t.reshape(-1, 3)
-            out["sign"] = sign
-        except RuntimeError:
-            pass
-        finally:
-            me.free_tangents()
-    return out
-
-
-def _distinct_loops(words):
-    """Number the loops so that loops with equal ``words`` (a list of uint32 arrays over the
-    loops) share a number; numbers are in order of first use. Returns (number of each loop,
-    first loop of each number)."""
-    n = len(words[0])
-    h1 = np.full(n, 0x9E3779B97F4A7C15, np.uint64)
-    h2 = np.full(n, 0x2545F4914F6CDD1D, np.uint64)
-    with np.errstate(over="ignore"):
-        for w in words:
-            w = w.astype(np.uint64)
-            h1 ^= w
-            h1 *= np.uint64(0xBF58476D1CE4E5B9)
-            h1 ^= h1 >> np.uint64(31)
-            h2 += w
-            h2 *= np.uint64(0x94D049BB133111EB)
-            h2 ^= h2 >> np.uint64(29)
-    _, first, inverse = np.unique(h1, return_index=True, return_inverse=True)
-    inverse = inverse.ravel()
-    if not np.array_equal(h2, h2[first][inverse]):      # a 64-bit collision: be exact
-        key = np.ascontiguousarray(np.stack(words, axis=1).astype(np.uint32))
-        raw = key.view(np.dtype((np.void, 4 * key.shape[1]))).ravel()
-        _, first, inverse = np.unique(raw, return_index=True, return_inverse=True)
-        inverse = inverse.ravel()
-    order = np.argsort(first)
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order))
-    return rank[inverse], first[order]
-
-
-def _weights(exporter, obj, me, bone_of_group):
+def _weights(ctx, obj, me, bone_of_group):
     """(V, 4) skeleton bone indices and weights, strongest first, normalised; and which
     vertices have no weight at all."""
     nv = len(me.vertices)
     bones = np.zeros((nv, 4), np.int64)
     weights = np.zeros((nv, 4), np.float64)
-    v, g, w = exporter.read_weights(obj, me)
+    v, g, w = ctx.read_weights(obj, me)
     lut = np.full(max(g.max() + 1 if len(g) else 1, max(bone_of_group, default=0) + 1), -1)
     for group, bone in bone_of_group.items():
         lut[group] = bone
@@ -125,114 +46,109 @@ def _weights(exporter, obj, me, bone_of_group):
     return bones, weights, unweighted, over_four
 
 
-def build_mesh(exporter, obj, bone, name):
-    ctx = exporter.context
-    depsgraph = ctx.evaluated_depsgraph_get()
-    me, cleanup = _evaluated_mesh(obj, depsgraph, exporter.options.apply_modifiers)
+@dataclass(slots=True)
+class MeshContext:
+    """What building a mesh needs from the model export around it."""
+    depsgraph: object
+    apply_modifiers: bool
+    arm: object                       # the armature object, or None
+    bone_index: dict                  # Blender bone name -> export bone index
+    worlds: list                      # model-space matrix of each exported bone
+    to_model: Callable                # object -> its matrix in model space
+    material: Callable                # Blender material -> Material record
+    read_weights: Callable            # (object, mesh) -> (vertex, group, weight) arrays
+    report: object                    # common.Report: warn(), tick()
+
+
+def build_mesh(ctx, obj, bone, name):
+    """The Mesh record of ``obj`` hung on export bone ``bone``, named ``name``."""
+    me, cleanup = evaluated_mesh(obj, ctx.depsgraph, ctx.apply_modifiers)
     try:
-        return _build(exporter, obj, me, bone, name)
+        return _build(ctx, obj, me, bone, name)
     finally:
         cleanup()
 
 
-def _triangles(me):
-    """(loops of each triangle corner, polygon of each triangle)."""
-    sizes = np.empty(len(me.polygons), np.int32)
-    me.polygons.foreach_get("loop_total", sizes)
-    if len(sizes) and (sizes == 3).all():            # already triangles: no tessellation
-        return np.arange(3 * len(sizes), dtype=np.int32), np.arange(len(sizes), dtype=np.int32)
-    me.calc_loop_triangles()
-    nt = len(me.loop_triangles)
-    tri_loops = np.empty(nt * 3, np.int32)
-    me.loop_triangles.foreach_get("loops", tri_loops)
-    tri_poly = np.empty(nt, np.int32)
-    me.loop_triangles.foreach_get("polygon_index", tri_poly)
-    return tri_loops, tri_poly
+@dataclass(slots=True)
+class _Faces:
+    tri_loops: np.ndarray             # loops of each triangle corner
+    tri_mat: np.ndarray               # material slot of each triangle
+    loop_mat: np.ndarray              # material slot of each loop
+    co: np.ndarray                    # (V, 3) vertex positions
 
 
-def _build(exporter, obj, me, bone, name):
-    tick = exporter.tick
-    tick(None)
-    tri_loops, tri_poly = _triangles(me)
-    nt = len(tri_poly)
-    if nt == 0:
+def _faces(obj, me):
+    tri_loops, tri_poly = triangles(me)
+    if len(tri_poly) == 0:
         raise ExportError(["has no triangles"])
-    n_loops = len(me.loops)
     poly_mat = compat.material_indices(me)
     poly_size = np.empty(len(me.polygons), np.int32)
     me.polygons.foreach_get("loop_total", poly_size)
-    slots = [s.material for s in obj.material_slots] or [None]
-    poly_mat = np.clip(poly_mat, 0, len(slots) - 1)
-    tri_mat = poly_mat[tri_poly]
+    slots = max(len(obj.material_slots), 1)
+    poly_mat = np.clip(poly_mat, 0, slots - 1)
     loop_mat = np.repeat(poly_mat, poly_size) if len(poly_size) else np.zeros(0, np.int32)
     co = np.empty(len(me.vertices) * 3, np.float32)
     me.vertices.foreach_get("co", co)
-    co = co.reshape(-1, 3).astype(np.float64)
+    return _Faces(tri_loops, poly_mat[tri_poly], loop_mat, co.reshape(-1, 3).astype(np.float64))
 
-    arm = exporter.arm
-    groups = {g.index: g.name for g in obj.vertex_groups}
-    bone_of_group = {i: exporter.bone_index[n] for i, n in groups.items()
-                     if n in exporter.bone_index}
-    has_armature_mod = any(m.type == "ARMATURE" and m.object == arm for m in obj.modifiers)
-    skinned = bool(arm is not None and bone_of_group and has_armature_mod)
 
-    # vertex space: model space for skinned meshes, the connected bone's space for rigid ones
-    to_model = exporter.to_model(obj)
-    target = np.eye(4) if skinned else inverse(exporter.worlds[bone])
-    m = target @ to_model
-    nrm_m = inverse(m[:3, :3]).T
-
+def _materials(ctx, obj, skinned):
+    """(vertex format, Material record, is a shadow mesh) of each material slot."""
     formats, materials, shadow = [], [], []
-    for mat in slots:
-        material = exporter._material(mat)
+    for mat in [s.material for s in obj.material_slots] or [None]:
+        material = ctx.material(mat)
         fmt = (from_blender(mat.alamo.vertex_format) if mat is not None
                and mat.alamo.vertex_format else None)
         if fmt is None and skinned:
             spec = shaders.find(material.shader)
             if spec is not None and spec.skinned and shaders.find(spec.skinned) is not None \
                     and shaders.find(spec.skinned).name != spec.name:
-                exporter.warn(f"mesh {obj.name!r} is skinned but its shader {spec.name} is not "
-                              f"a skinning shader: the game needs {spec.skinned} for it to move "
-                              "with the bones", [obj])
+                ctx.report.warn(f"mesh {obj.name!r} is skinned but its shader {spec.name} is "
+                                f"not a skinning shader: the game needs {spec.skinned} for it "
+                                "to move with the bones", [obj])
         fmt = fmt or shaders.vertex_format(material.shader, skinned) or (
             "alD3dVertRSkinNU2" if skinned else "alD3dVertNU2")
         formats.append(fmt)
         materials.append(material)
         shadow.append(shaders.is_shadow(material.shader))
-    used_mats = np.unique(tri_mat)
-    need_tangents = any(format_has_tangents(formats[k]) for k in used_mats.tolist())
-    tick("  mesh: triangles, positions")
-    loops = _loop_arrays(me, need_tangents)
-    tick("  mesh: corner data, tangents")
+    return formats, materials, shadow
 
-    if skinned:
-        vb, vw, unweighted, over_four = _weights(exporter, obj, me, bone_of_group)
-        used_verts = np.zeros(len(me.vertices), bool)
-        used_verts[loops["vertex"][tri_loops]] = True
-        bad = np.flatnonzero(unweighted & used_verts)
-        if len(bad):
-            if me is obj.data:                      # select them where the user can see them
-                sel = np.zeros(len(me.vertices), bool)
-                sel[bad] = True
-                me.vertices.foreach_set("select", sel)
-            raise ExportError([f"{len(bad)} skinned vertices have no bone weights "
-                               "(they would not move with the skeleton); they are selected"])
-        corner_v = loops["vertex"][tri_loops].reshape(-1, 3)
-        for k in used_mats.tolist():
-            vs = np.unique(corner_v[tri_mat == k])
-            if format_is_b4i4(formats[k]):
-                n_over, limit = int(over_four[vs].sum()), 4
-            else:
-                n_over, limit = int((vw[vs, 1] > 0).sum()), 1
-            if n_over:
-                exporter.warn(f"mesh {obj.name!r}: {n_over} vertices have more than {limit} "
-                              f"bone weight{'s' if limit > 1 else ''}, the most "
-                              f"{formats[k]} holds (shader {materials[k].shader}); the "
-                              "strongest are kept", [obj])
 
-    tick("  mesh: weights")
+def _skin(ctx, obj, me, faces, loops, used_mats, formats, materials, bone_of_group):
+    """(V, 4) bone indices and weights; refuses used vertices without weights (selecting
+    them), warns about more weights than the vertex format holds."""
+    vb, vw, unweighted, over_four = _weights(ctx, obj, me, bone_of_group)
+    used_verts = np.zeros(len(me.vertices), bool)
+    used_verts[loops["vertex"][faces.tri_loops]] = True
+    bad = np.flatnonzero(unweighted & used_verts)
+    if len(bad):
+        if me is obj.data:                      # select them where the user can see them
+            sel = np.zeros(len(me.vertices), bool)
+            sel[bad] = True
+            me.vertices.foreach_set("select", sel)
+        raise ExportError([f"{len(bad)} skinned vertices have no bone weights "
+                           "(they would not move with the skeleton); they are selected"],
+                          elements_selected=True)
+    corner_v = loops["vertex"][faces.tri_loops].reshape(-1, 3)
+    for k in used_mats.tolist():
+        vs = np.unique(corner_v[faces.tri_mat == k])
+        if format_is_b4i4(formats[k]):
+            n_over, limit = int(over_four[vs].sum()), 4
+        else:
+            n_over, limit = int((vw[vs, 1] > 0).sum()), 1
+        if n_over:
+            ctx.report.warn(f"mesh {obj.name!r}: {n_over} vertices have more than {limit} "
+                            f"bone weight{'s' if limit > 1 else ''}, the most "
+                            f"{formats[k]} holds (shader {materials[k].shader}); the "
+                            "strongest are kept", [obj])
+    return vb, vw
+
+
+def _vertices(ctx, obj, me, faces, loops, m, need_tangents, skin):
+    """(number of each loop, VERTEX_DTYPE record of each distinct vertex)."""
+    n_loops = len(me.loops)
     # loops that would make the same vertex share a number; only those are built
-    words = [loops["vertex"].view(np.uint32), loop_mat.astype(np.uint32)]
+    words = [loops["vertex"].view(np.uint32), faces.loop_mat.astype(np.uint32)]
     # as the game's exporter: split by position, normal, UVs and colour, not by tangent
     for key in ("normal", "uv0", "uv1", "uv2", "uv3", "color"):
         if key in loops:
@@ -241,10 +157,11 @@ def _build(exporter, obj, me, bone, name):
     frames = corner_frames(me, loops) if need_tangents else None
     if frames is not None:
         words += frames.split_words()
-    loop_id, rep = _distinct_loops(words)
+    loop_id, rep = distinct_loops(words)
     vert = loops["vertex"][rep]
     record = np.zeros(len(rep), VERTEX_DTYPE)
-    record["position"] = co[vert] @ m[:3, :3].T + m[:3, 3]
+    record["position"] = faces.co[vert] @ m[:3, :3].T + m[:3, 3]
+    nrm_m = inverse(m[:3, :3]).T
     normals = loops["normal"][rep].astype(np.float64) @ nrm_m.T
     record["normal"] = _unit(normals)
     for k in range(4):
@@ -253,45 +170,83 @@ def _build(exporter, obj, me, bone, name):
             record["uv"][:, k, 0] = uv[:, 0]
             record["uv"][:, k, 1] = 1.0 - uv[:, 1]
     if need_tangents:
-        t, b, known = frames.per_vertex(loop_id, len(rep))
-        record["tangent"] = _unit(t @ m[:3, :3].T)
-        record["binormal"] = _unit(b @ m[:3, :3].T)
-        if not known.all():
-            exporter.warn(f"mesh {obj.name!r} has no UV map: its tangents (for normal maps) "
-                          "are only a guess")
-            n = record["normal"][~known].astype(np.float64)
-            axis = np.where(np.abs(n[:, :1]) < 0.9, [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]])
-            t = _unit(np.cross(axis, n))
-            record["tangent"][~known] = t
-            record["binormal"][~known] = np.cross(n, t)
+        _tangents(ctx, obj, record, frames.per_vertex(loop_id, len(rep)), m)
     record["color"] = loops["color"][rep] if "color" in loops else 1.0
     record["unused"] = 1.0
-    if skinned:
-        record["bone_indices"] = vb[vert]          # skeleton indices, mapped per sub-mesh
-        record["bone_weights"] = vw[vert]
+    if skin is not None:
+        record["bone_indices"] = skin[0][vert]      # skeleton indices, mapped per sub-mesh
+        record["bone_weights"] = skin[1][vert]
     else:
         record["bone_weights"][:, 0] = 1.0
+    return loop_id, record
 
-    tick("  mesh: distinct vertices")
-    corner_id = loop_id[tri_loops].reshape(-1, 3)
+
+def _tangents(ctx, obj, record, per_vertex, m):
+    t, b, known = per_vertex
+    record["tangent"] = _unit(t @ m[:3, :3].T)
+    record["binormal"] = _unit(b @ m[:3, :3].T)
+    if not known.all():
+        ctx.report.warn(f"mesh {obj.name!r} has no UV map: its tangents (for normal maps) "
+                        "are only a guess")
+        n = record["normal"][~known].astype(np.float64)
+        axis = np.where(np.abs(n[:, :1]) < 0.9, [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]])
+        t = _unit(np.cross(axis, n))
+        record["tangent"][~known] = t
+        record["binormal"][~known] = np.cross(n, t)
+
+
+def _submeshes(ctx, obj, me, faces, loop_id, record, m, used_mats, slots, skinned):
+    """One sub-mesh per used material (a shadow volume for shadow shaders), split at the
+    vertex and bone limits."""
+    formats, materials, shadow = slots
+    corner_id = loop_id[faces.tri_loops].reshape(-1, 3)
     subs = []
     for k in used_mats.tolist():
-        ids = corner_id[tri_mat == k]
-        mask = np.zeros(len(rep), bool)
+        ids = corner_id[faces.tri_mat == k]
+        mask = np.zeros(len(record), bool)
         mask[ids.ravel()] = True
         used = np.flatnonzero(mask)                # ascending: order of first use
-        lut = np.zeros(len(rep), np.int64)
+        lut = np.zeros(len(record), np.int64)
         lut[used] = np.arange(len(used))
         verts, idx = record[used], lut[ids]
         if shadow[k]:
             volume = shadow_volume(verts[idx], obj if me is obj.data else None, m)
             verts, idx = volume.vertices, volume.indices
             if volume.open_edges:
-                exporter.warn(f"shadow mesh {obj.name!r} is not closed: {volume.open_edges} "
-                              "edges have no opposite face (selected) and are left open; "
-                              "the game may show gaps in its shadow", [obj])
+                ctx.report.warn(f"shadow mesh {obj.name!r} is not closed: {volume.open_edges} "
+                                "edges have no opposite face (selected) and are left open; "
+                                "the game may show gaps in its shadow", [obj])
         for part_v, part_i in _split(verts, idx, formats[k], skinned):
             subs.append(_submesh(materials[k], formats[k], part_v, part_i, skinned))
+    return subs
+
+
+def _build(ctx, obj, me, bone, name):
+    tick = ctx.report.tick
+    tick(None)
+    faces = _faces(obj, me)
+    arm = ctx.arm
+    groups = {g.index: g.name for g in obj.vertex_groups}
+    bone_of_group = {i: ctx.bone_index[n] for i, n in groups.items() if n in ctx.bone_index}
+    has_armature_mod = any(m.type == "ARMATURE" and m.object == arm for m in obj.modifiers)
+    skinned = bool(arm is not None and bone_of_group and has_armature_mod)
+
+    # vertex space: model space for skinned meshes, the connected bone's space for rigid ones
+    target = np.eye(4) if skinned else inverse(ctx.worlds[bone])
+    m = target @ ctx.to_model(obj)
+    slots = _materials(ctx, obj, skinned)
+    formats, materials, _ = slots
+    used_mats = np.unique(faces.tri_mat)
+    need_tangents = any(format_has_tangents(formats[k]) for k in used_mats.tolist())
+    tick("  mesh: triangles, positions")
+    loops = loop_arrays(me, need_tangents)
+    tick("  mesh: corner data, tangents")
+    skin = _skin(ctx, obj, me, faces, loops, used_mats, formats, materials, bone_of_group) \
+        if skinned else None
+    tick("  mesh: weights")
+    loop_id, record = _vertices(ctx, obj, me, faces, loops, m, need_tangents, skin)
+    tick("  mesh: distinct vertices")
+    subs = _submeshes(ctx, obj, me, faces, loop_id, record, m, used_mats, slots, skinned)
     tick("  mesh: sub-meshes, splits")
     if not subs:
         raise ExportError(["has no triangles"])

@@ -19,14 +19,11 @@ ON_THE_FLY = ("scene made with the ALAMO plugin: its data was converted for this
               "makes it editable in the Alamo panels)")
 
 
-def _mark(exporter, what, key):
+def _mark(report, what, key):
     """Note that ``key`` (a bone, material, mesh or proxy name) of kind ``what`` was taken
     from the plugin's data, for the report's summary."""
-    exporter.warn(ON_THE_FLY)
-    taken = getattr(exporter, "plugin_taken", None)
-    if taken is None:
-        taken = exporter.plugin_taken = {}
-    taken.setdefault(what, set()).add(key)
+    report.warn(ON_THE_FLY)
+    report.plugin_taken.setdefault(what, set()).add(key)
 
 
 def armature_members(objects, arm):
@@ -40,16 +37,16 @@ def armature_members(objects, arm):
     return out
 
 
-def apply_skeleton(exporter):
-    """After the skeleton is built from Blender: names, visibility and billboard modes from
-    the plugin's bone properties, and the ``Root`` bone 0 it dropped put back."""
-    arm = exporter.arm
+def apply_skeleton(arm, built, report):
+    """After the skeleton is built from Blender (``built``, a BuiltSkeleton): names,
+    visibility and billboard modes from the plugin's bone properties, and the ``Root`` bone 0
+    it dropped put back."""
     if not plugin.is_plugin_armature(arm):
         return
     bones = {b.blender_name: b for b in plugin.read_bones(arm)}
-    records = exporter.skeleton.bones
+    records = built.skeleton.bones
     renamed = 0
-    for blender_name, k in exporter.bone_index.items():
+    for blender_name, k in built.bone_index.items():
         b = bones.get(blender_name)
         if b is None or k >= len(records):
             continue
@@ -57,15 +54,15 @@ def apply_skeleton(exporter):
         renamed += rec.name != from_blender(b.file_name)
         rec.name, rec.visible, rec.billboard = from_blender(b.file_name), int(b.visible), \
             b.billboard
-        _mark(exporter, "bones", blender_name)
+        _mark(report, "bones", blender_name)
     if renamed:
-        exporter.warn(f"{renamed} bone names written without the '.001' suffixes Blender gave "
+        report.warn(f"{renamed} bone names written without the '.001' suffixes Blender gave "
                       "duplicates")
     if plugin.root_missing(list(bones.values())):
         # the skeleton builder gives every new skeleton an identity Root bone 0
-        if exporter.root_added:
-            exporter.bone_index.setdefault(plugin.ROOT, 0)   # the plugin's "Root" vertex groups
-        exporter.warn("the bone 'Root' the ALAMO plugin left out was written as bone 0")
+        if built.root_added:
+            built.bone_index.setdefault(plugin.ROOT, 0)   # the plugin's "Root" vertex groups
+        report.warn("the bone 'Root' the ALAMO plugin left out was written as bone 0")
 
 
 def animation_problem(arm):
@@ -77,19 +74,18 @@ def animation_problem(arm):
             "the ALAMO Plugin (Alamo sidebar) before exporting its animations")
 
 
-def material_record(exporter, mat):
+def material_record(mat, report, user):
     """The Material record of a material that still has only the plugin's shader choice,
-    or None for any other material."""
+    or None for any other material; ``user``: the objects its warnings are about."""
     if not plugin.is_plugin_material(mat):
         return None
     m = plugin.read_material(mat)
-    user = [exporter._obj] if getattr(exporter, "_obj", None) is not None else []
     for text in m.problems:
-        exporter.warn(text, user)
+        report.warn(text, user)
     if m.defaulted:
-        exporter.warn(f"material {mat.name!r}: {', '.join(m.defaulted)} not stored by the "
+        report.warn(f"material {mat.name!r}: {', '.join(m.defaulted)} not stored by the "
                       f"plugin; {m.shader}'s defaults were written", user)
-    _mark(exporter, "materials", mat.name)
+    _mark(report, "materials", mat.name)
     return Material(m.shader, [shader_param(p) for p in m.params])
 
 
@@ -107,12 +103,12 @@ def shader_param(p):
     return ShaderParam(p.name, ptype, value)
 
 
-def apply_mesh_flags(exporter, obj, mesh):
+def apply_mesh_flags(obj, mesh, report):
     """Hidden and collision flags the plugin stored, on a mesh built from Blender data
     (collision trees added when the flag asks for them)."""
     if mesh is None or not plugin.is_plugin_object(obj):
         return mesh
-    _mark(exporter, "mesh flags", obj.name)
+    _mark(report, "mesh flags", obj.name)
     hidden, collision = plugin.object_flags(obj)
     mesh.hidden, mesh.collision = int(hidden), int(collision)
     if collision:
@@ -122,20 +118,19 @@ def apply_mesh_flags(exporter, obj, mesh):
     return mesh
 
 
-def proxies(exporter):
+def proxies(arm, bone_index, report):
     """Proxy records for the plugin's bones with EnableProxy."""
-    arm = exporter.arm
     if not plugin.is_plugin_armature(arm):
         return []
     out = []
     for b in plugin.read_bones(arm):
-        if b.proxy is None or b.blender_name not in exporter.bone_index:
+        if b.proxy is None or b.blender_name not in bone_index:
             continue
         name = from_blender(b.proxy.name)
-        exporter.check_name("proxy", name, [arm], mini=True)
-        out.append(Proxy(name, exporter.bone_index[b.blender_name], int(b.proxy.hidden),
+        report.check_name("proxy", name, [arm], mini=True)
+        out.append(Proxy(name, bone_index[b.blender_name], int(b.proxy.hidden),
                          int(b.proxy.alt_decrease_stay_hidden)))
-        _mark(exporter, "proxies", b.blender_name)
+        _mark(report, "proxies", b.blender_name)
     return out
 
 
@@ -147,22 +142,21 @@ def _has_alamo_data(obj):
                for s in obj.material_slots)
 
 
-def finish_report(exporter, exported, counts):
+def finish_report(scene, arm, scope, exported, counts, report):
     """The last lines of the report: what was taken from the plugin's data, meshes with
-    Alamo data that the scope leaves out (those of other armatures aside), and a model
+    Alamo data that ``scope`` leaves out (those of other armatures aside), and a model
     with no meshes at all."""
-    taken = getattr(exporter, "plugin_taken", {})
+    taken = report.plugin_taken
     if taken:
-        exporter.warn("taken from the ALAMO plugin's data: " + ", ".join(
+        report.warn("taken from the ALAMO plugin's data: " + ", ".join(
             f"{len(keys)} {what}" for what, keys in taken.items()))
-    scene = exporter.context.scene
     chosen = {o.name for o in exported}
     left = [o for o in scene.objects if o.type == "MESH" and o.name not in chosen
-            and owner_armature(o) in (None, exporter.arm) and _has_alamo_data(o)]
+            and owner_armature(o) in (None, arm) and _has_alamo_data(o)]
     if left:
-        exporter.warn(f"{len(left)} meshes with Alamo data are not in the export scope "
-                      f"({exporter.options.scope.title()}): "
-                      + ", ".join(o.name for o in left[:8]) + ("..." if len(left) > 8 else ""),
-                      left)
+        report.warn(f"{len(left)} meshes with Alamo data are not in the export scope "
+                    f"({scope.title()}): "
+                    + ", ".join(o.name for o in left[:8]) + ("..." if len(left) > 8 else ""),
+                    left)
     if counts.get("meshes", 0) == 0:
-        exporter.warn("the model has no meshes")
+        report.warn("the model has no meshes")

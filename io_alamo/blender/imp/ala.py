@@ -10,19 +10,18 @@ from dataclasses import dataclass, field
 
 import bpy
 import numpy as np
+from mathutils import Matrix
 
 from ...formats import decode_bone, read_ala
 from ...formats.files import read_file_bytes
 from .. import compat, fingerprint
 from ..names import to_blender
+# find_armature, AnimationTargetError and match_bones are also importable from here, as before
+from ..armature import AnimationTargetError, find_armature, match_bones  # noqa: F401
 from ..source import set_source
 
 SOURCE_NAME_KEY = "alamo_source_file"
 SCENE_FPS_RANGE = (0.01, 1000.0)     # what the scene is given (files say 1 to 30)
-
-
-class AnimationTargetError(Exception):
-    """There is no armature to put the animation on."""
 
 
 @dataclass
@@ -45,46 +44,8 @@ class AnimationImportResult:
                 f"{self.bones} bones (format #{a.alamo.format})")
 
 
-def find_armature(context):
-    """The selected armature (or the armature of a selected object), else the only one."""
-    candidates = [context.active_object] + list(context.selected_objects or [])
-    for obj in candidates:
-        while obj is not None:
-            if obj.type == "ARMATURE":
-                return obj
-            obj = obj.parent
-    arms = [o for o in context.scene.objects if o.type == "ARMATURE"]
-    if len(arms) == 1:
-        return arms[0]
-    if not arms:
-        raise AnimationTargetError("no armature in the scene: import the model (.alo) first")
-    raise AnimationTargetError(f"{len(arms)} armatures in the scene: select the one to animate")
-
-
-def match_bones(armature, anim):
-    """Armature bone for each animated bone: by index when the names agree (ignoring case),
-    otherwise by name; None where there is none."""
-    bones = list(armature.data.bones)
-    by_index = {b.alamo.index: b for b in bones if b.alamo.index >= 0}
-    by_name = {}
-    for b in bones:
-        for key in {(b.alamo.name or b.name).lower(), b.name.lower()}:
-            by_name.setdefault(key, []).append(b)
-    used, out = set(), []
-    for ab in anim.bones:
-        name = to_blender(ab.name).lower()
-        cand = by_index.get(ab.index)
-        if cand is None or (cand.alamo.name or cand.name).lower() != name or cand.name in used:
-            cand = next((b for b in by_name.get(name, []) if b.name not in used), None)
-        if cand is not None:
-            used.add(cand.name)
-        out.append(cand)
-    return out
-
-
 def _quat_from_matrix(m):
     """(w, x, y, z) of a rotation matrix."""
-    from mathutils import Matrix
     q = Matrix(m.tolist()).to_quaternion()
     return np.array([q.w, q.x, q.y, q.z])
 

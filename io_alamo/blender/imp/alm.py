@@ -22,7 +22,7 @@ from ...formats.files import read_file_bytes
 from .. import compat, morph
 from ..names import to_blender
 from ..source import set_source
-from .alo import Transaction
+from ..transaction import Transaction
 from .alod import AlodImportOptions, import_alod
 from .materials import MaterialBuilder, principled_node
 from .textures import TextureFinder

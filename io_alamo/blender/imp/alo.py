@@ -14,19 +14,20 @@ from mathutils import Matrix
 
 from ...formats import AlamoFormatError, Mesh, ParticleEffect, read_alo
 from ...formats.files import read_file_bytes
-from ...naming import (
-    format_has_colors, format_has_tangents, format_is_b4i4, model_animation_names,
-)
+from ...naming import format_is_b4i4, model_animation_names
 from .. import compat, fingerprint
 from ..corners import store_corner_keys
+from ..problems import WARNING, Problem, texts
 from ..rest import remember_rest
 from ..matrices import inverse, nearest_rotation, rigid_inverse
-from ..names import bone_name, to_blender
+from ..names import IMPORT_NAME_KEY, bone_name, to_blender
 from ..source import set_source, source_text
+from ..transaction import Transaction
 from ..props import BILLBOARD_ITEMS, PARAM_TYPE_ITEMS
 from ..shown import game_shown
 from .ala import AnimationImportOptions, import_ala
 from .materials import MaterialBuilder
+from .mesh_arrays import MeshArrays, add_vertex_groups
 from .textures import TextureFinder, texture_folders
 
 SOURCE_NAME_KEY = "alamo_source_file"
@@ -50,8 +51,16 @@ class ImportResult:
     armature: object = None
     objects: list = field(default_factory=list)
     counts: dict = field(default_factory=dict)
-    warnings: list = field(default_factory=list)
+    problems: list = field(default_factory=list)          # WARNING Problem records
     left_animations: dict = field(default_factory=dict)   # .ala file name: its model's file
+
+    @property
+    def warnings(self):
+        """The warnings' texts, in order (as the export's result gives them)."""
+        return texts(self.problems)
+
+    def warn(self, text, objects=()):
+        self.problems.append(Problem(WARNING, text, [o.name for o in objects]))
 
     def summary(self):
         c = self.counts
@@ -90,57 +99,6 @@ def import_alo(context, filepath, options=None):
         return _ModelBuilder(context, tx, model, data, filepath, options).build()
 
 
-class Transaction:
-    """Tracks the datablocks an import creates; removes them all if the import fails."""
-
-    def __init__(self, context):
-        self.context = context
-        self.created = []
-
-    def add(self, idblock):
-        self.created.append(idblock)
-        return idblock
-
-    def __enter__(self):
-        vl = self.context.view_layer
-        self._active = vl.objects.active
-        self._selected = [o for o in vl.objects if o.select_get()]
-        scene = self.context.scene
-        self._timing = (scene.render.fps, scene.render.fps_base, scene.frame_start,
-                        scene.frame_end)          # an imported animation may have set them
-        return self
-
-    def __exit__(self, exc_type, exc, tb):
-        if exc_type is None:
-            return False
-        if self.context.object is not None and self.context.object.mode != "OBJECT":
-            bpy.ops.object.mode_set(mode="OBJECT")
-        alive = [i for i in self.created if _alive(i)]
-        if alive:
-            bpy.data.batch_remove(alive)
-        vl = self.context.view_layer
-        for o in vl.objects:
-            if o is not None:               # the view layer may list removed objects as None
-                o.select_set(False)
-        for o in self._selected:
-            if _alive(o) and o.name in vl.objects:
-                o.select_set(True)
-        if self._active is not None and _alive(self._active):
-            vl.objects.active = self._active
-        scene = self.context.scene
-        scene.render.fps, scene.render.fps_base = self._timing[:2]
-        scene.frame_start, scene.frame_end = self._timing[2:]
-        return False
-
-
-def _alive(idblock):
-    try:
-        idblock.name
-        return True
-    except ReferenceError:
-        return False
-
-
 def _translation(v):
     m = np.eye(4)
     m[:3, 3] = v
@@ -164,7 +122,7 @@ class _ModelBuilder:
         self.object_bones = model.object_bones()
 
     def warn(self, text):
-        self.result.warnings.append(text)
+        self.result.warn(text)
 
     def build(self):
         tx = self.tx
@@ -216,12 +174,13 @@ class _ModelBuilder:
             if source_text(res.action) is not None:
                 self.tx.add(source_text(res.action))
             self.result.counts["animations"] += 1
-            self.result.warnings += [f"{os.path.basename(path)}: {w}" for w in res.warnings]
+            for w in res.warnings:
+                self.warn(f"{os.path.basename(path)}: {w}")
 
     def _link(self, obj):
         self.collection.objects.link(obj)
         self.result.objects.append(obj)
-        obj["alamo_import_name"] = obj.name    # renaming in Blender renames in the file
+        obj[IMPORT_NAME_KEY] = obj.name    # renaming in Blender renames in the file
         return obj
 
     # --- skeleton -------------------------------------------------------------------------
@@ -342,7 +301,7 @@ class _ModelBuilder:
         bone = self._bone_index(self.object_bones.get(oi), f"mesh {mesh.name!r}")
         skinned = [s.bone_map is not None and len(s.bone_map) > 0 for s in subs]
         model_space = any(skinned)
-        arrays = _MeshArrays(subs)
+        arrays = MeshArrays(subs)
         if model_space:
             # skinned parts are in model space; rigid parts move there with their bone
             w = self.worlds[bone]
@@ -564,23 +523,6 @@ class _ModelBuilder:
             self._attach(obj, bone, self.worlds[bone] @ _translation(offset))
 
 
-def add_vertex_groups(obj, bone_names, v, b, w):
-    """Vertex groups named after the bones, holding weight ``w[k]`` of vertex ``v[k]`` for
-    bone ``b[k]`` (int64 arrays; float32 weights >= 0, each (vertex, bone) once). One call per
-    (bone, weight) pair: a handful for real files. Returns the arrays in the order used."""
-    groups = {}
-    for bone in np.unique(b):
-        groups[bone] = obj.vertex_groups.new(name=bone_names[bone])
-    # sorted by bone, then weight (float32 >= 0 orders as its bits), then vertex
-    order = np.argsort((b << 32) | w.view(np.uint32).astype(np.int64), kind="stable")
-    b, w, v = b[order], w[order], v[order]
-    if len(b):
-        cuts = np.flatnonzero((np.diff(b) != 0) | (np.diff(w) != 0)) + 1
-        for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, len(b)]):
-            groups[b[lo]].add(v[lo:hi].tolist(), float(w[lo]), "REPLACE")
-    return v, b, w
-
-
 def model_animations(model_path):
     """(paths of the model's ``<MODEL>_*.ala`` files, {file name: the other model's file} for
     those left to a model of the same folder whose longer name prefixes them); see
@@ -592,67 +534,3 @@ def model_animations(model_path):
         return [], {}
     mine, left = model_animation_names(os.path.basename(model_path), names)
     return [os.path.join(folder, n) for n in mine], left
-
-
-class _MeshArrays:
-    """A mesh's sub-meshes as one set of vertex arrays (float32) and triangles."""
-
-    def __init__(self, subs):
-        counts = [len(s.vertices) for s in subs]
-        self.offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-
-        def cat(name, shape):
-            parts = [s.vertices[name] for s in subs]
-            return (np.concatenate(parts) if parts else np.zeros((0,) + shape)).astype(np.float32)
-
-        self.position = cat("position", (3,))
-        self.normal = cat("normal", (3,))
-        self.uv = cat("uv", (4, 2))
-        self.tangent = cat("tangent", (3,))
-        self.binormal = cat("binormal", (3,))
-        self.color = cat("color", (4,))
-        self.bone_indices = (np.concatenate([s.vertices["bone_indices"] for s in subs])
-                             if subs else np.zeros((0, 4), np.uint32))
-        self.bone_weights = (np.concatenate([s.vertices["bone_weights"] for s in subs])
-                             if subs else np.zeros((0, 4), np.float32))
-        tris = [s.indices.astype(np.int64) + self.offsets[k] for k, s in enumerate(subs)]
-        self.triangles = np.concatenate(tris) if tris else np.zeros((0, 3), np.int64)
-        self.material_index = np.repeat(np.arange(len(subs)), [len(s.indices) for s in subs])
-        self.has_colors = any(format_has_colors(s.vertex_format) for s in subs)
-        self.has_tangents = any(format_has_tangents(s.vertex_format) for s in subs)
-        for name in ("position", "normal", "uv", "tangent", "binormal", "color"):
-            arr = getattr(self, name)
-            arr[~np.isfinite(arr)] = 0.0
-
-    def transform(self, k, world):
-        """Move sub-mesh ``k`` by ``world`` (positions; normals and tangents by its linear part)."""
-        sl = slice(self.offsets[k], self.offsets[k + 1])
-        lin = world[:3, :3]
-        self.position[sl] = self.position[sl].astype(np.float64) @ lin.T + world[:3, 3]
-        try:
-            nrm = np.linalg.inv(lin).T
-        except np.linalg.LinAlgError:
-            nrm = lin
-        for name, m in (("normal", nrm), ("tangent", lin), ("binormal", lin)):
-            arr = getattr(self, name)
-            v = arr[sl].astype(np.float64) @ m.T
-            length = np.linalg.norm(v, axis=1, keepdims=True)
-            arr[sl] = np.divide(v, length, out=v, where=length > 0)
-
-    def uv_sets(self):
-        """The UV sets that hold data (set 0 always, so there is something to texture)."""
-        used = np.any(self.uv != 0, axis=(0, 2)) if len(self.uv) else np.zeros(4, bool)
-        return [k for k in range(4) if k == 0 or used[k]]
-
-    def merge_key(self):
-        """Map each vertex to the first vertex with the same position and skinning."""
-        key = np.concatenate([self.position.view(np.uint32),
-                              self.bone_indices.astype(np.uint32),
-                              self.bone_weights.astype(np.float32).view(np.uint32)], axis=1)
-        key = np.ascontiguousarray(key)
-        row = key.view(np.dtype((np.void, key.dtype.itemsize * key.shape[1]))).ravel()
-        _, first, inverse = np.unique(row, return_index=True, return_inverse=True)
-        order = np.argsort(first)                     # keep the file's vertex order
-        rank = np.empty_like(order)
-        rank[order] = np.arange(len(order))
-        return rank[inverse.ravel()], self.position[first[order]]

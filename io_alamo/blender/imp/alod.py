@@ -24,7 +24,8 @@ from ..matrices import continuous_quaternions, decompose, inverse, nearest_rotat
 from ..names import to_blender
 from ..source import set_source
 from .ala import set_scene_frame_rate
-from .alo import BONE_REACH, ImportResult, Transaction
+from ..transaction import Transaction
+from .alo import BONE_REACH, ImportResult
 from .alod_mesh import build_materials, mesh_object, tangent_images, texture_images
 
 SOURCE_KEY = "alod_source"
@@ -71,7 +72,7 @@ class _AlodBuilder:
         self.rest = _finite(alod.world_matrices())
 
     def warn(self, text):
-        self.result.warnings.append(text)
+        self.result.warn(text)
 
     def _link(self, obj):
         self.collection.objects.link(obj)
@@ -239,7 +240,8 @@ class _AlodBuilder:
         action.use_frame_range = True
         action.frame_range = (start, start + max(nf - 1, 1))
         if self.options.set_scene_frame_rate:
-            self.result.warnings += set_scene_frame_rate(scene, alod.rate())
+            for w in set_scene_frame_rate(scene, alod.rate()):
+                self.warn(w)
             scene.frame_end = start + max(nf - 1, 0)
 
     def _pose_bases(self):

@@ -12,9 +12,10 @@ import bpy
 import numpy as np
 
 from .. import compat
+from ..names import IMPORT_NAME_KEY
 from ..props import find_param
 from ..ui import switch_shader
-from .alo import add_vertex_groups
+from .mesh_arrays import add_vertex_groups
 from .materials import refresh_preview
 
 SKIN_SHADER = "RSkinGloss.fx"           # what the .alo exporter writes for these materials
@@ -173,5 +174,5 @@ def mesh_object(tx, alod, name, tris, points, materials, bone_names, arm_obj, wa
     mod.object = arm_obj
     p = obj.alamo
     p.role, p.name = "MESH", name
-    obj["alamo_import_name"] = obj.name
+    obj[IMPORT_NAME_KEY] = obj.name
     return obj

@@ -11,7 +11,7 @@ from mathutils import Matrix
 from ...formats.files import read_file_bytes
 from ...formats.p3d import is_visual, lod_name, read_p3d
 from ..names import to_blender
-from .alo import Transaction
+from ..transaction import Transaction
 from .p3d_mesh import (add_shape_keys, add_vertex_groups, blender_matrix, face_materials,
                        fill_mesh, to_blender_axes)
 

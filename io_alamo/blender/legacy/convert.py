@@ -16,6 +16,7 @@ from mathutils import Matrix
 
 from .. import compat
 from ..attach import attached_objects, owner_armature
+from ..names import IMPORT_NAME_KEY
 from ..props import BILLBOARD_ITEMS
 from ..ui import add_at_bone
 from . import plugin
@@ -177,7 +178,7 @@ def _proxies(context, arm, bones, report):
         p = obj.alamo
         p.name, p.file_index = b.proxy.name, k
         p.hidden, p.alt_decrease_stay_hidden = b.proxy.hidden, b.proxy.alt_decrease_stay_hidden
-        obj["alamo_import_name"] = obj.name      # renaming in Blender renames in the file
+        obj[IMPORT_NAME_KEY] = obj.name      # renaming in Blender renames in the file
         k += 1
     if k:
         report.count("proxies", k)
@@ -188,7 +189,7 @@ def _proxies(context, arm, bones, report):
 def convert_object(obj, report):
     p = obj.alamo
     p.role, p.name = "MESH", obj.name
-    obj["alamo_import_name"] = obj.name
+    obj[IMPORT_NAME_KEY] = obj.name
     p.hidden, p.collision = plugin.object_flags(obj)
     report.count("meshes")
 
