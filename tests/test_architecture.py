@@ -26,9 +26,8 @@ KNOWN_CYCLES = [
     # (both inside functions). Part B moves batch.py under blender/.
     {"io_alamo", "io_alamo.batch", "io_alamo.cli"},
 ]
-# Part B splits these along their sections (ui.py into a blender/ui/ package by area).
+# Part B splits these along their sections.
 KNOWN_LONG_MODULES = {
-    "io_alamo/blender/ui.py",
     "io_alamo/blender/exp/alo.py",
     "io_alamo/blender/imp/alo.py",
 }

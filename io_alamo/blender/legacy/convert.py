@@ -17,7 +17,7 @@ from mathutils import Matrix
 from .. import compat
 from ..attach import attached_objects, owner_armature
 from ..props import BILLBOARD_ITEMS
-from ..ui import add_at_bone
+from ..add import add_at_bone
 from . import plugin
 
 HIDDEN_KEYS_SUFFIX = '"].proxyIsHiddenAnimation'
