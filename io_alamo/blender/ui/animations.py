@@ -116,5 +116,4 @@ WINDOW_MANAGER_PROPERTIES = (
 )
 
 CLASSES = (ALAMO_OT_set_action, ALAMO_OT_bind_pose, ALAMO_UL_actions, VIEW3D_PT_alamo_animation)
-register, unregister = register_factory(
-    CLASSES, [(bpy.types.WindowManager, name, prop) for name, prop in WINDOW_MANAGER_PROPERTIES])
+register, unregister = register_factory(CLASSES, window_manager=WINDOW_MANAGER_PROPERTIES)

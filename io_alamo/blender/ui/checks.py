@@ -118,5 +118,4 @@ WINDOW_MANAGER_PROPERTIES = (
 
 CLASSES = (AlamoProblemObject, AlamoProblem, ALAMO_OT_validate, ALAMO_OT_select_problem,
            ALAMO_UL_problems, VIEW3D_PT_alamo_validate)
-register, unregister = register_factory(
-    CLASSES, [(bpy.types.WindowManager, name, prop) for name, prop in WINDOW_MANAGER_PROPERTIES])
+register, unregister = register_factory(CLASSES, window_manager=WINDOW_MANAGER_PROPERTIES)

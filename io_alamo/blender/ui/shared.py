@@ -23,11 +23,14 @@ def wrapped(layout, context, text, icon="NONE"):
         col.label(text=line, icon=icon if k == 0 else "BLANK1")
 
 
-def register_factory(classes, properties=()):
+def register_factory(classes, properties=(), window_manager=()):
     """register() and unregister() of a UI module: its classes (in order, so property groups
-    come before what points to them), then its (owner type, name, property) attachments;
-    unregister() undoes everything in reverse, as Blender 4.2/4.5 crash at exit otherwise."""
+    come before what points to them), then its (owner type, name, property) attachments and
+    its (name, property) pairs on the window manager; unregister() undoes everything in
+    reverse, as Blender 4.2/4.5 crash at exit otherwise."""
     register_classes, unregister_classes = bpy.utils.register_classes_factory(classes)
+    properties = tuple(properties) + tuple(
+        (bpy.types.WindowManager, name, prop) for name, prop in window_manager)
 
     def register():
         register_classes()
