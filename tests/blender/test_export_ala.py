@@ -161,7 +161,7 @@ def pose_track(arm, frames):
 def test_new_action_exports_and_reimports_to_the_same_motion(blender, tmp_path, fmt):
     from io_alamo.blender.exp.alo import ExportOptions, export_alo
     from io_alamo.blender.imp.alo import ImportOptions, import_alo
-    from io_alamo.blender.ui import set_active_action
+    from io_alamo.blender.actions import set_active_action
     arm = make_rig()
     make_action(arm)
     frames = range(1, 21)

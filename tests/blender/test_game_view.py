@@ -90,7 +90,7 @@ def test_import_shows_the_bind_pose_and_keeps_the_animations(blender, two_models
     from scene import file_corners
 
     from io_alamo.blender.exp.ala import armature_actions
-    from io_alamo.blender.ui import set_active_action
+    from io_alamo.blender.actions import set_active_action
     path = two_models / "A.alo"
     arm = do_import(path).armature
     assert arm.animation_data is None or arm.animation_data.action is None

@@ -98,14 +98,14 @@ for round in range(2):
         assert cls.is_registered, cls.__name__
         if issubclass(cls, bpy.types.Operator):
             assert hasattr(bpy.ops.alamo, cls.bl_idname.split(".")[1]), cls.bl_idname
-    assert ui.menu_add in bpy.types.VIEW3D_MT_add._dyn_ui_initialize()
+    assert ui.add.menu_add in bpy.types.VIEW3D_MT_add._dyn_ui_initialize()
     assert all(hasattr(bpy.types.WindowManager, n) for n in WM)
-    assert "color4" in ui.AlamoShaderParam.bl_rna.properties
+    assert "color4" in ui.material.AlamoShaderParam.bl_rna.properties
     assert hasattr(bpy.types, "VIEW3D_PT_alamo_object") and hasattr(bpy.types, "MATERIAL_PT_alamo")
     io_alamo.unregister()
     for cls in ui.CLASSES:
         assert not cls.is_registered, cls.__name__
-    assert ui.menu_add not in bpy.types.VIEW3D_MT_add._dyn_ui_initialize()
+    assert ui.add.menu_add not in bpy.types.VIEW3D_MT_add._dyn_ui_initialize()
     assert not any(hasattr(bpy.types.WindowManager, n) for n in WM)
     assert not hasattr(bpy.types, "ALAMO_OT_add_proxy")
 print("clean")
@@ -214,7 +214,7 @@ def test_lod_alt_switch_shows_one_level_as_the_game_does(blender):
         "Body_LOD0": False, "Body_LOD1": True, "Gun_ALT0": True, "Gun_ALT1": False}
     bpy.ops.alamo.lod_alt_show(lod=7, alt=9)                     # clamped to the model's
     assert shown("Body_LOD1", "Gun_ALT1") == {"Body_LOD1": True, "Gun_ALT1": True}
-    from io_alamo.blender.ui import lod_alt_objects, shown_lod_alt
+    from io_alamo.blender.lod_alt import lod_alt_objects, shown_lod_alt
     assert shown_lod_alt(lod_alt_objects(bpy.context)) == (1, 1)
 
 
@@ -325,7 +325,7 @@ def test_shader_switch_keeps_the_values_of_shared_parameters(blender):
 
 
 def test_resync_with_the_same_shader_adds_missing_and_keeps_extra_parameters(blender):
-    from io_alamo.blender.ui import missing_params
+    from io_alamo.blender.shading import missing_params
     mat = bpy.data.materials.new("Imported")
     mat.alamo.shader = "MeshGloss.fx"
     mat.alamo.vertex_format = "alD3dVertNU2C"                  # as an imported file had it
@@ -576,64 +576,66 @@ def test_panels_lists_and_menus_draw(blender, tmp_path):
     loose = empty("Loose", "NONE")
     plain_light = bpy.data.objects.new("Lamp", bpy.data.lights.new("Lamp", "SPOT"))
     bpy.context.scene.collection.objects.link(plain_light)
-    panels = [ui.VIEW3D_PT_alamo_object, ui.VIEW3D_PT_alamo_bone, ui.VIEW3D_PT_alamo_lod_alt,
-              ui.VIEW3D_PT_alamo_animation, ui.VIEW3D_PT_alamo_validate]
-    for cls in panels + [ui.MATERIAL_PT_alamo]:
+    panels = [ui.objects.VIEW3D_PT_alamo_object, ui.bones.VIEW3D_PT_alamo_bone,
+              ui.lod_alt.VIEW3D_PT_alamo_lod_alt, ui.animations.VIEW3D_PT_alamo_animation,
+              ui.checks.VIEW3D_PT_alamo_validate]
+    for cls in panels + [ui.material.MATERIAL_PT_alamo]:
         assert cls.bl_space_type in ("VIEW_3D", "PROPERTIES")
     assert all(cls.bl_category == "Alamo" and cls.bl_region_type == "UI" for cls in panels)
 
     for obj in [o for o in bpy.data.objects] + [loose]:
         bpy.context.view_layer.objects.active = obj
-        assert ui.VIEW3D_PT_alamo_object.poll(bpy.context)
-        texts = draw(ui.VIEW3D_PT_alamo_object)
+        assert ui.objects.VIEW3D_PT_alamo_object.poll(bpy.context)
+        texts = draw(ui.objects.VIEW3D_PT_alamo_object)
         if obj == hull:
             assert "Only at LOD 1" in texts
         if obj == loose:
             assert any("Proxy or Dazzle" in t for t in texts)
     activate_bone(arm, "Arm")
-    assert ui.VIEW3D_PT_alamo_bone.poll(bpy.context)
-    assert "Visibility of bone Arm" in draw(ui.VIEW3D_PT_alamo_bone)
+    assert ui.bones.VIEW3D_PT_alamo_bone.poll(bpy.context)
+    assert "Visibility of bone Arm" in draw(ui.bones.VIEW3D_PT_alamo_bone)
     bpy.ops.object.mode_set(mode="EDIT")
-    assert any("Leave Edit Mode" in t for t in draw(ui.VIEW3D_PT_alamo_bone))
+    assert any("Leave Edit Mode" in t for t in draw(ui.bones.VIEW3D_PT_alamo_bone))
     bpy.ops.object.mode_set(mode="OBJECT")
-    assert "LOD" in draw(ui.VIEW3D_PT_alamo_lod_alt)
+    assert "LOD" in draw(ui.lod_alt.VIEW3D_PT_alamo_lod_alt)
     keyed_action(arm, "Walk", 10)
-    assert ui.VIEW3D_PT_alamo_animation.poll(bpy.context)
-    draw(ui.VIEW3D_PT_alamo_animation)
-    flags, _ = draw(ui.ALAMO_UL_actions, None, "filter_items", bpy.data, "actions")
+    assert ui.animations.VIEW3D_PT_alamo_animation.poll(bpy.context)
+    draw(ui.animations.VIEW3D_PT_alamo_animation)
+    flags, _ = draw(ui.animations.ALAMO_UL_actions, None, "filter_items", bpy.data, "actions")
     assert flags == [FILTER_ITEM]
     walk = bpy.data.actions["Walk"]
     texts = Layout()
-    ui.ALAMO_UL_actions.draw_item(None, bpy.context, texts, bpy.data, walk, 0, None, "", 0)
+    ui.animations.ALAMO_UL_actions.draw_item(None, bpy.context, texts, bpy.data, walk, 0, None,
+                                             "", 0)
     assert f"1-10  {bpy.context.scene.render.fps:g} fps" in texts.texts
 
     wm = bpy.context.window_manager
-    assert draw(ui.VIEW3D_PT_alamo_validate) == []               # not run yet
+    assert draw(ui.checks.VIEW3D_PT_alamo_validate) == []        # not run yet
     bpy.ops.alamo.validate()
-    assert draw(ui.VIEW3D_PT_alamo_validate) == [wm.alamo_validation]      # all fine
+    assert draw(ui.checks.VIEW3D_PT_alamo_validate) == [wm.alamo_validation]     # all fine
     cube("Bad \u2713", parent=arm)
     bpy.ops.alamo.validate()
     wm.alamo_problem_index = 0
-    texts = draw(ui.VIEW3D_PT_alamo_validate)
+    texts = draw(ui.checks.VIEW3D_PT_alamo_validate)
     assert wm.alamo_validation in texts
     problem = Layout()
-    ui.ALAMO_UL_problems.draw_item(None, bpy.context, problem, wm, wm.alamo_problems[0], 0,
-                                   wm, "alamo_problem_index", 0)
+    ui.checks.ALAMO_UL_problems.draw_item(None, bpy.context, problem, wm,
+                                          wm.alamo_problems[0], 0, wm, "alamo_problem_index", 0)
     assert problem.texts == [wm.alamo_problems[0].text]
 
     mat = hull.data.materials[0]
     bpy.ops.alamo.set_shader(shader="MeshBumpColorize.fx", material=mat.name)
-    assert ui.MATERIAL_PT_alamo.poll(Context(material=mat))
-    assert not ui.MATERIAL_PT_alamo.poll(Context(material=None))
-    assert "BaseTexture" in draw(ui.MATERIAL_PT_alamo, Context(material=mat, region=None))
+    assert ui.material.MATERIAL_PT_alamo.poll(Context(material=mat))
+    assert not ui.material.MATERIAL_PT_alamo.poll(Context(material=None))
+    assert "BaseTexture" in draw(ui.material.MATERIAL_PT_alamo, Context(material=mat, region=None))
     mat.alamo.shader = "MyModGlow.fx"
-    assert any("does not know" in t for t in draw(ui.MATERIAL_PT_alamo,
+    assert any("does not know" in t for t in draw(ui.material.MATERIAL_PT_alamo,
                                                     Context(material=mat, region=None)))
     mat.alamo.shader = ""
-    assert any("alDefault.fx" in t for t in draw(ui.MATERIAL_PT_alamo,
+    assert any("alDefault.fx" in t for t in draw(ui.material.MATERIAL_PT_alamo,
                                                   Context(material=mat, region=None)))
-    draw(ui.VIEW3D_MT_alamo_add)
-    ui.menu_add(type("Menu", (), {"layout": Layout()})(), bpy.context)
+    draw(ui.add.VIEW3D_MT_alamo_add)
+    ui.add.menu_add(type("Menu", (), {"layout": Layout()})(), bpy.context)
 
 
 def test_ui_texts_are_written_for_modders():
@@ -646,5 +648,11 @@ def test_ui_texts_are_written_for_modders():
             for prop in rna.properties:
                 if prop.identifier != "rna_type" and not prop.is_hidden:
                     assert prop.name != prop.identifier, f"{cls.__name__}.{prop.identifier}"
-    source = (ROOT / "io_alamo" / "blender" / "ui.py").read_text()
-    assert "print(" not in source and "breakpoint(" not in source
+    blender_layer = ROOT / "io_alamo" / "blender"
+    sources = sorted((blender_layer / "ui").glob("*.py")) + [
+        blender_layer / f"{name}.py"
+        for name in ("actions", "add", "checks", "lod_alt", "shading", "targets", "visibility")]
+    assert len(sources) > 10
+    for path in sources:
+        source = path.read_text()
+        assert "print(" not in source and "breakpoint(" not in source, path.name

@@ -14,7 +14,7 @@ import numpy as np
 from .. import compat
 from ..names import IMPORT_NAME_KEY
 from ..props import find_param
-from ..ui import switch_shader
+from ..shading import switch_shader
 from .mesh_arrays import add_vertex_groups
 from .materials import refresh_preview
 

@@ -18,7 +18,7 @@ from .. import compat
 from ..attach import attached_objects, owner_armature
 from ..names import IMPORT_NAME_KEY
 from ..props import BILLBOARD_ITEMS
-from ..ui import add_at_bone
+from ..add import add_at_bone
 from . import plugin
 
 HIDDEN_KEYS_SUFFIX = '"].proxyIsHiddenAnimation'

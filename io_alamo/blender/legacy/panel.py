@@ -3,7 +3,7 @@ when the scene holds such data, with the one-click conversion."""
 
 import bpy
 
-from ..ui import CATEGORY
+from ..ui.shared import CATEGORY
 from .convert import convert_scene, scene_has_plugin_data
 
 
