@@ -1,41 +1,24 @@
 """File > Import entries and drag and drop. Thin: options in, import function, report out."""
 
-import os
-
 import bpy
-from bpy.props import BoolProperty, CollectionProperty, EnumProperty, StringProperty
-from bpy_extras.io_utils import ExportHelper, ImportHelper
+from bpy.props import BoolProperty, EnumProperty, StringProperty
+from bpy_extras.io_utils import ExportHelper
 
 from ..choices import AS_IMPORTED_FORMAT_ITEMS, SCOPE_ITEMS
-from ..formats import AlamoFormatError
 from .armature import AnimationTargetError, find_armature
 from .exp.ala import AnimationExportOptions, export_ala
-from .exp.alo import ExportError, ExportOptions, export_alo
+from .exp.alo import ExportOptions, export_alo
+from .file_operators import (
+    FileListImport, ViewportDrop, export_reported, import_each, leave_edit_modes,
+    menu_registration,
+)
 from .imp.ala import AnimationImportOptions, import_ala
 from .imp.alo import ImportOptions, import_alo
 from .prefs import default_ala_format, user_texture_folders
-from .progress import advance, expect, reports_progress
-
-class _FileListImport(ImportHelper):
-    """Several files at once (multi-selection, or a drop of several files), and drops that
-    import at once instead of opening the file browser."""
-
-    files: CollectionProperty(type=bpy.types.OperatorFileListElement,
-                              options={"HIDDEN", "SKIP_SAVE"})
-    directory: StringProperty(subtype="DIR_PATH", options={"HIDDEN", "SKIP_SAVE"})
-
-    def paths(self):
-        if self.files and self.directory:
-            return [os.path.join(self.directory, f.name) for f in self.files if f.name]
-        return [self.filepath]
-
-    def invoke(self, context, event):
-        if self.files or (self.filepath and os.path.isfile(self.filepath)):
-            return self.execute(context)          # drag and drop: import right away
-        return ImportHelper.invoke(self, context, event)
+from .progress import reports_progress
 
 
-class IMPORT_SCENE_OT_alo(bpy.types.Operator, _FileListImport):
+class IMPORT_SCENE_OT_alo(bpy.types.Operator, FileListImport):
     """Import Petroglyph Alamo models (.alo): skeleton, meshes, materials, lights, proxies
     and dazzles"""
 
@@ -61,30 +44,12 @@ class IMPORT_SCENE_OT_alo(bpy.types.Operator, _FileListImport):
         options = ImportOptions(merge_vertices=self.merge_vertices,
                                 texture_folders=user_texture_folders(context),
                                 import_animations=self.import_animations)
-        if context.object is not None and context.object.mode != "OBJECT":
-            bpy.ops.object.mode_set(mode="OBJECT")
-        done = 0
-        expect(len(self.paths()))
-        for path in self.paths():
-            advance()
-            try:
-                result = import_alo(context, path, options)
-            except AlamoFormatError as e:
-                self.report({"ERROR"}, str(e))
-                continue
-            except OSError as e:
-                self.report({"ERROR"}, f"{path}: {e}")
-                continue
-            done += 1
-            for w in result.warnings:
-                self.report({"WARNING"}, f"{os.path.basename(path)}: {w}")
-            self.report({"INFO"}, f"{os.path.basename(path)}: {result.summary()}")
-            for line in result.left_notes():
-                self.report({"INFO"}, f"{os.path.basename(path)}: {line}")
-        return {"FINISHED"} if done else {"CANCELLED"}
+        leave_edit_modes(context)
+        return import_each(self, self.paths(), lambda path, _: import_alo(context, path, options),
+                           more_lines=lambda result: result.left_notes())
 
 
-class IMPORT_ANIM_OT_ala(bpy.types.Operator, _FileListImport):
+class IMPORT_ANIM_OT_ala(bpy.types.Operator, FileListImport):
     """Import Petroglyph Alamo animations (.ala, both formats) as actions of the selected
     armature"""
 
@@ -107,24 +72,14 @@ class IMPORT_ANIM_OT_ala(bpy.types.Operator, _FileListImport):
         except AnimationTargetError as e:
             self.report({"ERROR"}, str(e))
             return {"CANCELLED"}
-        if context.object is not None and context.object.mode not in ("OBJECT", "POSE"):
-            bpy.ops.object.mode_set(mode="OBJECT")
-        done = 0
-        expect(len(self.paths()))
-        for path in self.paths():
-            advance()
+        leave_edit_modes(context, ("OBJECT", "POSE"))
+
+        def import_one(path, done):
+            # the first file imported sets the scene's frame rate and range
             options = AnimationImportOptions(set_scene_frame_rate=self.set_frame_rate and not done,
                                              set_scene_range=not done)
-            try:
-                result = import_ala(context, armature, path, options)
-            except (AlamoFormatError, OSError) as e:
-                self.report({"ERROR"}, str(e))
-                continue
-            done += 1
-            for w in result.warnings:
-                self.report({"WARNING"}, f"{os.path.basename(path)}: {w}")
-            self.report({"INFO"}, f"{os.path.basename(path)}: {result.summary()}")
-        return {"FINISHED"} if done else {"CANCELLED"}
+            return import_ala(context, armature, path, options)
+        return import_each(self, self.paths(), import_one)
 
 
 class EXPORT_SCENE_OT_alo(bpy.types.Operator, ExportHelper):
@@ -155,33 +110,12 @@ class EXPORT_SCENE_OT_alo(bpy.types.Operator, ExportHelper):
 
     @reports_progress
     def execute(self, context):
-        if context.object is not None and context.object.mode != "OBJECT":
-            bpy.ops.object.mode_set(mode="OBJECT")
+        leave_edit_modes(context)
         options = ExportOptions(scope=self.scope, apply_modifiers=self.apply_modifiers,
                                 own_bones=self.own_bones, animations=self.animations,
                                 ala_format=int(self.ala_format) or None,
                                 new_ala_format=int(default_ala_format(context)))
-        try:
-            result = export_alo(context, self.filepath, options)
-        except ExportError as e:
-            for o in context.view_layer.objects:
-                o.select_set(o in e.objects)
-            for p in e.problems:
-                self.report({"ERROR"}, p)
-            return {"CANCELLED"}
-        except (AlamoFormatError, OSError) as e:
-            self.report({"ERROR"}, str(e))
-            return {"CANCELLED"}
-        for w in result.warnings:
-            self.report({"WARNING"}, w)
-        c = result.counts
-        self.report({"INFO"}, f"{os.path.basename(self.filepath)}: {c['bones']} bones, "
-                              f"{c['meshes']} meshes, {c['lights']} lights, {c['proxies']} "
-                              f"proxies, {c['dazzles']} dazzles"
-                              + (f", {len(result.animations)} animations"
-                                 if self.animations else ""))
-        return {"FINISHED"}
-
+        return export_reported(self, context, lambda: export_alo(context, self.filepath, options))
 
 
 class EXPORT_ANIM_OT_ala(bpy.types.Operator, ExportHelper):
@@ -231,36 +165,20 @@ class EXPORT_ANIM_OT_ala(bpy.types.Operator, ExportHelper):
         if action is None:
             self.report({"ERROR"}, f"armature {arm.name!r} has no active action to export")
             return {"CANCELLED"}
-        if context.object is not None and context.object.mode not in ("OBJECT", "POSE"):
-            bpy.ops.object.mode_set(mode="OBJECT")
+        leave_edit_modes(context, ("OBJECT", "POSE"))
         options = AnimationExportOptions(format=int(self.format) or None,
                                          new_format=int(default_ala_format(context)),
                                          frame_range=self.frame_range,
                                          frame_rate=self.frame_rate)
-        try:
-            result = export_ala(context, arm, action, self.filepath, options)
-        except ExportError as e:
-            for p in e.problems:
-                self.report({"ERROR"}, p)
-            return {"CANCELLED"}
-        except (AlamoFormatError, OSError) as e:
-            self.report({"ERROR"}, str(e))
-            return {"CANCELLED"}
-        for w in result.warnings:
-            self.report({"WARNING"}, w)
-        self.report({"INFO"}, f"{os.path.basename(self.filepath)}: {result.summary()}")
-        return {"FINISHED"}
+        return export_reported(self, context,
+                               lambda: export_ala(context, arm, action, self.filepath, options))
 
 
-class ALAMO_FH_alo(bpy.types.FileHandler):
+class ALAMO_FH_alo(ViewportDrop, bpy.types.FileHandler):
     bl_idname = "ALAMO_FH_alo"
     bl_label = "Alamo Model"
     bl_import_operator = "import_scene.alo"
     bl_file_extensions = ".alo"
-
-    @classmethod
-    def poll_drop(cls, context):
-        return context.area is not None and context.area.type == "VIEW_3D"
 
 
 def menu_import(self, context):
@@ -276,16 +194,4 @@ def menu_export(self, context):
 CLASSES = (IMPORT_SCENE_OT_alo, IMPORT_ANIM_OT_ala, EXPORT_SCENE_OT_alo, EXPORT_ANIM_OT_ala,
            ALAMO_FH_alo)
 
-
-def register():
-    for cls in CLASSES:
-        bpy.utils.register_class(cls)
-    bpy.types.TOPBAR_MT_file_import.append(menu_import)
-    bpy.types.TOPBAR_MT_file_export.append(menu_export)
-
-
-def unregister():
-    bpy.types.TOPBAR_MT_file_export.remove(menu_export)
-    bpy.types.TOPBAR_MT_file_import.remove(menu_import)
-    for cls in reversed(CLASSES):
-        bpy.utils.unregister_class(cls)
+register, unregister = menu_registration(CLASSES, menu_import, menu_export)

@@ -1,0 +1,116 @@
+"""What the File-menu operators of every format share: several files per import and drops
+that import at once, one way of reporting results and errors, and registration with menu
+entries. Each format's operators module keeps only its options and its calls."""
+
+import os
+
+import bpy
+from bpy.props import CollectionProperty, StringProperty
+from bpy_extras.io_utils import ImportHelper
+
+from ..formats.errors import FormatError
+from .exp.common import ExportError
+from .progress import advance, expect
+
+
+class FileListImport(ImportHelper):
+    """Several files at once (multi-selection, or a drop of several files), and drops that
+    import at once instead of opening the file browser."""
+
+    files: CollectionProperty(type=bpy.types.OperatorFileListElement,
+                              options={"HIDDEN", "SKIP_SAVE"})
+    directory: StringProperty(subtype="DIR_PATH", options={"HIDDEN", "SKIP_SAVE"})
+
+    def paths(self):
+        if self.files and self.directory:
+            return [os.path.join(self.directory, f.name) for f in self.files if f.name]
+        return [self.filepath]
+
+    def invoke(self, context, event):
+        if self.files or (self.filepath and os.path.isfile(self.filepath)):
+            return self.execute(context)          # drag and drop: import right away
+        return ImportHelper.invoke(self, context, event)
+
+
+class ViewportDrop:
+    """File handlers: files dropped onto the 3D viewport are imported."""
+
+    @classmethod
+    def poll_drop(cls, context):
+        return context.area is not None and context.area.type == "VIEW_3D"
+
+
+def leave_edit_modes(context, allowed=("OBJECT",)):
+    """Back to Object Mode unless the active object is in one of the ``allowed`` modes."""
+    if context.object is not None and context.object.mode not in allowed:
+        bpy.ops.object.mode_set(mode="OBJECT")
+
+
+def import_each(op, paths, import_one, more_lines=None):
+    """Import every path with ``import_one(path, done)`` (``done``: how many imported before);
+    a file that fails is reported and the others go on. Reports each result's warnings and
+    summary (and ``more_lines(result)``); FINISHED when at least one file imported."""
+    done = 0
+    expect(len(paths))
+    for path in paths:
+        advance()
+        try:
+            result = import_one(path, done)
+        except FormatError as e:
+            op.report({"ERROR"}, str(e))
+            continue
+        except OSError as e:
+            op.report({"ERROR"}, f"{path}: {e}")
+            continue
+        done += 1
+        name = os.path.basename(path)
+        for w in result.warnings:
+            op.report({"WARNING"}, f"{name}: {w}")
+        op.report({"INFO"}, f"{name}: {result.summary()}")
+        for line in more_lines(result) if more_lines else ():
+            op.report({"INFO"}, f"{name}: {line}")
+    return {"FINISHED"} if done else {"CANCELLED"}
+
+
+def export_reported(op, context, export, summary=None):
+    """Run ``export()`` for an export operator: its errors reported (and the objects they are
+    about selected), else its warnings and ``summary(result)`` (default ``result.summary()``)."""
+    try:
+        result = export()
+    except ExportError as e:
+        if e.objects:
+            for o in context.view_layer.objects:
+                o.select_set(o in e.objects)
+        for p in e.problems:
+            op.report({"ERROR"}, p)
+        return {"CANCELLED"}
+    except (FormatError, OSError) as e:
+        op.report({"ERROR"}, str(e))
+        return {"CANCELLED"}
+    for w in result.warnings:
+        op.report({"WARNING"}, w)
+    text = summary(result) if summary else result.summary()
+    op.report({"INFO"}, f"{os.path.basename(op.filepath)}: {text}")
+    return {"FINISHED"}
+
+
+def menu_registration(classes, import_menu=None, export_menu=None):
+    """register() and unregister() of an operators module: its classes and its File > Import
+    and File > Export menu entries, undone in reverse (Blender 4.2/4.5 crash at exit if
+    anything stays registered)."""
+    register_classes, unregister_classes = bpy.utils.register_classes_factory(classes)
+    menus = [(bpy.types.TOPBAR_MT_file_import, import_menu),
+             (bpy.types.TOPBAR_MT_file_export, export_menu)]
+    menus = [(menu, draw) for menu, draw in menus if draw is not None]
+
+    def register():
+        register_classes()
+        for menu, draw in menus:
+            menu.append(draw)
+
+    def unregister():
+        for menu, draw in reversed(menus):
+            menu.remove(draw)
+        unregister_classes()
+
+    return register, unregister
