@@ -84,12 +84,4 @@ def default_ala_format(context):
 CLASSES = (AlamoTextureFolder, AlamoPreferences, ALAMO_OT_texture_folder_add,
            ALAMO_OT_texture_folder_remove)
 
-
-def register():
-    for cls in CLASSES:
-        bpy.utils.register_class(cls)
-
-
-def unregister():
-    for cls in reversed(CLASSES):
-        bpy.utils.unregister_class(cls)
+register, unregister = bpy.utils.register_classes_factory(CLASSES)

@@ -20,10 +20,11 @@ from ..armature import find_armature
 from ..attach import child_of_bone, child_of_rest_world
 from ..matrices import inverse, nearest_rotation
 from ..names import from_blender, object_export_name
+from ..props import param_value
 from . import plugin as plugin_data
 from .ala import AnimationExportOptions, armature_actions, build_animation, file_name_for
 from .bone_zero import arm_transform_warning
-from .common import ExportError, ExportOptions, ExportResult, Problem, Report
+from .common import ExportError, ExportOptions, ExportResult, Problem, Report, shader_value
 from .mesh import MeshContext, build_mesh
 from .plugin import armature_members
 from .skeleton import build_skeleton, parse_source
@@ -332,17 +333,7 @@ class _Exporter:
             if bp.type == "TEXTURE":
                 self.check_name(f"material {mat.name!r}: texture", texture, user, mini=True)
             ptype = ParamType[bp.type]
-            if ptype == ParamType.INT:
-                value = int(bp.int_value)
-            elif ptype == ParamType.FLOAT:
-                value = np.float32(bp.float_value)
-            elif ptype == ParamType.FLOAT3:
-                value = np.array(bp.float3_value, "<f4")
-            elif ptype == ParamType.FLOAT4:
-                value = np.array(bp.float4_value, "<f4")
-            else:
-                value = texture
-            params.append(ShaderParam(pname, ptype, value))
+            params.append(ShaderParam(pname, ptype, shader_value(ptype, param_value(bp))))
         if src is not None and src.shader == shader and len(src.params) == len(params) \
                 and all(_same_param(a, b) for a, b in zip(src.params, params)):
             return src

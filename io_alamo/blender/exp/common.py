@@ -5,6 +5,11 @@ module, so alo, ala, alm, mesh, shadow, skeleton and plugin can all import it.""
 import time
 from dataclasses import dataclass, field
 
+import numpy as np
+
+from ...formats import ParamType
+
+from ..names import from_blender
 from ..problems import ERROR, Problem, add_warning, texts
 
 MAX_VERTICES = 65535
@@ -112,3 +117,14 @@ class Report:
         if self.errors:
             raise ExportError(texts(self.errors), self.error_objects,
                               self.errors + self.problems)
+
+
+def shader_value(ptype, value):
+    """A shader parameter's value as a file stores it: int, float32, '<f4' vector or text."""
+    if ptype == ParamType.INT:
+        return int(value)
+    if ptype == ParamType.FLOAT:
+        return np.float32(value)
+    if ptype == ParamType.TEXTURE:
+        return from_blender(str(value))
+    return np.array(value, "<f4")

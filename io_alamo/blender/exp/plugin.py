@@ -7,12 +7,11 @@ Also the checks of the export scope that matter most for such scenes: meshes wit
 the scope leaves out, and a model without meshes.
 """
 
-import numpy as np
-
 from ...formats import Material, ParamType, Proxy, ShaderParam, build_collision_tree
 from ..attach import attached_objects, owner_armature
 from ..legacy import plugin
 from ..names import from_blender
+from .common import shader_value
 
 ON_THE_FLY = ("scene made with the ALAMO plugin: its data was converted for this export only "
               "(the scene is unchanged; Alamo sidebar > Convert Scene from the ALAMO Plugin "
@@ -92,15 +91,7 @@ def material_record(mat, report, user):
 def shader_param(p):
     """A format ShaderParam from a PluginParam."""
     ptype = ParamType[p.type]
-    if ptype == ParamType.INT:
-        value = int(p.value)
-    elif ptype == ParamType.FLOAT:
-        value = np.float32(p.value)
-    elif ptype == ParamType.TEXTURE:
-        value = from_blender(str(p.value))
-    else:
-        value = np.array(p.value, "<f4")
-    return ShaderParam(p.name, ptype, value)
+    return ShaderParam(p.name, ptype, shader_value(ptype, p.value))
 
 
 def apply_mesh_flags(obj, mesh, report):

@@ -17,7 +17,6 @@ import numpy as np
 from ...formats.alm1 import (
     ALOD_MAGIC, FRAMES_PER_SECOND, MAGIC, Alm1FormatError, read_alm1,
 )
-from ...formats.errors import FormatError
 from ...formats.files import read_file_bytes
 from .. import compat, morph
 from ..names import to_blender

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 import bpy
 import numpy as np
-from mathutils import Matrix
 
 from ...formats.alod import collapse_vertex_maps, lod_stops, lod_triangles, read_alod
 from ...formats.alod.lod import DEFAULT_FRACTIONS

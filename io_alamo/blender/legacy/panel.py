@@ -51,12 +51,4 @@ class VIEW3D_PT_alamo_legacy(bpy.types.Panel):
 
 CLASSES = (ALAMO_OT_convert_legacy_scene, VIEW3D_PT_alamo_legacy)
 
-
-def register():
-    for cls in CLASSES:
-        bpy.utils.register_class(cls)
-
-
-def unregister():
-    for cls in reversed(CLASSES):
-        bpy.utils.unregister_class(cls)
+register, unregister = bpy.utils.register_classes_factory(CLASSES)
