@@ -9,7 +9,7 @@ it is all-or-nothing (the same rollback transaction).
 """
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import bpy
 import numpy as np
@@ -22,6 +22,7 @@ from .. import compat, morph
 from ..names import to_blender
 from ..source import set_source
 from ..transaction import Transaction
+from .alo import ImportResult
 from .alod import AlodImportOptions, import_alod
 from .materials import MaterialBuilder, principled_node
 from .textures import TextureFinder
@@ -36,10 +37,8 @@ class AlmImportOptions:
 
 
 @dataclass
-class AlmImportResult:
+class AlmImportResult(ImportResult):
     object: object = None
-    counts: dict = field(default_factory=dict)
-    warnings: list = field(default_factory=list)
 
     def summary(self):
         c = self.counts
@@ -81,10 +80,10 @@ def _build(context, tx, model, data, path, options):
     result = AlmImportResult()
     name = to_blender(os.path.splitext(os.path.basename(path))[0])
     me = tx.add(bpy.data.meshes.new(name))
-    tris = _fill_mesh(me, model, result.warnings)
+    tris = _fill_mesh(me, model, result.warn)
     obj = tx.add(bpy.data.objects.new(name, me))
     (context.collection or context.scene.collection).objects.link(obj)
-    me.materials.append(_material(tx, name, path, result.warnings))
+    me.materials.append(_material(tx, name, path, result.warn))
     blocks = morph.add_frame_keys(obj, morph.file_to_blender(_finite(model.positions)))
     if len(blocks) > 1:
         action = tx.add(bpy.data.actions.new(f"{name} frames"))
@@ -109,13 +108,13 @@ def _finite(a):
     return a
 
 
-def _fill_mesh(me, model, warnings):
+def _fill_mesh(me, model, warn):
     """Vertices (frame 0), triangles, UVs and custom normals; returns the triangles kept."""
     tris = model.faces.astype(np.int32)
     repeated = (tris[:, 0] == tris[:, 1]) | (tris[:, 1] == tris[:, 2]) | \
         (tris[:, 0] == tris[:, 2])
     if repeated.any():
-        warnings.append(f"{int(repeated.sum())} triangles use a vertex twice and were left "
+        warn(f"{int(repeated.sum())} triangles use a vertex twice and were left "
                         "out (Blender cannot hold them; an unedited export keeps them)")
         tris = tris[~repeated]
     corner = tris.ravel()
@@ -132,7 +131,7 @@ def _fill_mesh(me, model, warnings):
     me.uv_layers.new(name="UVMap", do_init=False).data.foreach_set("uv", uv.ravel())
     moving = model.uvs.view(np.uint32) != model.uvs[:1].view(np.uint32)
     if moving.any():
-        warnings.append("the UVs change between frames; Blender keeps frame 0's (an "
+        warn("the UVs change between frames; Blender keeps frame 0's (an "
                         "unedited export keeps them all)")
     me.polygons.foreach_set("use_smooth", np.ones(nt, bool))
     compat.set_custom_normals(me, morph.file_to_blender(_finite(model.normals[0][corner])))
@@ -150,7 +149,7 @@ def _frame_times(scene, model, options):
     return start + np.arange(model.frame_count) * step
 
 
-def _material(tx, name, path, warnings):
+def _material(tx, name, path, warn):
     """A material showing the sibling ``<name>.bmp`` (the engine's texture), when present."""
     mat = tx.add(bpy.data.materials.new(name))
     folder = os.path.dirname(os.path.abspath(path))
@@ -164,5 +163,5 @@ def _material(tx, name, path, warnings):
     node.name = node.label = TEXTURE_NODE
     node.location = (bsdf.location.x - 400, bsdf.location.y)
     tree.links.new(node.outputs["Color"], bsdf.inputs["Base Color"])
-    node.image = MaterialBuilder(tx, finder, warnings.append).image(texture)
+    node.image = MaterialBuilder(tx, finder, warn).image(texture)
     return mat

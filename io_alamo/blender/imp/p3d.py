@@ -2,7 +2,7 @@
 after the file. All-or-nothing like the .alo import: a failure removes what was made."""
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import bpy
 import numpy as np
@@ -12,6 +12,7 @@ from ...formats.files import read_file_bytes
 from ...formats.p3d import is_visual, lod_name, read_p3d
 from ..names import to_blender
 from ..transaction import Transaction
+from .alo import ImportResult
 from .p3d_mesh import (add_shape_keys, add_vertex_groups, blender_matrix, face_materials,
                        fill_mesh, to_blender_axes)
 
@@ -24,11 +25,8 @@ class P3dImportOptions:
 
 
 @dataclass
-class P3dImportResult:
+class P3dImportResult(ImportResult):
     collection: object = None
-    objects: list = field(default_factory=list)
-    counts: dict = field(default_factory=dict)
-    warnings: list = field(default_factory=list)
 
     def summary(self):
         c = self.counts
@@ -55,7 +53,9 @@ class _Builder:
         self.tx = tx
         self.model = model
         self.options = options
-        self.result = P3dImportResult(warnings=list(model.warnings))
+        self.result = P3dImportResult()
+        for text in model.warnings:
+            self.result.warn(text)
         self.name = to_blender(os.path.splitext(os.path.basename(filepath))[0])
         self.materials = {}
 
@@ -135,7 +135,7 @@ class _Builder:
         return obj
 
     def _warner(self, where):
-        return lambda text: self.result.warnings.append(f"{where}: {text}")
+        return lambda text: self.result.warn(f"{where}: {text}")
 
     def _material(self, texture, path, material):
         """One Blender material per (texture, .rvmat) pair, shared by every LOD."""
