@@ -5,42 +5,81 @@ from .alo_read import (
     OBJECT_CONNECTION_SCHEMA, PARAM_SCHEMAS, PROXY_SCHEMA,
 )
 from .animation import BONE_SCHEMA, HEADER_SCHEMA, Animation
+from .chunk_types import ChunkType
 from .chunks import read_minis
 from .errors import AlamoFormatError
 from .fields import KINDS
 from .model import Mesh, Model
 
 CHUNK_NAMES = {
-    0x200: "skeleton", 0x201: "skeleton header", 0x202: "bone", 0x203: "bone name",
-    0x205: "bone data (no billboard)", 0x206: "bone data", 0x400: "mesh", 0x401: "mesh name",
-    0x402: "mesh info", 0x10100: "sub-mesh material", 0x10101: "shader name",
-    0x10102: "INT parameter", 0x10103: "FLOAT parameter", 0x10104: "FLOAT3 parameter",
-    0x10105: "TEXTURE parameter", 0x10106: "FLOAT4 parameter", 0x10000: "sub-mesh data",
-    0x10001: "sub-mesh header", 0x10002: "vertex format", 0x10004: "index buffer",
-    0x10005: "vertex buffer (no unused)", 0x10007: "vertex buffer", 0x10006: "bone map",
-    0x1200: "collision tree", 0x1201: "collision tree header", 0x1202: "collision nodes",
-    0x1203: "collision triangles", 0x1300: "light", 0x1301: "light name", 0x1302: "light info",
-    0x600: "connections", 0x601: "connections header", 0x602: "object connection",
-    0x603: "proxy", 0x604: "dazzle", 0x900: "particle effect", 0x1500: "particle effect (UaW)",
-    0x1000: "animation", 0x1001: "animation header", 0x1002: "bone animation",
-    0x1003: "bone animation header", 0x1004: "translation track", 0x1005: "scale track",
-    0x1006: "rotation track", 0x1007: "visibility bits", 0x1008: "step bits",
-    0x1009: "rotation frames", 0x100A: "translation frames", 0x100B: "scale frames",
+    ChunkType.SKELETON: "skeleton",
+    ChunkType.SKELETON_HEADER: "skeleton header",
+    ChunkType.BONE: "bone",
+    ChunkType.BONE_NAME: "bone name",
+    ChunkType.BONE_DATA_NO_BILLBOARD: "bone data (no billboard)",
+    ChunkType.BONE_DATA: "bone data",
+    ChunkType.MESH: "mesh",
+    ChunkType.MESH_NAME: "mesh name",
+    ChunkType.MESH_INFO: "mesh info",
+    ChunkType.MATERIAL: "sub-mesh material",
+    ChunkType.SHADER_NAME: "shader name",
+    ChunkType.PARAM_INT: "INT parameter",
+    ChunkType.PARAM_FLOAT: "FLOAT parameter",
+    ChunkType.PARAM_FLOAT3: "FLOAT3 parameter",
+    ChunkType.PARAM_TEXTURE: "TEXTURE parameter",
+    ChunkType.PARAM_FLOAT4: "FLOAT4 parameter",
+    ChunkType.SUBMESH_DATA: "sub-mesh data",
+    ChunkType.SUBMESH_HEADER: "sub-mesh header",
+    ChunkType.VERTEX_FORMAT: "vertex format",
+    ChunkType.INDEX_BUFFER: "index buffer",
+    ChunkType.VERTEX_BUFFER_NO_UNUSED: "vertex buffer (no unused)",
+    ChunkType.VERTEX_BUFFER: "vertex buffer",
+    ChunkType.BONE_MAP: "bone map",
+    ChunkType.COLLISION_TREE: "collision tree",
+    ChunkType.COLLISION_HEADER: "collision tree header",
+    ChunkType.COLLISION_NODES: "collision nodes",
+    ChunkType.COLLISION_TRIANGLES: "collision triangles",
+    ChunkType.LIGHT: "light",
+    ChunkType.LIGHT_NAME: "light name",
+    ChunkType.LIGHT_INFO: "light info",
+    ChunkType.CONNECTIONS: "connections",
+    ChunkType.CONNECTIONS_HEADER: "connections header",
+    ChunkType.OBJECT_CONNECTION: "object connection",
+    ChunkType.PROXY: "proxy",
+    ChunkType.DAZZLE: "dazzle",
+    ChunkType.PARTICLE_EFFECT: "particle effect",
+    ChunkType.PARTICLE_EFFECT_UAW: "particle effect (UaW)",
+    ChunkType.ANIMATION: "animation",
+    ChunkType.ANIMATION_HEADER: "animation header",
+    ChunkType.BONE_ANIMATION: "bone animation",
+    ChunkType.BONE_ANIMATION_HEADER: "bone animation header",
+    ChunkType.TRANSLATION_TRACK: "translation track",
+    ChunkType.SCALE_TRACK: "scale track",
+    ChunkType.ROTATION_TRACK: "rotation track",
+    ChunkType.VISIBILITY_BITS: "visibility bits",
+    ChunkType.STEP_BITS: "step bits",
+    ChunkType.ROTATION_FRAMES: "rotation frames",
+    ChunkType.TRANSLATION_FRAMES: "translation frames",
+    ChunkType.SCALE_FRAMES: "scale frames",
 }
 
 # Data chunks that hold one zero-terminated string: shown as text, not hex.
-STRING_CHUNKS = frozenset({0x203, 0x401, 0x10101, 0x1301})   # bone, mesh, shader, light name
+STRING_CHUNKS = frozenset({ChunkType.BONE_NAME, ChunkType.MESH_NAME, ChunkType.SHADER_NAME,
+                           ChunkType.LIGHT_NAME})
 
-_MODEL_MINIS = {0x601: CONNECTIONS_HEADER_SCHEMA, 0x602: OBJECT_CONNECTION_SCHEMA,
-                0x603: PROXY_SCHEMA, 0x604: DAZZLE_SCHEMA, 0x1201: COLLISION_HEADER_SCHEMA,
+_MODEL_MINIS = {ChunkType.CONNECTIONS_HEADER: CONNECTIONS_HEADER_SCHEMA,
+                ChunkType.OBJECT_CONNECTION: OBJECT_CONNECTION_SCHEMA,
+                ChunkType.PROXY: PROXY_SCHEMA, ChunkType.DAZZLE: DAZZLE_SCHEMA,
+                ChunkType.COLLISION_HEADER: COLLISION_HEADER_SCHEMA,
                 **{int(k): v for k, v in PARAM_SCHEMAS.items()}}
-_ANIM_MINIS = {0x1001: HEADER_SCHEMA, 0x1003: BONE_SCHEMA}
+_ANIM_MINIS = {ChunkType.ANIMATION_HEADER: HEADER_SCHEMA,
+               ChunkType.BONE_ANIMATION_HEADER: BONE_SCHEMA}
 
 
 def _mini_schema(chunk, parent_type, is_animation):
     if is_animation:
         return _ANIM_MINIS.get(chunk.type)
-    if chunk.type == 0 and parent_type == 0x604:
+    if chunk.type == ChunkType.DAZZLE_MINIS and parent_type == ChunkType.DAZZLE:
         return DAZZLE_SCHEMA
     return _MODEL_MINIS.get(chunk.type)
 
@@ -70,7 +109,7 @@ def without_filename(error, path=None):
 
 def chunk_tree(roots):
     """The chunk tree as plain dicts (types, sizes, offsets, decoded mini-chunks)."""
-    is_animation = bool(roots) and roots[0].type == 0x1000
+    is_animation = bool(roots) and roots[0].type == ChunkType.ANIMATION
 
     def node(c, parent_type):
         d = {"type": f"0x{c.type:x}", "name": CHUNK_NAMES.get(c.type, "unknown"),
@@ -151,7 +190,7 @@ def summary(obj):
                 skin = f", skinned to {len(s.bone_map)} bones" if s.bone_map is not None else ""
                 tree = (f", collision tree {len(s.collision_tree.nodes)} nodes"
                         if s.collision_tree is not None else "")
-                tex = [p.value for p in s.material.params if p.type == 0x10105]
+                tex = [p.value for p in s.material.params if p.type == ChunkType.PARAM_TEXTURE]
                 lines.append(f"    {s.material.shader} / {s.vertex_format}: {len(s.vertices)} "
                              f"vertices, {len(s.indices)} triangles{skin}{tree}"
                              + (f", textures {', '.join(tex)}" if tex else ""))

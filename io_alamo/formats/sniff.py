@@ -4,11 +4,14 @@ error deep inside it."""
 
 import struct
 
+from .chunk_types import ChunkType
 from .errors import AlamoFormatError
 
 # The chunk types an Alamo file starts with: skeleton, mesh, connections, light (models),
 # particle effects (Empire at War, Universe at War) and animation.
-ROOT_TYPES = frozenset({0x200, 0x400, 0x600, 0x1300, 0x900, 0x1500, 0x1000})
+ROOT_TYPES = frozenset({ChunkType.SKELETON, ChunkType.MESH, ChunkType.CONNECTIONS, ChunkType.LIGHT,
+                        ChunkType.PARTICLE_EFFECT, ChunkType.PARTICLE_EFFECT_UAW,
+                        ChunkType.ANIMATION})
 
 
 class NotAlamoError(AlamoFormatError):
