@@ -96,11 +96,14 @@ def frame_span(context, action, options):
         start, end = scene.frame_start, scene.frame_end
     else:
         start, end = action.frame_range
-        # a one-frame file imports with a range of two (Blender's shortest manual range)
-        if action.alamo.frames == 1 and action.use_frame_range and end - start == 1:
-            end = start
+        # a file of one frame (or none) imports with a range of two (Blender's shortest
+        # manual range): the file's own count is what is exported
+        if action.alamo.frames <= 1 and action.use_frame_range and end - start == 1:
+            end = start + action.alamo.frames - 1
     start, end = int(round(start)), int(round(end))
     frames = end - start + 1
+    if frames == 0 and has_source(action):
+        return start, frames          # a file without frames: written from its own data
     if frames < 1:
         raise ExportError([f"action {action.name!r}: empty frame range {start}..{end}"])
     if frames > MAX_FRAMES:
@@ -153,6 +156,9 @@ def build_animation(context, armature, action, options, source=_UNPARSED):
         result.frames, result.fps, result.bones = frames, fps, len(anim.bones)
         result.timings["reuse"] = time.perf_counter() - clock
         return result
+    if frames == 0:
+        raise ExportError([f"action {action.name!r}: its file has no frames and it was edited: "
+                           "give it a frame range to export"])
 
     blender_of = {k: name for name, k in bone_index.items()}
     names = [b.name for b in skeleton.bones]
