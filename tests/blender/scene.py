@@ -1,5 +1,7 @@
 """Reading back what an import made, and what the file says it should be, as numpy arrays."""
 
+from contextlib import contextmanager
+
 import bpy
 import numpy as np
 
@@ -11,15 +13,45 @@ def objects_by_role(role):
                   key=lambda o: o.alamo.file_index)
 
 
-def corner_positions_world(obj):
-    me = obj.data
+def vertex_positions(me):
     co = np.empty(len(me.vertices) * 3, np.float32)
     me.vertices.foreach_get("co", co)
+    return co.reshape(-1, 3)
+
+
+def _corners_world(me, matrix_world):
     vi = np.empty(len(me.loops), np.int32)
     me.loops.foreach_get("vertex_index", vi)
-    mw = np.array(obj.matrix_world, np.float64)
-    p = co.reshape(-1, 3)[vi].astype(np.float64)
+    mw = np.array(matrix_world, np.float64)
+    p = vertex_positions(me)[vi].astype(np.float64)
     return p @ mw[:3, :3].T + mw[:3, 3]
+
+
+def corner_positions_world(obj):
+    return _corners_world(obj.data, obj.matrix_world)
+
+
+@contextmanager
+def evaluated_mesh(obj):
+    """(evaluated object, its mesh) as drawn: modifiers, shape keys and armature applied."""
+    ev = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+    me = ev.to_mesh()
+    try:
+        yield ev, me
+    finally:
+        ev.to_mesh_clear()
+
+
+def evaluated_positions(obj):
+    """Vertex positions as drawn, in the object's space."""
+    with evaluated_mesh(obj) as (_, me):
+        return vertex_positions(me)
+
+
+def deformed_corners_world(obj):
+    """World positions of the face corners as drawn (armature deformation included)."""
+    with evaluated_mesh(obj) as (ev, me):
+        return _corners_world(me, ev.matrix_world)
 
 
 def corner_normals(obj):

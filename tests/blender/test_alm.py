@@ -9,6 +9,7 @@ import pytest
 from io_alamo.formats.alod import AlodFormatError
 
 import alm1build as ab
+from scene import evaluated_positions
 
 bpy = pytest.importorskip("bpy")
 
@@ -35,18 +36,6 @@ def key_co(kb):
     a = np.empty(len(kb.data) * 3, np.float32)
     kb.data.foreach_get("co", a)
     return a.reshape(-1, 3)
-
-
-def evaluated_positions(obj):
-    dg = bpy.context.evaluated_depsgraph_get()
-    ev = obj.evaluated_get(dg)
-    me = ev.to_mesh()
-    try:
-        co = np.empty(len(me.vertices) * 3, np.float32)
-        me.vertices.foreach_get("co", co)
-    finally:
-        ev.to_mesh_clear()
-    return co.reshape(-1, 3)
 
 
 def scene_state():

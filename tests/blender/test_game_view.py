@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import specbuild as sb
 from corpus import corpus_params
-from scene import load_model
+from scene import deformed_corners_world, load_model
 
 from io_alamo.formats.files import save
 from io_alamo.sample import sample_animation, sample_model, write_tga
@@ -68,23 +68,6 @@ def test_operator_reports_the_files_left_for_other_models(blender, two_models, c
 
 
 # --- bind pose ------------------------------------------------------------------------------
-
-def deformed_corners_world(obj):
-    """World positions of the face corners as drawn (armature deformation included)."""
-    deps = bpy.context.evaluated_depsgraph_get()
-    ev = obj.evaluated_get(deps)
-    me = ev.to_mesh()
-    try:
-        co = np.empty(len(me.vertices) * 3, np.float32)
-        me.vertices.foreach_get("co", co)
-        vi = np.empty(len(me.loops), np.int32)
-        me.loops.foreach_get("vertex_index", vi)
-        mw = np.array(ev.matrix_world, np.float64)
-    finally:
-        ev.to_mesh_clear()
-    p = co.reshape(-1, 3)[vi].astype(np.float64)
-    return p @ mw[:3, :3].T + mw[:3, 3]
-
 
 def test_import_shows_the_bind_pose_and_keeps_the_animations(blender, two_models):
     from scene import file_corners
