@@ -8,15 +8,15 @@ import sys
 
 from . import batch
 from .choices import ALA_FORMATS
-from .formats.animation import convert_animation, read_ala
-from .formats.chunks import read_chunks
-from .formats.compare import chunk_path_at, first_difference
-from .formats.describe import chunk_tree, format_tree, summary, without_filename
+from .formats.alamo.animation import convert_animation, read_ala
+from .formats.alamo.chunks import read_chunks
+from .formats.alamo.compare import chunk_path_at, first_difference
+from .formats.alamo.describe import chunk_tree, format_tree, summary, without_filename
+from .formats.alamo.files import encode, read_any, read_file_bytes, save
+from .formats.alamo.sniff import NotAlamoError, check_alamo
+from .formats.alamo.validate import validate
 from .formats.errors import AlamoFormatError, FormatError
-from .formats.files import encode, read_file_bytes, read_any, save
 from .formats.kinds import foreign_kind
-from .formats.sniff import NotAlamoError, check_alamo
-from .formats.validate import validate
 
 
 def read_input(path):

@@ -13,10 +13,26 @@ from pathlib import Path
 
 import numpy as np
 
-from .formats import (
-    VERTEX_DTYPE, AnimationData, Bone, Connections, Dazzle, Light, LightType, Material, Mesh,
-    Model, ObjectConnection, ParamType, Proxy, ShaderParam, Skeleton, SubMesh,
-    build_collision_tree, encode_animation, save,
+from .formats.alamo import (
+    VERTEX_DTYPE,
+    AnimationData,
+    Bone,
+    Connections,
+    Dazzle,
+    Light,
+    LightType,
+    Material,
+    Mesh,
+    Model,
+    ObjectConnection,
+    ParamType,
+    Proxy,
+    ShaderParam,
+    Skeleton,
+    SubMesh,
+    build_collision_tree,
+    encode_animation,
+    save,
 )
 
 MODEL_NAME = "Sample_Tank"

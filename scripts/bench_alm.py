@@ -16,10 +16,10 @@ for _p in (str(ROOT), str(ROOT / "tests")):
     if _p not in sys.path:
         sys.path.insert(0, _p)
 
+import alm1build  # noqa: E402
 import numpy as np  # noqa: E402
 
-import alm1build  # noqa: E402
-from io_alamo.formats.alm1 import read_alm1, write_alm1  # noqa: E402
+from io_alamo.formats.alithia.alm1 import read_alm1, write_alm1  # noqa: E402
 
 try:
     import bpy
@@ -27,8 +27,8 @@ except ImportError:
     bpy = None
 if bpy is not None:
     import io_alamo
-    from io_alamo.blender.exp.alm import export_alm
-    from io_alamo.blender.imp.alm import import_alm_file
+    from io_alamo.blender.alithia.exporter import export_alm
+    from io_alamo.blender.alithia.importer import import_alm_file
 
 
 def timed(fn, repeat=1):

@@ -17,8 +17,19 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from io_alamo.formats.alod import (  # noqa: E402
-    AlodMesh, Collapses, Material, VectorSet, Vertices, bone_dtype, collapse_vertex_maps,
-    component_dtype, edge_collapse_dtype, lod_stops, lod_triangles, read_alod, triangle_dtype,
+    AlodMesh,
+    Collapses,
+    Material,
+    VectorSet,
+    Vertices,
+    bone_dtype,
+    collapse_vertex_maps,
+    component_dtype,
+    edge_collapse_dtype,
+    lod_stops,
+    lod_triangles,
+    read_alod,
+    triangle_dtype,
     write_alod,
 )
 
@@ -85,7 +96,7 @@ def main():
     except ImportError:
         return
     import io_alamo
-    from io_alamo.blender.imp.alod import import_alod
+    from io_alamo.blender.alod.importer import import_alod
     io_alamo.register()
     try:
         with tempfile.TemporaryDirectory() as folder:

@@ -20,8 +20,14 @@ import bpy  # noqa: E402
 import numpy as np  # noqa: E402
 
 import io_alamo  # noqa: E402
-from io_alamo.formats import (  # noqa: E402
-    AnimationData, Bone, Connections, Model, Skeleton, encode_animation, save,
+from io_alamo.formats.alamo import (  # noqa: E402
+    AnimationData,
+    Bone,
+    Connections,
+    Model,
+    Skeleton,
+    encode_animation,
+    save,
 )
 
 BONES = 100
@@ -61,8 +67,8 @@ def make_files(folder):
 
 
 def main():
-    from io_alamo.blender.imp.ala import AnimationImportOptions, import_ala
-    from io_alamo.blender.imp.alo import ImportOptions, import_alo
+    from io_alamo.blender.alamo.imp.ala import AnimationImportOptions, import_ala
+    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
     io_alamo.register()
     try:
         alo, ala = make_files(Path(tempfile.mkdtemp()))
@@ -78,8 +84,8 @@ def main():
               f"(translation, rotation, scale, visibility): {best:.3f} s "
               f"(target < {TARGET_S:.0f} s: {'met' if best < TARGET_S else 'NOT met'})")
         ok = best < TARGET_S
-        from io_alamo.blender import fingerprint
-        from io_alamo.blender.exp.ala import AnimationExportOptions, export_ala
+        from io_alamo.blender.alamo import fingerprint
+        from io_alamo.blender.alamo.exp.ala import AnimationExportOptions, export_ala
         action = arm.animation_data.action
         out = Path(tempfile.mkdtemp())
         for fmt in (2, 1):

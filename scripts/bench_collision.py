@@ -16,7 +16,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from io_alamo.formats import build_collision_tree, check_collision_tree  # noqa: E402
+from io_alamo.formats.alamo import build_collision_tree, check_collision_tree  # noqa: E402
 
 TRIANGLES = 100_000
 TARGET_S = 1.0

@@ -19,18 +19,18 @@ sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 
 import bpy  # noqa: E402
 import numpy as np  # noqa: E402
+from bench_import import generated_model  # noqa: E402
 
 import io_alamo  # noqa: E402
-from bench_import import generated_model  # noqa: E402
-from io_alamo.formats import save  # noqa: E402
+from io_alamo.formats.alamo import save  # noqa: E402
 
 TARGET_S = 5.0
 
 
 def main():
-    from io_alamo.blender import fingerprint
-    from io_alamo.blender.exp.alo import ExportOptions, export_alo
-    from io_alamo.blender.imp.alo import ImportOptions, import_alo
+    from io_alamo.blender.alamo import fingerprint
+    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
+    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
     io_alamo.register()
     try:
         tmp = Path(tempfile.mkdtemp())

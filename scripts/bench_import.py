@@ -23,9 +23,19 @@ import bpy  # noqa: E402
 import numpy as np  # noqa: E402
 
 import io_alamo  # noqa: E402
-from io_alamo.formats import (  # noqa: E402
-    VERTEX_DTYPE, Bone, Connections, Material, Mesh, Model, ObjectConnection, ParamType,
-    ShaderParam, Skeleton, SubMesh, save,
+from io_alamo.formats.alamo import (  # noqa: E402
+    VERTEX_DTYPE,
+    Bone,
+    Connections,
+    Material,
+    Mesh,
+    Model,
+    ObjectConnection,
+    ParamType,
+    ShaderParam,
+    Skeleton,
+    SubMesh,
+    save,
 )
 
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -110,7 +120,7 @@ def timed(fn):
 
 
 def main():
-    from io_alamo.blender.imp.alo import import_alo
+    from io_alamo.blender.alamo.imp.alo import import_alo
     io_alamo.register()
     try:
         rng = np.random.default_rng(0)

@@ -21,14 +21,13 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from io_alamo.formats.p3d import binary, lzo, lzss, read_p3d  # noqa: E402
-
 import io_alamo  # noqa: E402
+from io_alamo.formats.arma import binary, lzo, lzss, read_p3d  # noqa: E402
 
 try:
     import bpy  # noqa: E402
 
-    from io_alamo.blender.imp.p3d import import_p3d  # noqa: E402
+    from io_alamo.blender.arma.importer import import_p3d  # noqa: E402
 except ImportError:
     bpy = None
 

@@ -51,16 +51,26 @@ for _p in (str(ROOT), str(ROOT / "tests")):
         sys.path.insert(0, _p)
 
 import numpy as np  # noqa: E402
-
 import specbuild  # noqa: E402
+
 from io_alamo import cli  # noqa: E402
-from io_alamo.formats import (  # noqa: E402
-    AlamoFormatError, Animation, Model, check_collision_tree, convert_animation,
-    decode_animation, decode_bone, read_ala, read_alo, read_any, read_chunks, write_ala,
+from io_alamo.formats.alamo import (  # noqa: E402
+    AlamoFormatError,
+    Animation,
+    Model,
+    check_collision_tree,
+    convert_animation,
+    decode_animation,
+    decode_bone,
+    read_ala,
+    read_alo,
+    read_any,
+    read_chunks,
+    write_ala,
 )
-from io_alamo.formats.describe import chunk_tree, format_tree, summary  # noqa: E402
-from io_alamo.formats.files import encode  # noqa: E402
-from io_alamo.formats.validate import validate  # noqa: E402
+from io_alamo.formats.alamo.describe import chunk_tree, format_tree, summary  # noqa: E402
+from io_alamo.formats.alamo.files import encode  # noqa: E402
+from io_alamo.formats.alamo.validate import validate  # noqa: E402
 
 FIXTURE_DIR = ROOT / "tests" / "fixtures" / "fuzz"
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus"
@@ -559,8 +569,8 @@ def generated_seeds():
     """Files our own code makes: the spec-built fixtures and the sample tank."""
     if _GENERATED:
         return _GENERATED
+    from io_alamo.formats.alamo import write_alo
     from io_alamo.sample import sample_animation, sample_model
-    from io_alamo.formats import write_alo
     for name, fixture in specbuild.ALL_FIXTURES.items():
         _GENERATED.append(Seed(name, fixture()[0], "generated"))
     model = sample_model()
@@ -941,9 +951,10 @@ class BlenderCheck:
 
     def __enter__(self):
         import bpy
+
         import io_alamo
+        from io_alamo.formats.alamo import save
         from io_alamo.sample import sample_model
-        from io_alamo.formats import save
         self.bpy, self.addon = bpy, io_alamo
         io_alamo.register()
         self.base = os.path.join(self.folder, "base.alo")
@@ -955,7 +966,7 @@ class BlenderCheck:
         return False
 
     def _reset(self):
-        from io_alamo.blender.imp.alo import ImportOptions, import_alo
+        from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
         self.bpy.ops.wm.read_factory_settings(use_empty=True)
         self.armature = import_alo(self.bpy.context, self.base,
                                    ImportOptions(import_animations=False)).armature
@@ -966,9 +977,9 @@ class BlenderCheck:
                 if isinstance(getattr(data, n, None), self.bpy.types.bpy_prop_collection)}
 
     def check(self, data, suffix):
-        from io_alamo.blender.exp.alo import ExportError, ExportOptions, export_alo
-        from io_alamo.blender.imp.ala import import_ala
-        from io_alamo.blender.imp.alo import ImportOptions, import_alo
+        from io_alamo.blender.alamo.exp.alo import ExportError, ExportOptions, export_alo
+        from io_alamo.blender.alamo.imp.ala import import_ala
+        from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
         if self.count % self.RESET_EVERY == 0:
             self._reset()
         self.count += 1

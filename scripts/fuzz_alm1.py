@@ -25,11 +25,22 @@ for _p in (str(ROOT), str(ROOT / "tests"), str(ROOT / "scripts")):
 
 import alm1build  # noqa: E402
 from fuzz import (  # noqa: E402
-    MEMORY_FACTOR, MEMORY_FLOOR, RandomDraw, m_bit_flip, m_interesting_byte, m_splice,
-    m_truncate, watchdog,
+    MEMORY_FACTOR,
+    MEMORY_FLOOR,
+    RandomDraw,
+    m_bit_flip,
+    m_interesting_byte,
+    m_splice,
+    m_truncate,
+    watchdog,
 )
-from io_alamo.formats.alm1 import (  # noqa: E402
-    Alm1FormatError, info_lines, problems, read_alm1, write_alm1,
+
+from io_alamo.formats.alithia.alm1 import (  # noqa: E402
+    Alm1FormatError,
+    info_lines,
+    problems,
+    read_alm1,
+    write_alm1,
 )
 
 FILENAME = "fuzz-input.alm"

@@ -26,8 +26,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 import numpy as np  # noqa: E402
 from p3d_build import SpecLod, build_odol, grid_lod  # noqa: E402
 
-from io_alamo.formats.p3d import P3dFormatError, read_p3d  # noqa: E402
-from io_alamo.formats.p3d.describe import info_lines  # noqa: E402
+from io_alamo.formats.arma import P3dFormatError, read_p3d  # noqa: E402
+from io_alamo.formats.arma.describe import info_lines  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus-odol"
 EXTREMES = (0, 1, 0xFF, 0xFFFF, 0x7FFFFFFF, 0xFFFFFFFF, 0x20202020, 1 << 20)

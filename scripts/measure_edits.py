@@ -37,7 +37,7 @@ import numpy as np  # noqa: E402
 
 import io_alamo  # noqa: E402
 from io_alamo import shaders  # noqa: E402
-from io_alamo.formats import decode_animation, read_ala, read_alo, write_alo  # noqa: E402
+from io_alamo.formats.alamo import decode_animation, read_ala, read_alo, write_alo  # noqa: E402
 from io_alamo.naming import format_has_tangents  # noqa: E402
 
 
@@ -46,13 +46,13 @@ def fresh():
 
 
 def do_import(path, merge=False):
-    from io_alamo.blender.imp.alo import ImportOptions, import_alo
+    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
     return import_alo(bpy.context, str(path),
                       ImportOptions(import_animations=False, merge_vertices=merge))
 
 
 def do_export(path):
-    from io_alamo.blender.exp.alo import ExportOptions, export_alo
+    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
     return export_alo(bpy.context, str(path), ExportOptions())
 
 
@@ -77,7 +77,7 @@ def unedited(path, tmp):
 
 
 def rebuilt(path, tmp):
-    from io_alamo.blender import fingerprint
+    from io_alamo.blender.alamo import fingerprint
     fresh()
     do_import(path)
     for o in bpy.data.objects:
@@ -197,7 +197,7 @@ def rebuilt_fresh(path, tmp, merge=False):
     """Every mesh rebuilt with tangents computed afresh (no imported ones kept): the
     vertex count ratio against the file (non-shadow sub-meshes). ``merge``: imported with
     vertices welded by position, so that the export alone decides how they split."""
-    from io_alamo.blender import fingerprint
+    from io_alamo.blender.alamo import fingerprint
     fresh()
     do_import(path, merge)
     for o in bpy.data.objects:
@@ -219,9 +219,9 @@ def rebuilt_fresh(path, tmp, merge=False):
 def animation(path, tmp):
     """Edited and exported in its default format: (format kept, bones equal, steps equal,
     0x1008 in a format #2 output)."""
-    from io_alamo.blender import fingerprint
-    from io_alamo.blender.exp.ala import AnimationExportOptions, export_ala
-    from io_alamo.blender.imp.ala import import_ala
+    from io_alamo.blender.alamo import fingerprint
+    from io_alamo.blender.alamo.exp.ala import AnimationExportOptions, export_ala
+    from io_alamo.blender.alamo.imp.ala import import_ala
     stem = path.stem.lower()
     models = [p for p in path.parent.iterdir() if p.suffix.lower() == ".alo"
               and stem.startswith(p.stem.lower() + "_")]

@@ -9,12 +9,17 @@ import time
 import tracemalloc
 from pathlib import Path
 
+import alm1build as ab
 import numpy as np
 import pytest
 
-import alm1build as ab
-from io_alamo.formats.alm1 import (
-    Alm1FormatError, Alm1Model, new_model, problems, read_alm1, write_alm1,
+from io_alamo.formats.alithia.alm1 import (
+    Alm1FormatError,
+    Alm1Model,
+    new_model,
+    problems,
+    read_alm1,
+    write_alm1,
 )
 from io_alamo.formats.errors import FormatError
 

@@ -7,14 +7,19 @@ import importlib.util
 import struct
 from pathlib import Path
 
+import alod_build as ab
 import numpy as np
 import pytest
 
-import alod_build as ab
 from io_alamo.cli import main
-from io_alamo.formats import FormatError
+from io_alamo.formats.alamo import FormatError
 from io_alamo.formats.alod import (
-    AlodFormatError, collapse_vertex_maps, lod_stops, lod_triangles, read_alod, write_alod,
+    AlodFormatError,
+    collapse_vertex_maps,
+    lod_stops,
+    lod_triangles,
+    read_alod,
+    write_alod,
 )
 from io_alamo.formats.kinds import foreign_kind
 

@@ -4,14 +4,14 @@
 import time
 import tracemalloc
 
+import specbuild as sb
 from corpus import corpus_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-import specbuild as sb
 
-from io_alamo.formats import AlamoFormatError, Animation, decode_animation, read_any
-from io_alamo.formats.files import encode
-from io_alamo.formats.validate import validate
+from io_alamo.formats.alamo import AlamoFormatError, Animation, decode_animation, read_any
+from io_alamo.formats.alamo.files import encode
+from io_alamo.formats.alamo.validate import validate
 
 SEEDS = [getattr(sb, n)()[0] for n in sb.ALL_FIXTURES]
 SEEDS += [p.read_bytes() for p in corpus_files(".alo", ".ala") if p.stat().st_size < 40_000]

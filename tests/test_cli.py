@@ -11,7 +11,7 @@ import pytest
 import specbuild as sb
 
 from io_alamo.cli import chunk_path_at, first_difference, main
-from io_alamo.formats import decode_animation, read_ala
+from io_alamo.formats.alamo import decode_animation, read_ala
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -5,11 +5,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from io_alamo.formats import (
-    AlamoFormatError, AnimationData, convert_animation, decode_animation, encode_animation,
-    read_ala, write_ala,
+from io_alamo.formats.alamo import (
+    AlamoFormatError,
+    AnimationData,
+    convert_animation,
+    decode_animation,
+    encode_animation,
+    read_ala,
+    write_ala,
 )
-from io_alamo.formats.ala_codec import quantize_range
+from io_alamo.formats.alamo.ala_codec import quantize_range
 
 
 def random_data(rng, bones, frames, const_bones=()):
@@ -143,7 +148,7 @@ def test_format2_keeps_unusual_offsets_and_frame_sizes_as_read():
 
 
 def test_frame_count_is_bounded_but_long_animations_work():
-    from io_alamo.formats.animation import MAX_FRAMES
+    from io_alamo.formats.alamo.animation import MAX_FRAMES
     data = random_data(np.random.default_rng(3), bones=2, frames=10_000)
     anim = read_ala(write_ala(encode_animation(data, 2)))
     assert anim.num_frames == 10_000

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from io_alamo.formats.collision import (
+from io_alamo.formats.alamo.collision import (
     FILE_NODE_DTYPE,
     NODE_DTYPE,
     CollisionTree,

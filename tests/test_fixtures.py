@@ -5,10 +5,17 @@ import numpy as np
 import pytest
 import specbuild as sb
 
-from io_alamo.formats import (
-    Light, Mesh, ParamType, decode_animation, read_ala, read_alo, write_ala, write_alo,
+from io_alamo.formats.alamo import (
+    Light,
+    Mesh,
+    ParamType,
+    decode_animation,
+    read_ala,
+    read_alo,
+    write_ala,
+    write_alo,
 )
-from io_alamo.formats.validate import validate
+from io_alamo.formats.alamo.validate import validate
 
 ALO_FIXTURES = [getattr(sb, n) for n in sb.ALL_FIXTURES if n.startswith("fixture_alo")]
 ALA_FIXTURES = [getattr(sb, n) for n in sb.ALL_FIXTURES if n.startswith("fixture_ala")]
@@ -170,7 +177,7 @@ def test_ala_fixture_decodes_to_its_spec_and_writes_back_identical(fixture):
 
 @pytest.mark.parametrize("name, data", sb.malformed_cases(), ids=lambda x: x if isinstance(x, str) else "")
 def test_malformed_input_gives_one_clear_error(name, data):
-    from io_alamo.formats import AlamoFormatError, read_any
+    from io_alamo.formats.alamo import AlamoFormatError, read_any
     expect = sb.MALFORMED_EXPECT[name]
     try:
         obj = read_any(data, filename="bad.alo")

@@ -12,10 +12,9 @@ import time
 from pathlib import Path
 
 import pytest
+from corpus import corpus_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from corpus import corpus_files
 
 ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("fuzz", ROOT / "scripts" / "fuzz.py")
@@ -115,7 +114,7 @@ def _chunk(ctype, body, container=False):
 
 
 def test_files_of_nothing_but_tiny_chunks_are_refused_at_the_caps():
-    from io_alamo.formats.chunks import MAX_CHUNKS, MAX_MINIS
+    from io_alamo.formats.alamo.chunks import MAX_CHUNKS, MAX_MINIS
     many = _chunk(0x200, b"") * (MAX_CHUNKS + 1)
     start = time.perf_counter()
     with pytest.raises(fuzz.AlamoFormatError, match="more than 100,000 chunks"):
@@ -127,7 +126,7 @@ def test_files_of_nothing_but_tiny_chunks_are_refused_at_the_caps():
 
 
 def test_writers_refuse_what_readers_would_refuse():
-    from io_alamo.formats.chunks import MAX_CHUNKS, Chunk, write_chunks
+    from io_alamo.formats.alamo.chunks import MAX_CHUNKS, Chunk, write_chunks
     with pytest.raises(fuzz.AlamoFormatError, match="readers accept at most"):
         write_chunks([Chunk(0x999, data=b"")] * (MAX_CHUNKS + 1))
 
@@ -154,7 +153,7 @@ def test_a_small_animation_cannot_claim_gigabytes_of_frames():
 
 
 def test_bones_may_share_frame_values_but_not_many_times_over():
-    from io_alamo.formats import read_ala, write_ala
+    from io_alamo.formats.alamo import read_ala, write_ala
     seed = next(s for s in fuzz.generated_seeds() if s.name == "sample_animation_v2").data
     tree = fuzz.parse_tree(seed)
     bones = [n for n in tree[0].kids if n.type == 0x1002]
@@ -171,7 +170,8 @@ def test_bones_may_share_frame_values_but_not_many_times_over():
 def test_a_full_disk_leaves_the_old_file_and_says_so(tmp_path, monkeypatch):
     import errno
     import os
-    from io_alamo.formats.files import SaveError, save_all
+
+    from io_alamo.formats.alamo.files import SaveError, save_all
     from io_alamo.sample import sample_animation, sample_model
     model = sample_model()
     targets = [tmp_path / "m.alo", tmp_path / "m_Turn.ala"]

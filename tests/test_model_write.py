@@ -4,13 +4,29 @@ import numpy as np
 import pytest
 from corpus import corpus_files
 
-from io_alamo.formats import (
-    VERTEX_DTYPE, VERTEX_DTYPE_NO_UNUSED, AlamoFormatError, Bone, Connections, Dazzle, Light,
-    Material, Mesh, Model, ObjectConnection, ParamType, Proxy, ShaderParam, Skeleton, SubMesh,
-    build_collision_tree, read_alo, write_alo,
+from io_alamo.formats.alamo import (
+    VERTEX_DTYPE,
+    VERTEX_DTYPE_NO_UNUSED,
+    AlamoFormatError,
+    Bone,
+    Connections,
+    Dazzle,
+    Light,
+    Material,
+    Mesh,
+    Model,
+    ObjectConnection,
+    ParamType,
+    Proxy,
+    ShaderParam,
+    Skeleton,
+    SubMesh,
+    build_collision_tree,
+    read_alo,
+    write_alo,
 )
-from io_alamo.formats.chunks import read_chunks
-from io_alamo.formats.validate import validate
+from io_alamo.formats.alamo.chunks import read_chunks
+from io_alamo.formats.alamo.validate import validate
 
 
 def quad_submesh(shader="alDefault.fx", dtype=VERTEX_DTYPE):
@@ -84,7 +100,7 @@ def test_edits_keep_everything_else_identical():
 
 
 def test_unknown_root_chunk_and_string_tail_survive_an_edit():
-    from io_alamo.formats import Chunk
+    from io_alamo.formats.alamo import Chunk
     model = read_alo(write_alo(new_model()))
     model.layout.order.insert(1, Chunk(0x7777, data=b"keep me"))
     model.meshes[0].layout.tails["name"] = b"\xcdjunk"

@@ -25,7 +25,7 @@ def test_format_layer_imports_and_works_without_blender():
     r = run("""
 import io_alamo, io_alamo.formats as f, io_alamo.cli
 import numpy as np
-from io_alamo.formats import *
+from io_alamo.formats.alamo import *
 m = Model(Skeleton([Bone('Root', -1, np.eye(3, 4, dtype='<f4'))]))
 data = write_alo(m)
 assert read_alo(data).bones[0].name == 'Root'

@@ -13,9 +13,9 @@ from p3d_compress import lzo_compress, lzss_compress
 from test_no_blender import run as run_without_blender
 
 from io_alamo.cli import main
+from io_alamo.formats.arma import P3dFormatError, lod_name, lzo, lzss, read_p3d
+from io_alamo.formats.arma.lod import face_starts
 from io_alamo.formats.errors import FormatError
-from io_alamo.formats.p3d import P3dFormatError, lod_name, lzo, lzss, read_p3d
-from io_alamo.formats.p3d.lod import face_starts
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus-odol"
 SAMPLES = sorted(CORPUS.rglob("*.p3d")) if CORPUS.is_dir() else []
@@ -300,7 +300,7 @@ def test_reader_works_without_blender():
 import sys
 sys.path.insert(0, 'tests')
 from p3d_build import build_odol, grid_lod
-from io_alamo.formats.p3d import read_p3d
+from io_alamo.formats.arma import read_p3d
 from io_alamo.formats.kinds import foreign_kind
 data = build_odol(47, [grid_lod(1.0, 9, 9)])
 lod = read_p3d(data).lods[0]

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from io_alamo.formats import LightType, decode_animation, load_ala, load_alo
-from io_alamo.formats.validate import validate
+from io_alamo.formats.alamo import LightType, decode_animation, load_ala, load_alo
+from io_alamo.formats.alamo.validate import validate
 from io_alamo.sample import write_sample
 
 

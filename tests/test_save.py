@@ -5,8 +5,8 @@ import os
 
 import pytest
 
-from io_alamo.formats import read_ala, read_alo, write_ala, write_alo
-from io_alamo.formats.files import SaveError, save_all
+from io_alamo.formats.alamo import read_ala, read_alo, write_ala, write_alo
+from io_alamo.formats.alamo.files import SaveError, save_all
 from io_alamo.sample import sample_animation, sample_model
 
 

@@ -118,7 +118,7 @@ def _params_agree(file_params, spec_params):
 def test_every_shader_in_the_real_files_matches_the_catalogue():
     if not CORPUS.is_dir():
         pytest.skip(f"no shared corpus at {CORPUS}: real-file check skipped")
-    from io_alamo.formats import load
+    from io_alamo.formats.alamo import load
 
     problems, checked = [], 0
     for path in sorted(p for p in CORPUS.iterdir() if p.suffix.lower() == ".alo"):

@@ -1,7 +1,10 @@
 """The Blender layer. Everything here may import bpy; nothing in io_alamo.formats does."""
 
-from . import operators, operators_alm, operators_p3d, prefs, props, ui
-from .legacy import panel as legacy_panel
+from . import prefs, props, ui
+from .alamo import operators
+from .alamo.legacy import panel as legacy_panel
+from .alithia import operators as operators_alm
+from .arma import operators as operators_p3d
 
 _modules = (props, prefs, operators, operators_alm, operators_p3d, ui, legacy_panel)
 

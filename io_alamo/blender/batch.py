@@ -17,17 +17,16 @@ from mathutils import Vector
 
 from ..batch_jobs import RESULT_PREFIX, VERBS, build_parser, gather, run_parallel
 from ..batch_report import BatchReport, blender_output_hidden
-from ..formats.compare import chunk_path_at, first_difference
-from ..formats.describe import without_filename
-from ..formats.sniff import check_alamo
-from .exp.ala import AnimationExportOptions, export_ala
-from .exp.alo import ExportOptions, export_alo
-from .imp.ala import SOURCE_NAME_KEY
-from .imp.alo import ImportOptions, NotAModelError, import_alo
-from .imp.textures import texture_folders
+from ..formats.alamo.compare import chunk_path_at, first_difference
+from ..formats.alamo.describe import without_filename
+from ..formats.alamo.sniff import check_alamo
+from .alamo.exp.ala import AnimationExportOptions, export_ala
+from .alamo.exp.alo import ExportOptions, export_alo
+from .alamo.imp.ala import SOURCE_NAME_KEY
+from .alamo.imp.alo import ImportOptions, NotAModelError, import_alo
+from .alamo.shown import prepare_gltf_export
 from .prefs import user_texture_folders
-from .shown import prepare_gltf_export
-
+from .textures import texture_folders
 
 # --- one file, in this process ------------------------------------------------------------
 

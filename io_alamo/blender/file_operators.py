@@ -9,7 +9,7 @@ from bpy.props import CollectionProperty, StringProperty
 from bpy_extras.io_utils import ImportHelper
 
 from ..formats.errors import FormatError
-from .exp.common import ExportError
+from .alamo.exp.common import ExportError
 from .progress import advance, expect
 
 

@@ -2,11 +2,17 @@
 
 import bpy
 from bpy.props import (
-    BoolProperty, CollectionProperty, EnumProperty, FloatProperty, FloatVectorProperty,
-    IntProperty, PointerProperty, StringProperty,
+    BoolProperty,
+    CollectionProperty,
+    EnumProperty,
+    FloatProperty,
+    FloatVectorProperty,
+    IntProperty,
+    PointerProperty,
+    StringProperty,
 )
 
-from ..formats.model import Billboard, ParamType
+from ..formats.alamo.model import Billboard, ParamType
 
 BILLBOARD_ITEMS = [
     ("DISABLE", "Disabled", "No billboarding", int(Billboard.DISABLE)),

@@ -9,8 +9,9 @@ Each format's module stays on its own (stdlib + numpy) and raises a subclass of
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from . import alm1, alod
-from .p3d import describe as p3d_describe
+from . import alod
+from .alithia import alm1
+from .arma import describe as p3d_describe
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,7 @@ import os
 
 import numpy as np
 
-from io_alamo.formats import Mesh, ParamType
+from io_alamo.formats.alamo import Mesh, ParamType
 
 FIELDS = ("bone names and order", "bone visibility", "bone billboard", "mesh bone",
           "mesh placement", "mesh hidden", "mesh collision", "shaders", "parameters",

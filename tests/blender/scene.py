@@ -5,7 +5,7 @@ from contextlib import contextmanager
 import bpy
 import numpy as np
 
-from io_alamo.formats import read_alo
+from io_alamo.formats.alamo import read_alo
 
 
 def objects_by_role(role):

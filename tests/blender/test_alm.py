@@ -3,22 +3,21 @@ steps, export back (byte for byte when unedited), bad input leaves nothing behin
 
 import struct
 
+import alm1build as ab
 import numpy as np
 import pytest
+from scene import evaluated_positions
 
 from io_alamo.formats.alod import AlodFormatError
 
-import alm1build as ab
-from scene import evaluated_positions
-
 bpy = pytest.importorskip("bpy")
 
-from io_alamo.blender import morph  # noqa: E402
-from io_alamo.blender.exp.alm import AlmExportOptions, export_alm  # noqa: E402
-from io_alamo.blender.exp.alo import ExportError  # noqa: E402
-from io_alamo.blender.imp.alm import AlmImportOptions, import_alm_file  # noqa: E402
-from io_alamo.formats import read_alo  # noqa: E402
-from io_alamo.formats.alm1 import read_alm1  # noqa: E402
+from io_alamo.blender.alamo.exp.alo import ExportError  # noqa: E402
+from io_alamo.blender.alithia import morph  # noqa: E402
+from io_alamo.blender.alithia.exporter import AlmExportOptions, export_alm  # noqa: E402
+from io_alamo.blender.alithia.importer import AlmImportOptions, import_alm_file  # noqa: E402
+from io_alamo.formats.alamo import read_alo  # noqa: E402
+from io_alamo.formats.alithia.alm1 import read_alm1  # noqa: E402
 from io_alamo.formats.errors import FormatError  # noqa: E402
 
 
@@ -175,7 +174,7 @@ def test_sibling_bmp_is_the_texture(blender, tmp_path):
 def test_imported_model_exports_as_alo(blender, tmp_path):
     built = ab.wave_grid(5)
     import_alm_file(bpy.context, str(write(tmp_path, built)))
-    from io_alamo.blender.exp.alo import ExportOptions, export_alo
+    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
     out = tmp_path / "wave.alo"
     export_alo(bpy.context, str(out), ExportOptions(scope="SCENE"))
     model = read_alo(out.read_bytes())

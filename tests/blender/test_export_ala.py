@@ -5,7 +5,7 @@ import pytest
 from corpus import corpus_params
 from test_import_ala import import_anim, import_model, model_for, skeleton_for
 
-from io_alamo.formats import convert_animation, decode_animation, read_ala, write_ala
+from io_alamo.formats.alamo import convert_animation, decode_animation, read_ala, write_ala
 
 bpy = pytest.importorskip("bpy")
 
@@ -19,7 +19,7 @@ def setup_animation(path, tmp_path):
 
 
 def export(arm, action, path, **kw):
-    from io_alamo.blender.exp.ala import AnimationExportOptions, export_ala
+    from io_alamo.blender.alamo.exp.ala import AnimationExportOptions, export_ala
     return export_ala(bpy.context, arm, action, str(path), AnimationExportOptions(**kw))
 
 
@@ -46,7 +46,7 @@ def rotation_error(a, b):
 @pytest.mark.parametrize("fmt", [2, 1])
 @pytest.mark.parametrize("path", corpus_params(".ala"))
 def test_edited_animation_reencodes_within_half_a_step(blender, tmp_path, path, fmt):
-    from io_alamo.blender import fingerprint
+    from io_alamo.blender.alamo import fingerprint
     arm, action, anim = setup_animation(path, tmp_path)
     del action[fingerprint.KEY]                      # as if edited: evaluate the pose
     out = tmp_path / "new.ala"
@@ -58,7 +58,7 @@ def test_edited_animation_reencodes_within_half_a_step(blender, tmp_path, path, 
     a, b = decode_animation(anim), decode_animation(new)
     # exactly the source's bones (those the armature has), in the file's order, under the
     # model's skeleton indices; never bone 0, as in every game animation
-    from io_alamo.blender.imp.ala import match_bones
+    from io_alamo.blender.alamo.imp.ala import match_bones
     targets = match_bones(arm, anim)
     kept = [i for i, t in enumerate(targets) if t is not None]
     assert [n.lower() for n in b.names] == [anim.bones[i].name.lower() for i in kept]
@@ -159,9 +159,9 @@ def pose_track(arm, frames):
 
 @pytest.mark.parametrize("fmt", [2, 1])
 def test_new_action_exports_and_reimports_to_the_same_motion(blender, tmp_path, fmt):
-    from io_alamo.blender.exp.alo import ExportOptions, export_alo
-    from io_alamo.blender.imp.alo import ImportOptions, import_alo
-    from io_alamo.blender.actions import set_active_action
+    from io_alamo.blender.alamo.actions import set_active_action
+    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
+    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
     arm = make_rig()
     make_action(arm)
     frames = range(1, 21)
@@ -234,7 +234,7 @@ def test_operator_exports_active_action(blender, tmp_path):
 
 
 def test_bone_names_with_quotes(blender, tmp_path):
-    from io_alamo.blender.exp.ala import armature_actions
+    from io_alamo.blender.alamo.exp.ala import armature_actions
     arm = make_rig()
     arm.data.bones["Arm"].name = 'Arm "L"'
     pb = arm.pose.bones['Arm "L"']

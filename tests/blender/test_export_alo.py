@@ -10,12 +10,12 @@ bpy = pytest.importorskip("bpy")
 
 
 def do_import(path):
-    from io_alamo.blender.imp.alo import ImportOptions, import_alo
+    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
     return import_alo(bpy.context, str(path), ImportOptions(import_animations=False))
 
 
 def do_export(path, **kw):
-    from io_alamo.blender.exp.alo import ExportOptions, export_alo
+    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
     return export_alo(bpy.context, str(path), ExportOptions(**kw))
 
 

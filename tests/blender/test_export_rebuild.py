@@ -7,19 +7,19 @@ from corpus import corpus_params
 from scene import load_model
 
 from io_alamo import shaders
-from io_alamo.formats import read_alo
-from io_alamo.formats.validate import validate
+from io_alamo.formats.alamo import read_alo
+from io_alamo.formats.alamo.validate import validate
 
 bpy = pytest.importorskip("bpy")
 
 
 def do_import(path):
-    from io_alamo.blender.imp.alo import ImportOptions, import_alo
+    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
     return import_alo(bpy.context, str(path), ImportOptions(import_animations=False))
 
 
 def do_export(path, **kw):
-    from io_alamo.blender.exp.alo import ExportOptions, export_alo
+    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
     return export_alo(bpy.context, str(path), ExportOptions(**kw))
 
 
@@ -49,8 +49,8 @@ def solid_faces(sub, digits=4):
 
 @pytest.mark.parametrize("path", corpus_params(".alo"))
 def test_meshes_rebuilt_from_blender_match_the_file(blender, tmp_path, path):
-    from io_alamo.blender import fingerprint
-    from io_alamo.blender.exp.alo import ExportError
+    from io_alamo.blender.alamo import fingerprint
+    from io_alamo.blender.alamo.exp.alo import ExportError
     a = load_model(path)
     if a.kind == "particle":
         pytest.skip("particle effect: not imported")

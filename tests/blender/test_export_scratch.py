@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from io_alamo.formats import read_alo
-from io_alamo.formats.validate import validate
+from io_alamo.formats.alamo import read_alo
+from io_alamo.formats.alamo.validate import validate
 
 bpy = pytest.importorskip("bpy")
 mathutils = pytest.importorskip("mathutils")
@@ -177,8 +177,8 @@ def same_point_sets(a, b, tol=1e-4):
 
 
 def test_scratch_model_exports_reimports_and_matches(blender, tmp_path):
-    from io_alamo.blender.exp.alo import ExportOptions, export_alo
-    from io_alamo.blender.imp.alo import ImportOptions, import_alo
+    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
+    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
     scene = build_scene()
     arm = scene["arm"]
     built = {name: world_corners(scene[name]) for name in ("hull", "cloth", "ground")}
@@ -285,7 +285,7 @@ def file_world_corners_from(model, index, worlds):
 
 
 def test_loose_objects_get_own_bones_when_asked(blender, tmp_path):
-    from io_alamo.blender.exp.alo import ExportOptions, export_alo
+    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
     scene = build_scene()
     hull = scene["hull"]
     hull.parent = None

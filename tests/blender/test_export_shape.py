@@ -4,10 +4,10 @@ the text); both results summarise themselves."""
 
 import pytest
 
-from io_alamo.blender.exp import ala as ala_export
-from io_alamo.blender.exp import alo as alo_export
-from io_alamo.blender.exp.alo import ExportError, ExportOptions, export_alo
-from io_alamo.blender.imp.alo import ImportOptions, import_alo
+from io_alamo.blender.alamo.exp import ala as ala_export
+from io_alamo.blender.alamo.exp import alo as alo_export
+from io_alamo.blender.alamo.exp.alo import ExportError, ExportOptions, export_alo
+from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
 from io_alamo.sample import write_sample
 
 bpy = pytest.importorskip("bpy")

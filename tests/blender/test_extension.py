@@ -24,7 +24,7 @@ def package(tmp_path_factory):
 def test_zip_layout_and_blender_validator(package):
     names = zipfile.ZipFile(package).namelist()
     assert "blender_manifest.toml" in names and "__init__.py" in names
-    assert "data/shaders.json" in names and "formats/chunks.py" in names
+    assert "data/shaders.json" in names and "formats/alamo/chunks.py" in names
     assert not [n for n in names if n.startswith("tests") or "__pycache__" in n
                 or n.endswith(".pyc")]
     validator = build_extension.find_validator()
@@ -44,7 +44,7 @@ def test_installed_extension_imports_and_exports(package, tmp_path):
                           capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert proc.returncode == 0 and proc.stdout.rstrip().endswith("ok"), \
         proc.stdout[-2000:] + proc.stderr[-2000:]
-    assert "module bl_ext.user_default.io_alamo.blender.operators" in proc.stdout
+    assert "module bl_ext.user_default.io_alamo.blender.alamo.operators" in proc.stdout
     assert out.read_bytes() == model.read_bytes()
     assert (out.parent / "Sample_Tank_Turn_00.ala").read_bytes() == \
         (tmp_path / "in" / "Sample_Tank_Turn_00.ala").read_bytes()

@@ -13,7 +13,7 @@ import specbuild as sb
 from corpus import corpus_params
 from scene import deformed_corners_world, load_model
 
-from io_alamo.formats.files import save
+from io_alamo.formats.alamo.files import save
 from io_alamo.sample import sample_animation, sample_model, write_tga
 
 bpy = pytest.importorskip("bpy")
@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def do_import(path, **kw):
-    from io_alamo.blender.imp.alo import ImportOptions, import_alo
+    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
     return import_alo(bpy.context, str(path), ImportOptions(**kw))
 
 
@@ -53,7 +53,7 @@ def test_each_model_gets_only_its_own_animations(blender, two_models):
 
 
 def test_animation_export_writes_back_only_the_models_own(blender, two_models, tmp_path):
-    from io_alamo.blender.exp.alo import ExportOptions, export_alo
+    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
     result = do_import(two_models / "A.alo")
     bpy.context.view_layer.objects.active = result.armature
     out = tmp_path / "out"
@@ -72,8 +72,8 @@ def test_operator_reports_the_files_left_for_other_models(blender, two_models, c
 def test_import_shows_the_bind_pose_and_keeps_the_animations(blender, two_models):
     from scene import file_corners
 
-    from io_alamo.blender.exp.ala import armature_actions
-    from io_alamo.blender.actions import set_active_action
+    from io_alamo.blender.alamo.actions import set_active_action
+    from io_alamo.blender.alamo.exp.ala import armature_actions
     path = two_models / "A.alo"
     arm = do_import(path).armature
     assert arm.animation_data is None or arm.animation_data.action is None
@@ -99,8 +99,8 @@ def test_import_shows_the_bind_pose_and_keeps_the_animations(blender, two_models
 
 @pytest.mark.parametrize("path", corpus_params(".alo"))
 def test_real_models_show_their_bind_pose_without_shadow_volumes(blender, path):
-    from io_alamo.blender.imp.alo import NotAModelError
-    from io_alamo.blender.shown import is_shadow_mesh
+    from io_alamo.blender.alamo.imp.alo import NotAModelError
+    from io_alamo.blender.alamo.shown import is_shadow_mesh
     try:
         result = do_import(path)
     except NotAModelError:
@@ -136,8 +136,8 @@ def shadow_model(path):
 
 
 def test_shadow_meshes_are_hidden_but_kept_and_exported(blender, tmp_path):
-    from io_alamo.blender.exp.alo import ExportOptions, export_alo
-    from io_alamo.formats import read_alo
+    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
+    from io_alamo.formats.alamo import read_alo
     path = shadow_model(tmp_path / "Shadowed.alo")
     arm = do_import(path).armature
     shadows = [bpy.data.objects["Body_Shadow"], bpy.data.objects["Skin_Shadow"]]

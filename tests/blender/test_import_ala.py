@@ -6,20 +6,26 @@ import specbuild as sb
 from corpus import corpus_files, corpus_params
 from scene import datablock_counts
 
-from io_alamo.formats import (
-    Bone, Connections, Model, Skeleton, decode_animation, read_ala, save,
+from io_alamo.formats.alamo import (
+    Bone,
+    Connections,
+    Model,
+    Skeleton,
+    decode_animation,
+    read_ala,
+    save,
 )
 
 bpy = pytest.importorskip("bpy")
 
 
 def import_model(path, **kw):
-    from io_alamo.blender.imp.alo import ImportOptions, import_alo
+    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
     return import_alo(bpy.context, str(path), ImportOptions(**kw)).armature
 
 
 def import_anim(arm, path, **kw):
-    from io_alamo.blender.imp.ala import AnimationImportOptions, import_ala
+    from io_alamo.blender.alamo.imp.ala import AnimationImportOptions, import_ala
     return import_ala(bpy.context, arm, str(path), AnimationImportOptions(**kw))
 
 
@@ -89,7 +95,7 @@ def check_animation(arm, result, ala_path):
     assert (action.alamo.frames, action.alamo.format) == (anim.num_frames, str(anim.format))
     assert action.alamo.fps == pytest.approx(float(anim.fps))
     start = int(action.frame_range[0])
-    from io_alamo.blender.imp.ala import match_bones
+    from io_alamo.blender.alamo.imp.ala import match_bones
     targets = match_bones(arm, anim)
     expected = {t.name: file_locals(dec, i) for i, t in enumerate(targets) if t is not None}
     scene = bpy.context.scene
@@ -128,10 +134,10 @@ def test_corpus_animation_matches_the_file(blender, tmp_path, path):
     arm = import_model(model, import_animations=False)
     result = import_anim(arm, path)
     check_animation(arm, result, path)
-    from io_alamo.blender.source import get_source
+    from io_alamo.blender.alamo.source import get_source
     assert bytes(get_source(result.action)) == path.read_bytes()
     assert isinstance(result.action["alamo_source"], bpy.types.Text)
-    from io_alamo.blender.source import has_source
+    from io_alamo.blender.alamo.source import has_source
     assert has_source(result.action)
     del result.action["alamo_source"]["alamo_bytes"]
     assert not has_source(result.action) and get_source(result.action) is None
@@ -171,7 +177,7 @@ def test_bones_are_matched_by_index_then_by_name_and_missing_ones_warned(blender
     assert result.missing == [names[0]] if names[0].lower() != "root" else not result.missing
     assert len(result.warnings) == (1 if result.missing else 0)
     matched = {t.alamo.name.lower() for t in __import__(
-        "io_alamo.blender.imp.ala", fromlist=["match_bones"]).match_bones(arm, anim) if t}
+        "io_alamo.blender.alamo.imp.ala", fromlist=["match_bones"]).match_bones(arm, anim) if t}
     assert {n.lower() for n in names[1:]} <= matched
 
 
@@ -179,11 +185,11 @@ def test_several_animations_live_side_by_side(blender, tmp_path):
     from io_alamo.sample import sample_animation, sample_model, write_sample
     alo, ala = write_sample(tmp_path)
     # a second animation beside the model: format #1, another rate
-    from io_alamo.formats import convert_animation
+    from io_alamo.formats.alamo import convert_animation
     second = convert_animation(sample_animation(sample_model()), 1)
     second.fps = np.float32(15)
     save(second, tmp_path / "Sample_Tank_Slow_00.ala")
-    from io_alamo.blender.imp.alo import ImportOptions, import_alo
+    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
     result = import_alo(bpy.context, str(alo), ImportOptions())
     assert result.counts["animations"] == 2
     actions = sorted(a.name for a in bpy.data.actions)
@@ -228,7 +234,7 @@ def test_corrupt_animation_changes_nothing(blender, tmp_path):
     bad = tmp_path / "bad.ala"
     bad.write_bytes(ala.read_bytes()[:-5])
     before = datablock_counts()
-    from io_alamo.formats import AlamoFormatError
+    from io_alamo.formats.alamo import AlamoFormatError
     with pytest.raises(AlamoFormatError):
         import_anim(arm, bad)
     assert datablock_counts() == before and arm.animation_data is None

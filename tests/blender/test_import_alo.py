@@ -5,11 +5,17 @@ import pytest
 import specbuild as sb
 from corpus import corpus_params
 from scene import (
-    corner_attribute, corner_normals, corner_positions_world, datablock_counts, file_corners,
-    load_model, objects_by_role, uv,
+    corner_attribute,
+    corner_normals,
+    corner_positions_world,
+    datablock_counts,
+    file_corners,
+    load_model,
+    objects_by_role,
+    uv,
 )
 
-from io_alamo.formats import AlamoFormatError
+from io_alamo.formats.alamo import AlamoFormatError
 from io_alamo.naming import format_has_colors
 
 bpy = pytest.importorskip("bpy")
@@ -17,7 +23,7 @@ bpy = pytest.importorskip("bpy")
 
 def do_import(path, **kw):
     """Import a model at rest: these tests compare against the file's bind pose."""
-    from io_alamo.blender.imp.alo import ImportOptions, import_alo
+    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
     kw.setdefault("import_animations", False)
     return import_alo(bpy.context, str(path), ImportOptions(**kw))
 
@@ -166,7 +172,7 @@ def test_corpus_model_imports_and_matches_the_file(blender, path):
     assert result.counts["triangles"] == sum(len(s.indices) for m in model.meshes
                                              for s in m.submeshes)
     # the source is kept so that an unedited export can be byte-identical
-    from io_alamo.blender.source import get_source
+    from io_alamo.blender.alamo.source import get_source
     assert bytes(get_source(result.armature)) == path.read_bytes()
     # in a Text, not on the armature, which Blender copies whenever it re-evaluates it
     assert isinstance(result.armature["alamo_source"], bpy.types.Text)
@@ -290,7 +296,7 @@ def test_missing_texture_is_a_warning_and_a_placeholder(blender, tmp_path):
 
 
 def test_failed_import_leaves_the_scene_unchanged(blender, tmp_path, monkeypatch):
-    from io_alamo.blender.imp import alo
+    from io_alamo.blender.alamo.imp import alo
     data, _ = sb.fixture_alo_lights()
     path = tmp_path / "ok.alo"
     path.write_bytes(data)
@@ -331,7 +337,7 @@ def test_operator_menu_and_drag_and_drop_handler(blender, tmp_path):
     assert len(objects_by_role("MESH")) == 3 and len(objects_by_role("DAZZLE")) == 1
     assert hasattr(bpy.types, "ALAMO_FH_alo")
     assert bpy.types.ALAMO_FH_alo.bl_import_operator == "import_scene.alo"
-    from io_alamo.blender.operators import menu_import
+    from io_alamo.blender.alamo.operators import menu_import
     assert menu_import in bpy.types.TOPBAR_MT_file_import._dyn_ui_initialize()
     # several files at once, as a multi-selection or a drop of several files delivers them
     bpy.ops.wm.read_factory_settings(use_empty=True)

@@ -7,16 +7,15 @@ import importlib.util
 import random
 from pathlib import Path
 
+import alod_build as ab
 import numpy as np
 import pytest
-
-import alod_build as ab
 from scene import corner_attribute, datablock_counts, uv
 
 bpy = pytest.importorskip("bpy")
 
-from io_alamo.blender.imp import alod as alod_import  # noqa: E402
-from io_alamo.blender.source import get_source  # noqa: E402
+from io_alamo.blender.alamo.source import get_source  # noqa: E402
+from io_alamo.blender.alod import importer as alod_import  # noqa: E402
 from io_alamo.formats.alod import AlodFormatError, read_alod  # noqa: E402
 
 
@@ -253,8 +252,8 @@ def test_mutated_files_import_cleanly_or_change_nothing(blender, tmp_path):
 
 
 def test_imported_model_exports_as_alamo_alo(blender, tmp_path):
-    from io_alamo.blender.exp.alo import ExportOptions, export_alo
-    from io_alamo.formats import read_alo
+    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
+    from io_alamo.formats.alamo import read_alo
     do_import(write(tmp_path))
     out = tmp_path / "grid.alo"
     result = export_alo(bpy.context, str(out), ExportOptions())

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from p3d_build import SpecLod, build_odol, grid_lod
 
-from io_alamo.blender.exp.alo import ExportOptions, export_alo
-from io_alamo.blender.imp import p3d as p3d_import
-from io_alamo.blender.imp.p3d import import_p3d
-from io_alamo.formats import read_alo
-from io_alamo.formats.p3d import P3dFormatError, is_visual, read_p3d
+from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
+from io_alamo.blender.arma import importer as p3d_import
+from io_alamo.blender.arma.importer import import_p3d
+from io_alamo.formats.alamo import read_alo
+from io_alamo.formats.arma import P3dFormatError, is_visual, read_p3d
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus-odol"
 SAMPLES = sorted(CORPUS.rglob("*.p3d")) if CORPUS.is_dir() else []

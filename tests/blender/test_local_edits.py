@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import specbuild as sb
 
-from io_alamo.formats import decode_animation, read_ala, read_alo
+from io_alamo.formats.alamo import decode_animation, read_ala, read_alo
 
 bpy = pytest.importorskip("bpy")
 
@@ -139,12 +139,12 @@ def build_model(path):
 
 
 def do_import(path):
-    from io_alamo.blender.imp.alo import ImportOptions, import_alo
+    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
     return import_alo(bpy.context, str(path), ImportOptions(import_animations=False))
 
 
 def do_export(path, **kw):
-    from io_alamo.blender.exp.alo import ExportOptions, export_alo
+    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
     return export_alo(bpy.context, str(path), ExportOptions(**kw))
 
 
@@ -172,7 +172,7 @@ def test_rename_changes_only_names(blender, tmp_path):
     # everything else byte for byte: the file with the old names put back is the original
     for x, y in zip(a.bones, b.bones):
         y.name = x.name
-    from io_alamo.formats import write_alo
+    from io_alamo.formats.alamo import write_alo
     assert write_alo(b) == src.read_bytes()
 
 
@@ -212,7 +212,7 @@ def test_one_vertex_move_keeps_far_tangents_and_vertex_count(blender, tmp_path):
 
 
 def test_rebuilt_mesh_has_the_file_vertex_count_and_averaged_tangents(blender, tmp_path):
-    from io_alamo.blender import corners, fingerprint
+    from io_alamo.blender.alamo import corners, fingerprint
     src = build_model(tmp_path / "Edit.alo")
     do_import(src)
     hull = bpy.data.objects["Hull"]
@@ -241,7 +241,7 @@ def test_edited_shadow_mesh_with_collinear_faces_and_open_edges(blender, tmp_pat
     src = build_model(tmp_path / "Edit.alo")
     do_import(src)
     shadow = bpy.data.objects["Shadow"]
-    from io_alamo.blender import fingerprint
+    from io_alamo.blender.alamo import fingerprint
     del shadow[fingerprint.KEY]                  # as if edited: rebuilt from Blender
     out = tmp_path / "out.alo"
     result = do_export(out)
@@ -322,8 +322,8 @@ def build_animation_pair(tmp_path, fmt):
 
 @pytest.mark.parametrize("fmt", [1, 2])
 def test_edited_action_keeps_bones_steps_and_format(blender, tmp_path, fmt):
-    from io_alamo.blender.exp.ala import AnimationExportOptions, export_ala
-    from io_alamo.blender.imp.ala import import_ala
+    from io_alamo.blender.alamo.exp.ala import AnimationExportOptions, export_ala
+    from io_alamo.blender.alamo.imp.ala import import_ala
     src, ala = build_animation_pair(tmp_path, fmt)
     arm = do_import(src).armature
     action = import_ala(bpy.context, arm, str(ala)).action
@@ -350,7 +350,7 @@ def test_edited_action_keeps_bones_steps_and_format(blender, tmp_path, fmt):
 
 
 def test_operator_exports_imported_action_in_its_format(blender, tmp_path):
-    from io_alamo.blender.imp.ala import import_ala
+    from io_alamo.blender.alamo.imp.ala import import_ala
     src, ala = build_animation_pair(tmp_path, 1)
     arm = do_import(src).armature
     action = import_ala(bpy.context, arm, str(ala)).action
@@ -376,7 +376,7 @@ def real_model(path):
 
 @pytest.mark.parametrize("path", corpus_params(".alo"))
 def test_corpus_rename_changes_only_names(blender, tmp_path, path):
-    from io_alamo.formats import write_alo
+    from io_alamo.formats.alamo import write_alo
     model = real_model(path)
     arm = do_import(path).armature
     on = [model.object_bone(i) for i in range(len(model.objects))]
@@ -436,8 +436,8 @@ def test_corpus_one_vertex_move_keeps_other_tangents_and_vertex_count(blender, t
 
 @pytest.mark.parametrize("path", corpus_params(".ala"))
 def test_corpus_animation_default_format_is_its_own(blender, tmp_path, path):
-    from io_alamo.blender.exp.ala import AnimationExportOptions, export_ala
-    from io_alamo.blender.imp.ala import import_ala
+    from io_alamo.blender.alamo.exp.ala import AnimationExportOptions, export_ala
+    from io_alamo.blender.alamo.imp.ala import import_ala
     stem = path.stem.lower()
     models = [p for p in path.parent.iterdir() if p.suffix.lower() == ".alo"
               and stem.startswith(p.stem.lower() + "_")]
@@ -452,9 +452,9 @@ def test_corpus_animation_default_format_is_its_own(blender, tmp_path, path):
 
 
 def test_renamed_bone_renames_only_the_name_in_an_unedited_animation(blender, tmp_path):
-    from io_alamo.blender.exp.ala import AnimationExportOptions, export_ala
-    from io_alamo.blender.imp.ala import import_ala
-    from io_alamo.formats import write_ala
+    from io_alamo.blender.alamo.exp.ala import AnimationExportOptions, export_ala
+    from io_alamo.blender.alamo.imp.ala import import_ala
+    from io_alamo.formats.alamo import write_ala
     src, ala = build_animation_pair(tmp_path, 1)
     arm = do_import(src).armature
     action = import_ala(bpy.context, arm, str(ala)).action

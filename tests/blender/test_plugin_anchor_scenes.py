@@ -6,12 +6,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from io_alamo.blender.exp.ala import AnimationExportOptions, build_animation
-from io_alamo.blender.exp.alo import ExportError, ExportOptions, export_alo
-from io_alamo.blender.legacy.convert import convert_scene
-from io_alamo.formats import decode_animation, read_ala, read_alo
 from plugin_compare import FIELDS, INFO_FIELDS, compare
+
+from io_alamo.blender.alamo.exp.ala import AnimationExportOptions, build_animation
+from io_alamo.blender.alamo.exp.alo import ExportError, ExportOptions, export_alo
+from io_alamo.blender.alamo.legacy.convert import convert_scene
+from io_alamo.formats.alamo import decode_animation, read_ala, read_alo
 
 bpy = pytest.importorskip("bpy")
 

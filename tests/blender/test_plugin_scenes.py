@@ -6,10 +6,10 @@ import pytest
 
 from io_alamo import shaders
 from io_alamo.blender import compat
-from io_alamo.blender.exp.alo import ExportError, ExportOptions, build_model, export_alo
-from io_alamo.blender.exp.plugin import ON_THE_FLY
-from io_alamo.blender.legacy import plugin
-from io_alamo.blender.legacy.convert import convert_scene, scene_has_plugin_data
+from io_alamo.blender.alamo.exp.alo import ExportError, ExportOptions, build_model, export_alo
+from io_alamo.blender.alamo.exp.plugin import ON_THE_FLY
+from io_alamo.blender.alamo.legacy import plugin
+from io_alamo.blender.alamo.legacy.convert import convert_scene, scene_has_plugin_data
 
 bpy = pytest.importorskip("bpy")
 mathutils = pytest.importorskip("mathutils")

@@ -5,10 +5,10 @@ there is no window to show it on, which is the guarded path these tests run thro
 import pytest
 
 from io_alamo.blender import compat, progress
-from io_alamo.blender.exp.ala import AnimationExportOptions, export_ala
-from io_alamo.blender.exp.alo import ExportOptions, export_alo
-from io_alamo.blender.imp.alo import import_alo
-from io_alamo.formats import read_ala
+from io_alamo.blender.alamo.exp.ala import AnimationExportOptions, export_ala
+from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
+from io_alamo.blender.alamo.imp.alo import import_alo
+from io_alamo.formats.alamo import read_ala
 from io_alamo.sample import write_sample
 
 bpy = pytest.importorskip("bpy")

@@ -36,5 +36,5 @@ def test_register_unregister_and_exit_cleanly():
 
 
 def test_menu_entries_present(addon):
-    from io_alamo.blender.operators import menu_import
+    from io_alamo.blender.alamo.operators import menu_import
     assert menu_import in bpy.types.TOPBAR_MT_file_import._dyn_ui_initialize()

@@ -17,10 +17,29 @@ import numpy as np
 import pytest
 import specbuild as sb
 
-from io_alamo.formats import (
-    VERTEX_DTYPE, AlamoFormatError, Bone, Connections, Dazzle, Material, Mesh, Model,
-    Animation, BoneAnimation, ObjectConnection, ParamType, Proxy, ShaderParam, Skeleton,
-    SubMesh, decode_animation, read_ala, read_alo, save, write_ala, write_alo,
+from io_alamo.formats.alamo import (
+    VERTEX_DTYPE,
+    AlamoFormatError,
+    Animation,
+    Bone,
+    BoneAnimation,
+    Connections,
+    Dazzle,
+    Material,
+    Mesh,
+    Model,
+    ObjectConnection,
+    ParamType,
+    Proxy,
+    ShaderParam,
+    Skeleton,
+    SubMesh,
+    decode_animation,
+    read_ala,
+    read_alo,
+    save,
+    write_ala,
+    write_alo,
 )
 from io_alamo.sample import box_vertices, sample_animation, sample_model, sample_textures, write_tga
 
@@ -35,23 +54,23 @@ _spec.loader.exec_module(fuzz)
 # --- helpers --------------------------------------------------------------------------------
 
 def import_model(path, **kw):
-    from io_alamo.blender.imp.alo import ImportOptions, import_alo
+    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
     kw.setdefault("import_animations", False)
     return import_alo(bpy.context, str(path), ImportOptions(**kw))
 
 
 def import_anim(arm, path):
-    from io_alamo.blender.imp.ala import import_ala
+    from io_alamo.blender.alamo.imp.ala import import_ala
     return import_ala(bpy.context, arm, str(path))
 
 
 def export_model(path, **kw):
-    from io_alamo.blender.exp.alo import ExportOptions, export_alo
+    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
     return export_alo(bpy.context, str(path), ExportOptions(**kw))
 
 
 def export_anim(arm, action, path):
-    from io_alamo.blender.exp.ala import export_ala
+    from io_alamo.blender.alamo.exp.ala import export_ala
     return export_ala(bpy.context, arm, action, str(path))
 
 
@@ -168,7 +187,7 @@ def test_corrupted_animation_changes_nothing(blender, sample, tmp_path, name, da
 
 
 def _model_stage(name):
-    from io_alamo.blender.imp import alo, materials
+    from io_alamo.blender.alamo.imp import alo, materials
     return {"armature": (alo._ModelBuilder, "_armature"),
             "materials": (materials.MaterialBuilder, "image"),
             "skinning": (alo._ModelBuilder, "_skin"),
@@ -210,7 +229,7 @@ def test_failure_half_way_through_an_import_rolls_everything_back(
 def test_second_animation_failing_undoes_what_the_first_set(blender, tmp_path, monkeypatch):
     """The first animation beside a model sets the scene's rate and range; when a later one
     fails the whole import is undone, scene settings included."""
-    from io_alamo.blender.imp import ala
+    from io_alamo.blender.alamo.imp import ala
     model = sample_model()
     save(model, tmp_path / "Tank.alo")
     save(sample_animation(model, frames=24, fps=15.0), tmp_path / "Tank_A_00.ala")
@@ -305,7 +324,7 @@ def test_saved_fuzz_inputs_import_or_change_nothing(blender, tmp_path, path):
     """Every input the fuzz harness ever saved (format layer or Blender run), imported: it
     is refused with AlamoFormatError and changes nothing, or it imports only new data that
     says what the file says, and exports again, unedited, byte for byte."""
-    from io_alamo.blender.exp.ala import AnimationExportOptions, export_ala
+    from io_alamo.blender.alamo.exp.ala import AnimationExportOptions, export_ala
     save(sample_model(), tmp_path / "base.alo")
     arm = import_model(tmp_path / "base.alo").armature
     before, ids = scene_state(), all_ids()
@@ -378,7 +397,7 @@ def test_export_that_cannot_be_built_leaves_the_old_file(blender, sample, tmp_pa
     target.write_bytes(OLD)
     obj = next(o for o in bpy.data.objects if o.type == "MESH")
     obj.name = "\u65e5\u672c"                      # no cp1252 for these
-    from io_alamo.blender.exp.alo import ExportError
+    from io_alamo.blender.alamo.exp.alo import ExportError
     with pytest.raises(ExportError, match="cannot store"):
         export_model(target)
     assert target.read_bytes() == OLD and not temp_files(target.parent)
@@ -548,7 +567,7 @@ def test_actions_that_would_share_a_file_stop_the_export(blender, sample, tmp_pa
     bpy.data.actions["Tank_Turn_00"].copy().name = "Tank_Turn/00"   # file Tank_Turn_00.ala too
     target = tmp_path / "out" / "Tank.alo"
     target.parent.mkdir()
-    from io_alamo.blender.exp.alo import ExportError
+    from io_alamo.blender.alamo.exp.alo import ExportError
     with pytest.raises(ExportError, match="would both be written to Tank_Turn_00.ala"):
         export_model(target, animations=True)
     assert not list(target.parent.iterdir())
@@ -679,7 +698,7 @@ def test_a_name_over_the_mini_chunk_limit_stops_the_export(blender, tmp_path):
     target.write_bytes(OLD)
     mat = next(m for m in bpy.data.materials if m.alamo.params)
     mat.alamo.params[0].name = "x" * 255
-    from io_alamo.blender.exp.alo import ExportError
+    from io_alamo.blender.alamo.exp.alo import ExportError
     with pytest.raises(ExportError, match="255 bytes long; the format allows 254"):
         export_model(target)
     assert target.read_bytes() == OLD and not temp_files(tmp_path)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from io_alamo import shaders
-from io_alamo.formats import decode_animation, read_ala, read_alo
+from io_alamo.formats.alamo import decode_animation, read_ala, read_alo
 
 bpy = pytest.importorskip("bpy")
 
@@ -72,7 +72,7 @@ def activate_bone(arm, name):
 
 
 def export(tmp_path, **kw):
-    from io_alamo.blender.exp.alo import ExportOptions, export_alo
+    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
     out = tmp_path / "x.alo"
     export_alo(bpy.context, str(out), ExportOptions(**kw))
     return read_alo(out.read_bytes())
@@ -214,7 +214,7 @@ def test_lod_alt_switch_shows_one_level_as_the_game_does(blender):
         "Body_LOD0": False, "Body_LOD1": True, "Gun_ALT0": True, "Gun_ALT1": False}
     bpy.ops.alamo.lod_alt_show(lod=7, alt=9)                     # clamped to the model's
     assert shown("Body_LOD1", "Gun_ALT1") == {"Body_LOD1": True, "Gun_ALT1": True}
-    from io_alamo.blender.lod_alt import lod_alt_objects, shown_lod_alt
+    from io_alamo.blender.alamo.lod_alt import lod_alt_objects, shown_lod_alt
     assert shown_lod_alt(lod_alt_objects(bpy.context)) == (1, 1)
 
 
@@ -325,7 +325,7 @@ def test_shader_switch_keeps_the_values_of_shared_parameters(blender):
 
 
 def test_resync_with_the_same_shader_adds_missing_and_keeps_extra_parameters(blender):
-    from io_alamo.blender.shading import missing_params
+    from io_alamo.blender.alamo.shading import missing_params
     mat = bpy.data.materials.new("Imported")
     mat.alamo.shader = "MeshGloss.fx"
     mat.alamo.vertex_format = "alD3dVertNU2C"                  # as an imported file had it
@@ -404,7 +404,7 @@ def visibility_keys(arm, bone):
 
 
 def test_key_visibility_of_a_bone_and_of_a_proxy_is_exported(blender, tmp_path):
-    from io_alamo.blender.exp.ala import export_ala
+    from io_alamo.blender.alamo.exp.ala import export_ala
     arm = armature()
     proxy = empty("p_smoke", "PROXY", arm)
     proxy.parent_type, proxy.parent_bone = "BONE", "Hand"
@@ -447,7 +447,7 @@ def keyed_action(arm, name, end):
 
 
 def test_actions_list_and_set_active(blender):
-    from io_alamo.blender.exp.ala import armature_actions
+    from io_alamo.blender.alamo.exp.ala import armature_actions
     arm = armature()
     walk = keyed_action(arm, "Walk", 20)
     idle = keyed_action(arm, "Idle", 50)
@@ -651,7 +651,8 @@ def test_ui_texts_are_written_for_modders():
     blender_layer = ROOT / "io_alamo" / "blender"
     sources = sorted((blender_layer / "ui").glob("*.py")) + [
         blender_layer / f"{name}.py"
-        for name in ("actions", "add", "checks", "lod_alt", "shading", "targets", "visibility")]
+        for name in ("alamo/actions", "alamo/add", "alamo/checks", "alamo/lod_alt",
+                     "alamo/shading", "targets", "alamo/visibility")]
     assert len(sources) > 10
     for path in sources:
         source = path.read_text()

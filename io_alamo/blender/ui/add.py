@@ -3,7 +3,7 @@
 import bpy
 from bpy.props import StringProperty
 
-from ..add import add_at_bone
+from ..alamo.add import add_at_bone
 from ..targets import set_mode, target_bone
 from .shared import register_factory
 

@@ -5,10 +5,11 @@ import bpy
 from bpy.props import BoolProperty, CollectionProperty, EnumProperty, IntProperty, StringProperty
 
 from ...choices import SCOPE_ITEMS
-from ..checks import select_problem, store_problems, validate
-from ..exp.alo import ExportOptions
+from ..alamo.checks import select_problem, store_problems, validate
+from ..alamo.exp.alo import ExportOptions
 from ..targets import set_mode
 from .shared import SidebarPanel, register_factory, wrapped
+
 
 class AlamoProblemObject(bpy.types.PropertyGroup):
     """The name of an object a problem is about (in the built-in ``name``)."""

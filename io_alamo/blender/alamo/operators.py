@@ -1,0 +1,201 @@
+"""File > Import entries and drag and drop. Thin: options in, import function, report out."""
+
+import bpy
+from bpy.props import BoolProperty, EnumProperty, StringProperty
+from bpy_extras.io_utils import ExportHelper
+
+from ...choices import AS_IMPORTED_FORMAT_ITEMS, SCOPE_ITEMS
+from ..armature import AnimationTargetError, find_armature
+from ..file_operators import (
+    FileListImport,
+    ViewportDrop,
+    export_reported,
+    import_each,
+    leave_edit_modes,
+    menu_registration,
+)
+from ..prefs import default_ala_format, user_texture_folders
+from ..progress import reports_progress
+from .exp.ala import AnimationExportOptions, export_ala
+from .exp.alo import ExportOptions, export_alo
+from .imp.ala import AnimationImportOptions, import_ala
+from .imp.alo import ImportOptions, import_alo
+
+
+class IMPORT_SCENE_OT_alo(bpy.types.Operator, FileListImport):
+    """Import Petroglyph Alamo models (.alo): skeleton, meshes, materials, lights, proxies
+    and dazzles"""
+
+    bl_idname = "import_scene.alo"
+    bl_label = "Import Alamo Model"
+    bl_options = {"REGISTER", "UNDO", "PRESET"}
+
+    filename_ext = ".alo"
+    filter_glob: StringProperty(default="*.alo", options={"HIDDEN"})
+
+    merge_vertices: BoolProperty(
+        name="Merge Vertices",
+        description="Merge vertices that share a position (and skinning) for easier editing. "
+                    "Off keeps the file's vertices one to one, which exports back unchanged",
+        default=False)
+    import_animations: BoolProperty(
+        name="Import Animations",
+        description="Also import the model's animations found beside it (<MODEL>_*.ala)",
+        default=True)
+
+    @reports_progress
+    def execute(self, context):
+        options = ImportOptions(merge_vertices=self.merge_vertices,
+                                texture_folders=user_texture_folders(context),
+                                import_animations=self.import_animations)
+        leave_edit_modes(context)
+        return import_each(self, self.paths(), lambda path, _: import_alo(context, path, options),
+                           more_lines=lambda result: result.left_notes())
+
+
+class IMPORT_ANIM_OT_ala(bpy.types.Operator, FileListImport):
+    """Import Petroglyph Alamo animations (.ala, both formats) as actions of the selected
+    armature"""
+
+    bl_idname = "import_anim.alamo_ala"
+    bl_label = "Import Alamo Animation"
+    bl_options = {"REGISTER", "UNDO", "PRESET"}
+
+    filename_ext = ".ala"
+    filter_glob: StringProperty(default="*.ala", options={"HIDDEN"})
+
+    set_frame_rate: BoolProperty(
+        name="Set Scene Frame Rate",
+        description="Set the scene's frame rate and range from the (first) animation",
+        default=True)
+
+    @reports_progress
+    def execute(self, context):
+        try:
+            armature = find_armature(context, required=True)
+        except AnimationTargetError as e:
+            self.report({"ERROR"}, str(e))
+            return {"CANCELLED"}
+        leave_edit_modes(context, ("OBJECT", "POSE"))
+
+        def import_one(path, done):
+            # the first file imported sets the scene's frame rate and range
+            options = AnimationImportOptions(set_scene_frame_rate=self.set_frame_rate and not done,
+                                             set_scene_range=not done)
+            return import_ala(context, armature, path, options)
+        return import_each(self, self.paths(), import_one)
+
+
+class EXPORT_SCENE_OT_alo(bpy.types.Operator, ExportHelper):
+    """Export the armature and what hangs on it as a Petroglyph Alamo model (.alo)"""
+
+    bl_idname = "export_scene.alo"
+    bl_label = "Export Alamo Model"
+    bl_options = {"REGISTER", "PRESET"}
+
+    filename_ext = ".alo"
+    filter_glob: StringProperty(default="*.alo", options={"HIDDEN"})
+
+    scope: EnumProperty(
+        name="Export", default="ARMATURE",
+        items=SCOPE_ITEMS)
+    apply_modifiers: BoolProperty(
+        name="Apply Modifiers", default=True,
+        description="Write meshes with their modifiers applied (Armature modifiers excepted)")
+    own_bones: BoolProperty(
+        name="Bones for Loose Objects", default=False,
+        description="Give objects that hang on no bone a bone of their own, so they can be "
+                    "animated; off bakes their transform into the root")
+    animations: BoolProperty(
+        name="Export Animations", default=False,
+        description="Also write every action of the armature as <MODEL>_<ACTION>.ala beside "
+                    "the model")
+    ala_format: EnumProperty(name="Animation Format", default="0", items=AS_IMPORTED_FORMAT_ITEMS)
+
+    @reports_progress
+    def execute(self, context):
+        leave_edit_modes(context)
+        options = ExportOptions(scope=self.scope, apply_modifiers=self.apply_modifiers,
+                                own_bones=self.own_bones, animations=self.animations,
+                                ala_format=int(self.ala_format) or None,
+                                new_ala_format=int(default_ala_format(context)))
+        return export_reported(self, context, lambda: export_alo(context, self.filepath, options))
+
+
+class EXPORT_ANIM_OT_ala(bpy.types.Operator, ExportHelper):
+    """Export the active action of the selected armature as a Petroglyph Alamo animation
+    (.ala)"""
+
+    bl_idname = "export_anim.alamo_ala"
+    bl_label = "Export Alamo Animation"
+    bl_options = {"REGISTER", "PRESET"}
+
+    filename_ext = ".ala"
+    filter_glob: StringProperty(default="*.ala", options={"HIDDEN"})
+
+    format: EnumProperty(name="Format", default="0", items=AS_IMPORTED_FORMAT_ITEMS)
+    frame_range: EnumProperty(
+        name="Frame Range", default="ACTION",
+        items=[("ACTION", "Action", "The action's frame range"),
+               ("SCENE", "Scene", "The scene's frame range")])
+    frame_rate: EnumProperty(
+        name="Frame Rate", default="ACTION",
+        items=[("ACTION", "Action", "The rate the animation was imported with (else the "
+                "scene's)"),
+               ("SCENE", "Scene", "The scene's frame rate")])
+
+    @classmethod
+    def poll(cls, context):
+        try:
+            arm = find_armature(context, required=True)
+        except AnimationTargetError:
+            return False
+        return arm.animation_data is not None and arm.animation_data.action is not None
+
+    def invoke(self, context, event):
+        arm = find_armature(context, required=True)
+        if not self.filepath and arm.animation_data and arm.animation_data.action:
+            self.filepath = arm.animation_data.action.name + self.filename_ext
+        return super().invoke(context, event)
+
+    @reports_progress
+    def execute(self, context):
+        try:
+            arm = find_armature(context, required=True)
+        except AnimationTargetError as e:
+            self.report({"ERROR"}, str(e))
+            return {"CANCELLED"}
+        action = arm.animation_data.action if arm.animation_data else None
+        if action is None:
+            self.report({"ERROR"}, f"armature {arm.name!r} has no active action to export")
+            return {"CANCELLED"}
+        leave_edit_modes(context, ("OBJECT", "POSE"))
+        options = AnimationExportOptions(format=int(self.format) or None,
+                                         new_format=int(default_ala_format(context)),
+                                         frame_range=self.frame_range,
+                                         frame_rate=self.frame_rate)
+        return export_reported(self, context,
+                               lambda: export_ala(context, arm, action, self.filepath, options))
+
+
+class ALAMO_FH_alo(ViewportDrop, bpy.types.FileHandler):
+    bl_idname = "ALAMO_FH_alo"
+    bl_label = "Alamo Model"
+    bl_import_operator = "import_scene.alo"
+    bl_file_extensions = ".alo"
+
+
+def menu_import(self, context):
+    self.layout.operator(IMPORT_SCENE_OT_alo.bl_idname, text="Alamo Model (.alo)")
+    self.layout.operator(IMPORT_ANIM_OT_ala.bl_idname, text="Alamo Animation (.ala)")
+
+
+def menu_export(self, context):
+    self.layout.operator(EXPORT_SCENE_OT_alo.bl_idname, text="Alamo Model (.alo)")
+    self.layout.operator(EXPORT_ANIM_OT_ala.bl_idname, text="Alamo Animation (.ala)")
+
+
+CLASSES = (IMPORT_SCENE_OT_alo, IMPORT_ANIM_OT_ala, EXPORT_SCENE_OT_alo, EXPORT_ANIM_OT_ala,
+           ALAMO_FH_alo)
+
+register, unregister = menu_registration(CLASSES, menu_import, menu_export)

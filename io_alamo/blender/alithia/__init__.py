@@ -1,0 +1,1 @@
+"""Alithia ALM1 models in Blender: import and export."""

@@ -1,0 +1,1 @@
+"""ALOD progressive meshes in Blender: import."""

@@ -1,0 +1,1 @@
+"""Arma binarized models (ODOL .p3d) in Blender: import."""

@@ -1,0 +1,416 @@
+"""Decode .alo bytes into :mod:`.model` records, remembering layout for lossless writing."""
+
+import struct
+
+import numpy as np
+
+from ..errors import AlamoFormatError
+from .chunk_types import ChunkType
+from .chunks import BytesLike, Chunk, read_chunks, read_minis
+from .collision import FILE_NODE_DTYPE, NODE_DTYPE, CollisionTree
+from .fields import check_size, decode_cstr, decode_minis, f32
+from .layout import Layout, note_count
+from .model import (
+    VERTEX_CHUNK_DTYPES,
+    Bone,
+    Connections,
+    Dazzle,
+    Light,
+    Material,
+    Mesh,
+    Model,
+    ObjectConnection,
+    ParamType,
+    ParticleEffect,
+    Proxy,
+    ShaderParam,
+    Skeleton,
+    SubMesh,
+)
+
+PARTICLE_ROOTS = (ChunkType.PARTICLE_EFFECT, ChunkType.PARTICLE_EFFECT_UAW)
+ANIMATION_ROOT = ChunkType.ANIMATION
+
+PARAM_SCHEMAS = {
+    ParamType.INT: {1: ("name", "str"), 2: ("value", "i32")},
+    ParamType.FLOAT: {1: ("name", "str"), 2: ("value", "f32")},
+    ParamType.FLOAT3: {1: ("name", "str"), 2: ("value", "vec3")},
+    ParamType.FLOAT4: {1: ("name", "str"), 2: ("value", "vec4")},
+    ParamType.TEXTURE: {1: ("name", "str"), 2: ("value", "str")},
+}
+COLLISION_HEADER_SCHEMA = {0: ("box_min", "vec3"), 1: ("box_max", "vec3"),
+                           2: ("nodes", "u32"), 3: ("triangles", "u32")}
+CONNECTIONS_HEADER_SCHEMA = {1: ("objects", "u32"), 4: ("proxies", "u32"), 9: ("dazzles", "u32")}
+OBJECT_CONNECTION_SCHEMA = {2: ("object", "u32"), 3: ("bone", "u32")}
+PROXY_SCHEMA = {5: ("name", "str"), 6: ("bone", "u32"), 7: ("hidden", "u32"),
+                8: ("alt_decrease_stay_hidden", "u32")}
+DAZZLE_SCHEMA = {
+    0: ("color", "vec3"), 1: ("position", "vec3"), 2: ("radius", "f32"), 3: ("tex_x", "u32"),
+    4: ("tex_y", "u32"), 6: ("tex_size", "u32"), 5: ("texture", "str"), 7: ("frequency", "f32"),
+    8: ("phase", "f32"), 9: ("night_only", "u32"), 10: ("bone", "u32"), 11: ("name", "str"),
+    12: ("hidden", "u32"), 13: ("bias", "f32"),
+}
+
+_BONE_DATA_TYPES = (ChunkType.BONE_DATA_NO_BILLBOARD, ChunkType.BONE_DATA)
+_SUBMESH_KEYS = {
+    ChunkType.SUBMESH_HEADER: "header", ChunkType.VERTEX_FORMAT: "format",
+    ChunkType.VERTEX_BUFFER_NO_UNUSED: "vertices", ChunkType.VERTEX_BUFFER: "vertices",
+    ChunkType.INDEX_BUFFER: "indices", ChunkType.BONE_MAP: "bone_map",
+    ChunkType.COLLISION_TREE: "collision",
+}
+_COLLISION_KEYS = {ChunkType.COLLISION_HEADER: "header", ChunkType.COLLISION_NODES: "nodes",
+                   ChunkType.COLLISION_TRIANGLES: "triangles"}
+_BONE_206 = struct.Struct("<iII")
+_BONE_205 = struct.Struct("<iI")
+_MESH_INFO = struct.Struct("<I6fIII")
+_LIGHT_INFO = struct.Struct("<I8f")
+
+
+def read_alo(data: BytesLike, filename: str | None = None) -> Model | ParticleEffect:
+    """Decode a whole .alo file: a :class:`Model`, or a :class:`ParticleEffect` kept raw."""
+    try:
+        return decode_alo(read_chunks(data))
+    except AlamoFormatError as e:
+        raise e.with_filename(filename)
+
+
+def decode_alo(roots: list[Chunk]) -> Model | ParticleEffect:
+    if not roots:
+        raise AlamoFormatError("empty file: no chunks", offset=0)
+    first = roots[0].type
+    if first in PARTICLE_ROOTS:
+        return ParticleEffect(roots)
+    if first == ANIMATION_ROOT:
+        raise AlamoFormatError("this is an animation (.ala), not a model", offset=0,
+                               path=roots[0].path)
+    model = Model(skeleton=None, connections=None, layout=Layout())
+    for c in roots:
+        if c.type == ChunkType.SKELETON and model.skeleton is None:
+            model.skeleton = _skeleton(_need_container(c))
+            model.layout.order.append("skeleton")
+        elif c.type in (ChunkType.MESH, ChunkType.LIGHT):
+            decode = _mesh if c.type == ChunkType.MESH else _light
+            model.layout.order.append(("object", len(model.objects)))
+            model.objects.append(decode(_need_container(c)))
+        elif c.type == ChunkType.CONNECTIONS and model.connections is None:
+            model.connections = _connections(_need_container(c))
+            model.layout.order.append("connections")
+        else:
+            model.layout.order.append(c)
+    if model.skeleton is None and model.connections is None and not model.objects:
+        raise AlamoFormatError(f"not an Alamo model: first chunk is 0x{first:x}", offset=0,
+                               path=roots[0].path)
+    return model
+
+
+def _need_container(c):
+    if not c.is_container:
+        raise c.error("expected a chunk of child chunks, found raw data")
+    return c
+
+
+def _need_data(c):
+    if c.is_container:
+        raise c.error("expected a data chunk, found child chunks")
+    return c
+
+
+def _string(c, key, layout):
+    return decode_cstr(_need_data(c).data, c, key, layout)
+
+
+def _first(children, ctype):
+    return next((c for c in children if c.type == ctype), None)
+
+
+class _Children:
+    """Walk a container's children: known ones by key, the rest kept raw in the layout."""
+
+    def __init__(self, parent):
+        self.parent = parent
+        self.layout = Layout()
+        self.seen = set()
+
+    def take(self, c, key):
+        """Record ``c`` under ``key`` unless that key was seen (the caller keeps a repeat
+        raw)."""
+        if key in self.seen:
+            return False
+        self.seen.add(key)
+        self.layout.order.append(key)
+        return True
+
+    def keep(self, c):
+        self.layout.order.append(c)
+
+    def require(self, key, what):
+        if key not in self.seen:
+            raise self.parent.error(f"missing {what}")
+
+
+# --- skeleton ---------------------------------------------------------------------------
+
+def _skeleton(chunk):
+    walk = _Children(chunk)
+    skel = Skeleton(layout=walk.layout)
+    count = None
+    for c in chunk.children:
+        if c.type == ChunkType.SKELETON_HEADER and walk.take(c, "header"):
+            check_size(_need_data(c), 4, "skeleton header")
+            count = struct.unpack_from("<I", c.data)[0]
+            walk.layout.tails["header"] = bytes(c.data[4:])
+        elif c.type == ChunkType.BONE:
+            walk.take(c, ("bone", len(skel.bones)))
+            skel.bones.append(_bone(_need_container(c)))
+        else:
+            walk.keep(c)
+    walk.require("header", "skeleton header (0x201)")
+    note_count(walk.layout, "bones", count, len(skel.bones))
+    return skel
+
+
+def _bone(chunk):
+    walk = _Children(chunk)
+    name = data = None
+    for c in chunk.children:
+        if c.type == ChunkType.BONE_NAME and walk.take(c, "name"):
+            name = _string(c, "name", walk.layout)
+        elif c.type in _BONE_DATA_TYPES and walk.take(c, "data"):
+            data = c
+        else:
+            walk.keep(c)
+    walk.require("name", "bone name (0x203)")
+    walk.require("data", "bone data (0x205 or 0x206)")
+    _need_data(data)
+    if data.type == ChunkType.BONE_DATA:
+        check_size(data, 60, "bone data 0x206")
+        parent, visible, billboard = _BONE_206.unpack_from(data.data)
+        mat_at = 12
+    else:
+        check_size(data, 56, "bone data 0x205")
+        parent, visible = _BONE_205.unpack_from(data.data)
+        billboard, mat_at = 0, 8
+    matrix = np.frombuffer(data.data, "<f4", 12, mat_at).reshape(3, 4).copy()
+    walk.layout.tails["data"] = bytes(data.data[mat_at + 48:])
+    return Bone(name, parent, matrix, visible, billboard, data.type, walk.layout)
+
+
+# --- meshes -----------------------------------------------------------------------------
+
+def _mesh(chunk):
+    walk = _Children(chunk)
+    name = info = None
+    materials, datas = [], []
+    for c in chunk.children:
+        if c.type == ChunkType.MESH_NAME and walk.take(c, "name"):
+            name = _string(c, "name", walk.layout)
+        elif c.type == ChunkType.MESH_INFO and walk.take(c, "info"):
+            info = _need_data(c)
+        elif c.type == ChunkType.MATERIAL:
+            walk.take(c, ("material", len(materials)))
+            materials.append(_material(_need_container(c)))
+        elif c.type == ChunkType.SUBMESH_DATA:
+            walk.take(c, ("data", len(datas)))
+            datas.append(c)
+        else:
+            walk.keep(c)
+    walk.require("name", "mesh name (0x401)")
+    walk.require("info", "mesh info (0x402)")
+    check_size(info, _MESH_INFO.size, "mesh info")
+    n, x0, y0, z0, x1, y1, z1, unused, hidden, collision = _MESH_INFO.unpack_from(info.data)
+    walk.layout.tails["info"] = bytes(info.data[_MESH_INFO.size:])
+    if len(materials) != len(datas):
+        raise chunk.error(f"mesh has {len(materials)} materials (0x10100) but {len(datas)} "
+                          f"sub-mesh data chunks (0x10000)")
+    note_count(walk.layout, "submeshes", n, len(materials))
+    box = np.frombuffer(info.data, "<f4", 6, 4).copy()
+    mesh = Mesh(name, [], box[:3], box[3:], hidden, collision, unused, walk.layout)
+    mesh.submeshes = [_submesh(m, _need_container(d)) for m, d in zip(materials, datas)]
+    return mesh
+
+
+def _material(chunk):
+    walk = _Children(chunk)
+    shader = None
+    params = []
+    for c in chunk.children:
+        if c.type == ChunkType.SHADER_NAME and walk.take(c, "shader"):
+            shader = _string(c, "shader", walk.layout)
+        elif c.type in PARAM_SCHEMAS and not c.is_container:
+            walk.take(c, ("param", len(params)))
+            ptype = ParamType(c.type)
+            values, layout = decode_minis(c, PARAM_SCHEMAS[ptype])
+            if "name" not in values or "value" not in values:
+                raise c.error("shader parameter needs a name (mini 1) and a value (mini 2)")
+            params.append(ShaderParam(values["name"], ptype, values["value"], layout))
+        else:
+            walk.keep(c)
+    walk.require("shader", "material shader name (0x10101)")
+    return Material(shader, params, walk.layout)
+
+
+def _submesh(material, chunk):
+    walk = _Children(chunk)
+    header = fmt = vbuf = ibuf = bone_map = tree = None
+    for c in chunk.children:
+        key = _SUBMESH_KEYS.get(c.type)
+        if key is None or not walk.take(c, key):
+            walk.keep(c)
+        elif key == "header":
+            header = _need_data(c)
+        elif key == "format":
+            fmt = _string(c, "format", walk.layout)
+        elif key == "vertices":
+            vbuf = _need_data(c)
+        elif key == "indices":
+            ibuf = _need_data(c)
+        elif key == "bone_map":
+            bone_map = _need_data(c)
+        else:
+            tree = _collision_tree(_need_container(c))
+    walk.require("header", "sub-mesh header (0x10001)")
+    walk.require("format", "vertex format (0x10002)")
+    walk.require("vertices", "vertex buffer (0x10007 or 0x10005)")
+    walk.require("indices", "index buffer (0x10004)")
+    check_size(header, 8, "sub-mesh header")
+    nv, nt = struct.unpack_from("<II", header.data)
+    walk.layout.tails["header"] = bytes(header.data[8:])
+    dtype = VERTEX_CHUNK_DTYPES[vbuf.type]
+    # The buffers say how much data there is; a header that disagrees is kept and reported.
+    if len(vbuf.data) % dtype.itemsize:
+        raise vbuf.error(f"vertex buffer is {len(vbuf.data)} bytes, not a whole number of "
+                         f"{dtype.itemsize}-byte vertices (header says {nv})")
+    if len(ibuf.data) % 6:
+        raise ibuf.error(f"index buffer is {len(ibuf.data)} bytes, not a whole number of "
+                         f"triangles (header says {nt})")
+    vertices = np.frombuffer(vbuf.data, dtype).copy()
+    indices = np.frombuffer(ibuf.data, "<u2").reshape(-1, 3).copy()
+    note_count(walk.layout, "vertices", nv, len(vertices))
+    note_count(walk.layout, "triangles", nt, len(indices))
+    if bone_map is not None:
+        if len(bone_map.data) % 4:
+            raise bone_map.error(f"bone map is {len(bone_map.data)} bytes, not a multiple of 4")
+        bone_map = np.frombuffer(bone_map.data, "<u4").copy()
+    return SubMesh(material, fmt, vertices, indices, bone_map, tree, walk.layout)
+
+
+def _collision_tree(chunk):
+    walk = _Children(chunk)
+    head = nodes = tris = None
+    for c in chunk.children:
+        key = _COLLISION_KEYS.get(c.type)
+        if key is None or c.is_container or not walk.take(c, key):
+            walk.keep(c)
+        elif key == "header":
+            head, walk.layout.sub["header"] = decode_minis(c, COLLISION_HEADER_SCHEMA)
+        elif key == "nodes":
+            nodes = c
+        else:
+            tris = c
+    walk.require("header", "collision tree header (0x1201)")
+    walk.require("nodes", "collision tree nodes (0x1202)")
+    walk.require("triangles", "collision tree triangles (0x1203)")
+    for name in COLLISION_HEADER_SCHEMA.values():
+        if name[0] not in head:
+            raise chunk.error(f"collision tree header lacks {name[0]}")
+    nn, nt = head["nodes"], head["triangles"]
+    if len(nodes.data) % FILE_NODE_DTYPE.itemsize:
+        raise nodes.error(f"collision nodes are {len(nodes.data)} bytes, not a whole number "
+                          f"of {FILE_NODE_DTYPE.itemsize}-byte nodes (header says {nn})")
+    if len(tris.data) % 2:
+        raise tris.error(f"collision triangle list is {len(tris.data)} bytes, an odd number "
+                         f"(header says {nt} entries)")
+    raw = np.frombuffer(nodes.data, FILE_NODE_DTYPE)
+    nn = len(raw)
+    wide = np.empty(nn, NODE_DTYPE)
+    for name in ("min", "max", "count", "link"):
+        wide[name] = raw[name]
+    triangles = np.frombuffer(tris.data, "<u2").astype(np.uint32)
+    note_count(walk.layout, "nodes", head["nodes"], nn)
+    note_count(walk.layout, "triangles", nt, len(triangles))
+    return CollisionTree(head["box_min"], head["box_max"], wide, triangles, walk.layout)
+
+
+def _light(chunk):
+    walk = _Children(chunk)
+    name = info = None
+    for c in chunk.children:
+        if c.type == ChunkType.LIGHT_NAME and walk.take(c, "name"):
+            name = _string(c, "name", walk.layout)
+        elif c.type == ChunkType.LIGHT_INFO and walk.take(c, "info"):
+            info = _need_data(c)
+        else:
+            walk.keep(c)
+    walk.require("name", "light name (0x1301)")
+    walk.require("info", "light info (0x1302)")
+    check_size(info, _LIGHT_INFO.size, "light info")
+    ltype = struct.unpack_from("<I", info.data)[0]
+    v = f32(info.data[4:36], 8)
+    walk.layout.tails["info"] = bytes(info.data[_LIGHT_INFO.size:])
+    return Light(name, ltype, v[:3].copy(), v[3], v[4], v[5], v[6], v[7], walk.layout)
+
+
+# --- connections ------------------------------------------------------------------------
+
+def _connections(chunk):
+    walk = _Children(chunk)
+    conn = Connections(layout=walk.layout)
+    counts = None
+    for c in chunk.children:
+        if (c.type == ChunkType.CONNECTIONS_HEADER and not c.is_container
+                and walk.take(c, "header")):
+            counts, walk.layout.sub["header"] = decode_minis(c, CONNECTIONS_HEADER_SCHEMA)
+        elif c.type == ChunkType.OBJECT_CONNECTION and not c.is_container:
+            walk.take(c, ("object", len(conn.objects)))
+            v, layout = decode_minis(c, OBJECT_CONNECTION_SCHEMA)
+            _require_fields(c, v, ("object", "bone"))
+            conn.objects.append(ObjectConnection(v["object"], v["bone"], layout))
+        elif c.type == ChunkType.PROXY and not c.is_container:
+            walk.take(c, ("proxy", len(conn.proxies)))
+            v, layout = decode_minis(c, PROXY_SCHEMA)
+            _require_fields(c, v, ("name", "bone"))
+            conn.proxies.append(Proxy(v["name"], v["bone"], v.get("hidden"),
+                                      v.get("alt_decrease_stay_hidden"), layout))
+        elif c.type == ChunkType.DAZZLE:
+            walk.take(c, ("dazzle", len(conn.dazzles)))
+            conn.dazzles.append(_dazzle(c))
+        else:
+            walk.keep(c)
+    walk.require("header", "connections header (0x601)")
+    conn.write_dazzle_count = "dazzles" in counts
+    for key, found in (("objects", conn.objects), ("proxies", conn.proxies),
+                       ("dazzles", conn.dazzles)):
+        declared = counts.get(key, 0 if key == "dazzles" else None)
+        if declared is None:
+            raise chunk.error(f"connections header lacks the {key} count")
+        note_count(walk.layout, key, declared, len(found))
+    return conn
+
+
+def _require_fields(chunk, values, names):
+    missing = [n for n in names if n not in values]
+    if missing:
+        raise chunk.error("missing mini-chunk for " + ", ".join(missing))
+
+
+def _dazzle(chunk):
+    layout = Layout()
+    if chunk.is_container:
+        minis_chunk = None
+        for c in chunk.children:
+            if c.type == ChunkType.DAZZLE_MINIS and not c.is_container and minis_chunk is None:
+                minis_chunk = c
+                layout.order.append("minis")
+            else:
+                layout.order.append(c)
+        if minis_chunk is None:
+            raise chunk.error("dazzle has no mini-chunk data (child chunk 0x0)")
+    else:
+        minis_chunk = chunk
+    v, layout.sub["minis"] = decode_minis(minis_chunk, DAZZLE_SCHEMA)
+    _require_fields(minis_chunk, v, ("name", "bone"))
+    fields = {f: v.get(f) for _, (f, _) in DAZZLE_SCHEMA.items()}
+    return Dazzle(nested=chunk.is_container, layout=layout, **fields)
+
+
+__all__ = ["read_alo", "decode_alo", "read_minis"]

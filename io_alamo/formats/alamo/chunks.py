@@ -1,0 +1,248 @@
+"""Alamo chunked files: a tree of (type, size) chunks, and mini-chunks inside data chunks.
+
+A chunk header is two little-endian uint32, ``type`` and ``size``; ``size`` counts the body
+only. Bit 31 of ``size`` set means the body is a run of child chunks. Mini-chunks are a
+1-byte type and a 1-byte size followed by that many bytes; they fill a data chunk exactly.
+"""
+
+import struct
+
+from ..errors import AlamoFormatError
+
+CONTAINER_BIT = 0x80000000
+MAX_SIZE = 0x7FFFFFFF
+MAX_DEPTH = 64
+# Every chunk and mini-chunk read becomes a Python object of a few hundred bytes, far more
+# than the 8 (or 2) bytes it can take in a file. Real files have a few hundred chunks (the
+# largest known under 1,000; a 1,000-bone model about 3,000): these caps, per file, keep a
+# file made of nothing but empty chunks from taking gigabytes.
+MAX_CHUNKS = 100_000
+MAX_MINIS = 100_000
+_EMPTY = memoryview(b"")       # shared by every empty data chunk
+
+_HEADER = struct.Struct("<II")
+
+#: What the readers take: a whole file (or a slice of one) in memory.
+BytesLike = bytes | bytearray | memoryview
+
+
+class Chunk:
+    """One chunk: ``data`` (bytes-like) for a data chunk, ``children`` for a container."""
+
+    __slots__ = ("type", "data", "children", "offset", "path", "budget")
+
+    def __init__(self, type, data=None, children=None, offset=None, path="", budget=None):
+        if (data is None) == (children is None):
+            raise ValueError("a chunk has either data or children")
+        self.type = type
+        self.data = data
+        self.children = children
+        self.offset = offset
+        self.path = path or f"0x{type:x}"
+        self.budget = budget        # the file's _Budget, for chunks read from a file
+
+    @property
+    def is_container(self):
+        return self.children is not None
+
+    @property
+    def body_offset(self):
+        return None if self.offset is None else self.offset + 8
+
+    def size(self):
+        """Body size in bytes, as the header will state it."""
+        if self.children is None:
+            return len(self.data)
+        return sum(8 + c.size() for c in self.children)
+
+    def error(self, message, at=None):
+        """An error located in this chunk (``at`` is an offset into the body)."""
+        offset = self.offset if at is None or self.offset is None else self.offset + 8 + at
+        return AlamoFormatError(message, offset=offset, path=self.path)
+
+    def __deepcopy__(self, memo):
+        # a read chunk's data is a memoryview into the file, which deepcopy cannot copy
+        data = None if self.data is None else bytes(self.data)
+        children = None if self.children is None else [
+            c.__deepcopy__(memo) for c in self.children]
+        return Chunk(self.type, data, children, self.offset, self.path)
+
+    def __repr__(self):
+        kind = f"{len(self.children)} children" if self.is_container else f"{len(self.data)} bytes"
+        return f"<Chunk 0x{self.type:x} {kind} at {self.offset}>"
+
+
+def _child_path(parent_path, ctype, counts):
+    k = counts.get(ctype, 0)
+    counts[ctype] = k + 1
+    name = f"0x{ctype:x}" if k == 0 else f"0x{ctype:x}[{k}]"
+    return f"{parent_path}/{name}" if parent_path else name
+
+
+class _Budget:
+    """How many chunks and mini-chunks one file has used of its caps."""
+
+    __slots__ = ("chunks", "minis")
+
+    def __init__(self):
+        self.chunks = self.minis = 0
+
+
+def read_chunks(data: BytesLike, start: int = 0, end: int | None = None, parent_path: str = "",
+                depth: int = 0, budget: _Budget | None = None) -> list[Chunk]:
+    """Parse chunks in ``data[start:end]`` into a list of :class:`Chunk`.
+
+    Data chunk bodies are zero-copy memoryview slices of ``data``. Every size is checked
+    against what is left before it is used.
+    """
+    view = data if isinstance(data, memoryview) else memoryview(data)
+    if view.ndim != 1 or view.itemsize != 1:
+        view = view.cast("B")
+    end = len(view) if end is None else end
+    if depth > MAX_DEPTH:
+        raise AlamoFormatError(f"chunks nested deeper than {MAX_DEPTH} levels",
+                               offset=start, path=parent_path)
+    chunks = []
+    counts = {}
+    pos = start
+    budget = budget or _Budget()
+    while pos < end:
+        if end - pos < 8:
+            raise AlamoFormatError(
+                f"{end - pos} stray bytes where a chunk header (8 bytes) should start",
+                offset=pos, path=parent_path)
+        ctype, raw_size = _HEADER.unpack_from(view, pos)
+        size = raw_size & MAX_SIZE
+        path = _child_path(parent_path, ctype, counts)
+        body = pos + 8
+        if size > end - body:
+            raise AlamoFormatError(
+                f"chunk size {size} runs past the end of its parent ({end - body} bytes left)",
+                offset=pos, path=path)
+        budget.chunks += 1
+        if budget.chunks > MAX_CHUNKS:
+            raise AlamoFormatError(f"more than {MAX_CHUNKS:,} chunks; no Alamo file has that "
+                                   "many", offset=pos, path=path)
+        if raw_size & CONTAINER_BIT:
+            children = read_chunks(view, body, body + size, path, depth + 1, budget)
+            chunks.append(Chunk(ctype, children=children, offset=pos, path=path, budget=budget))
+        else:
+            chunks.append(Chunk(ctype, data=view[body:body + size] if size else _EMPTY,
+                                offset=pos, path=path, budget=budget))
+        pos = body + size
+    return chunks
+
+
+def write_chunks(chunks: list[Chunk], mini_types=()) -> bytes:
+    """Serialise chunks to bytes; sizes are computed before any byte is emitted.
+
+    Data chunks of ``mini_types`` hold mini-chunks: those are counted, so that nothing is
+    written that :func:`read_chunks` and :func:`read_minis` would refuse.
+    """
+    parts = []
+    counts = [0, 0]
+    _emit(chunks, parts, 0, counts, frozenset(mini_types))
+    if counts[0] > MAX_CHUNKS:
+        raise AlamoFormatError(f"{counts[0]:,} chunks; readers accept at most {MAX_CHUNKS:,}")
+    if counts[1] > MAX_MINIS:
+        raise AlamoFormatError(f"{counts[1]:,} mini-chunks; readers accept at most "
+                               f"{MAX_MINIS:,}")
+    return b"".join(parts)
+
+
+def _emit(chunks, parts, depth, counts, mini_types):
+    if depth > MAX_DEPTH:
+        raise AlamoFormatError(f"chunks nested deeper than {MAX_DEPTH} levels")
+    total = 0
+    for chunk in chunks:
+        slot = len(parts)
+        parts.append(b"")
+        counts[0] += 1
+        if chunk.children is None:
+            body = chunk.data
+            size = len(body)
+            parts.append(body)
+            flag = 0
+            if chunk.type in mini_types:
+                counts[1] += count_minis(body)
+        else:
+            size = _emit(chunk.children, parts, depth + 1, counts, mini_types)
+            flag = CONTAINER_BIT
+        if size > MAX_SIZE:
+            raise AlamoFormatError(f"chunk 0x{chunk.type:x} too large ({size} bytes)")
+        if not 0 <= chunk.type <= 0xFFFFFFFF:
+            raise AlamoFormatError(f"chunk type {chunk.type!r} out of range")
+        parts[slot] = _HEADER.pack(chunk.type, size | flag)
+        total += 8 + size
+    return total
+
+
+def data_chunk(ctype: int, data: BytesLike) -> Chunk:
+    return Chunk(ctype, data=data)
+
+
+def container(ctype: int, children) -> Chunk:
+    return Chunk(ctype, children=list(children))
+
+
+# --- mini-chunks -------------------------------------------------------------------------
+
+class Mini:
+    """One mini-chunk: a 1-byte type and up to 255 bytes of data."""
+
+    __slots__ = ("type", "data", "offset")
+
+    def __init__(self, type, data, offset=None):
+        self.type = type
+        self.data = data
+        self.offset = offset
+
+    def __repr__(self):
+        return f"<Mini 0x{self.type:x} {bytes(self.data).hex()}>"
+
+
+def read_minis(chunk: Chunk) -> list[Mini]:
+    """Split a data chunk's body into mini-chunks; they must fill it exactly."""
+    data = chunk.data
+    minis = []
+    pos = 0
+    end = len(data)
+    while pos < end:
+        if end - pos < 2:
+            raise chunk.error("mini-chunk header cut off", at=pos)
+        mtype = data[pos]
+        msize = data[pos + 1]
+        if msize > end - pos - 2:
+            raise chunk.error(
+                f"mini-chunk 0x{mtype:x} size {msize} runs past the end of the chunk", at=pos)
+        body = chunk.body_offset + pos + 2 if chunk.offset is not None else None
+        minis.append(Mini(mtype, bytes(data[pos + 2:pos + 2 + msize]), body))
+        pos += 2 + msize
+    if chunk.budget is not None:
+        chunk.budget.minis += len(minis)
+        if chunk.budget.minis > MAX_MINIS:
+            raise chunk.error(f"more than {MAX_MINIS:,} mini-chunks; no Alamo file has that "
+                              "many")
+    return minis
+
+
+def count_minis(data: BytesLike) -> int:
+    """How many mini-chunks a data chunk's body holds (as many as read_minis would make)."""
+    n = pos = 0
+    end = len(data)
+    while pos + 2 <= end:
+        pos += 2 + data[pos + 1]
+        n += 1
+    return n
+
+
+def write_minis(minis) -> bytes:
+    parts = []
+    for m in minis:
+        n = len(m.data)
+        if n > 255:
+            raise AlamoFormatError(
+                f"mini-chunk 0x{m.type:x} holds {n} bytes; the format allows 255")
+        parts.append(bytes((m.type, n)))
+        parts.append(m.data)
+    return b"".join(parts)

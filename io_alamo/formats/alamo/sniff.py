@@ -1,0 +1,29 @@
+"""Telling an Alamo chunk file from anything else by its first chunk, so that an image, a
+text file or a .blend given by mistake is named as such instead of failing with a chunk-size
+error deep inside it."""
+
+import struct
+
+from ..errors import AlamoFormatError
+from .chunk_types import ChunkType
+
+# The chunk types an Alamo file starts with: skeleton, mesh, connections, light (models),
+# particle effects (Empire at War, Universe at War) and animation.
+ROOT_TYPES = frozenset({ChunkType.SKELETON, ChunkType.MESH, ChunkType.CONNECTIONS, ChunkType.LIGHT,
+                        ChunkType.PARTICLE_EFFECT, ChunkType.PARTICLE_EFFECT_UAW,
+                        ChunkType.ANIMATION})
+
+
+class NotAlamoError(AlamoFormatError):
+    """The bytes are not an Alamo file at all (checked before any chunk is read)."""
+
+
+def check_alamo(data, filename=None):
+    """Raise :class:`NotAlamoError` unless ``data`` starts with an Alamo root chunk type.
+    A damaged Alamo file passes and gets the chunk reader's precise error instead."""
+    if len(data) == 0:
+        raise NotAlamoError("not an Alamo file (it is empty)", filename=filename)
+    head = bytes(data[:4])
+    if len(head) < 4 or struct.unpack("<I", head)[0] not in ROOT_TYPES:
+        shown = " ".join(f"{b:02x}" for b in head)
+        raise NotAlamoError(f"not an Alamo file (starts with {shown})", filename=filename)

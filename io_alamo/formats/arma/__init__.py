@@ -1,0 +1,24 @@
+"""Binarized P3D (ODOL) models of Bohemia Interactive's engines, read-only, stdlib + numpy.
+
+    model = read_p3d(data)          # P3dModel: model info, skeleton, every LOD
+    lod_name(model.lods[0].resolution)   # "1.000", "Geometry", "Memory", ...
+"""
+
+from .binary import P3dFormatError
+from .reader import read_p3d
+from .records import (
+    Faces,
+    Frame,
+    Lod,
+    Material,
+    ModelInfo,
+    NamedSelection,
+    P3dModel,
+    Proxy,
+    Section,
+    Skeleton,
+    StageTexture,
+)
+from .resolution import is_visual, lod_name
+
+__all__ = [name for name in dir() if not name.startswith("_")]
