@@ -21,7 +21,7 @@ from io_alamo.formats.alod import (
     read_alod,
     write_alod,
 )
-from io_alamo.formats.kinds import foreign_kind
+from io_alamo.formats.registry import identify as foreign_kind
 
 ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("fuzz_alod", ROOT / "scripts" / "fuzz_alod.py")

@@ -156,10 +156,11 @@ def test_a_damaged_alamo_file_still_gets_the_chunk_error(tmp_path, capsys):
 
 
 def test_another_engines_format_is_not_called_not_alamo(tmp_path, capsys, monkeypatch):
-    from io_alamo.formats import kinds
-    png = kinds.ForeignKind("Test PNG", b"\x89PNG", lambda data, path: ["a test image"],
-                            lambda data, path: [])
-    monkeypatch.setattr(kinds, "KINDS", (png,))
+    from io_alamo.formats import registry
+    png = registry.Format("png", "Test", "a test PNG", (".png",),
+                          lambda head: head.startswith(b"\x89PNG"), lambda data, path: None,
+                          lambda data, path: ["a test image"], lambda data, path: [])
+    monkeypatch.setattr(registry, "FORMATS", (png,))
     p = tmp_path / "x.png"
     p.write_bytes(NOT_ALAMO["x.png"][0])
     assert main(["info", str(p)]) == 0 and main(["validate", str(p)]) == 0

@@ -301,11 +301,11 @@ import sys
 sys.path.insert(0, 'tests')
 from p3d_build import build_odol, grid_lod
 from io_alamo.formats.arma import read_p3d
-from io_alamo.formats.kinds import foreign_kind
+from io_alamo.formats.registry import identify
 data = build_odol(47, [grid_lod(1.0, 9, 9)])
 lod = read_p3d(data).lods[0]
 assert len(lod.vertices) == 81 and len(lod.faces) > 64
-assert foreign_kind(data).name == 'Bohemia P3D (ODOL)'
+assert identify(data).name == 'an Arma binarized model'
 assert not any(k.split('.')[0] in ('bpy', 'mathutils', 'bmesh') for k in sys.modules)
 print('ok')
 """)

@@ -1,12 +1,17 @@
-"""The Blender layer. Everything here may import bpy; nothing in io_alamo.formats does."""
+"""The Blender layer: one subpackage per engine (``alamo``, ``alithia``, ``alod``, ``arma``:
+its importer, exporter and File-menu operators), neutral modules they share (the
+transaction, results and problems, texture lookup, file operators, names) and the Alamo
+sidebar (``ui``). Everything here may import bpy; nothing in io_alamo.formats does."""
 
 from . import prefs, props, ui
 from .alamo import operators
 from .alamo.legacy import panel as legacy_panel
 from .alithia import operators as operators_alm
+from .alod import operators as operators_alod
 from .arma import operators as operators_p3d
 
-_modules = (props, prefs, operators, operators_alm, operators_p3d, ui, legacy_panel)
+_modules = (props, prefs, operators, operators_alm, operators_alod, operators_p3d, ui,
+            legacy_panel)
 
 
 def register():

@@ -17,9 +17,10 @@ from mathutils import Vector
 
 from ..batch_jobs import RESULT_PREFIX, VERBS, build_parser, gather, run_parallel
 from ..batch_report import BatchReport, blender_output_hidden
+from ..formats import registry
 from ..formats.alamo.compare import chunk_path_at, first_difference
 from ..formats.alamo.describe import without_filename
-from ..formats.alamo.sniff import check_alamo
+from ..formats.errors import FormatError
 from .alamo.exp.ala import AnimationExportOptions, export_ala
 from .alamo.exp.alo import ExportOptions, export_alo
 from .alamo.imp.ala import SOURCE_NAME_KEY
@@ -174,7 +175,8 @@ def do_roundtrip(path, rel, out=None, **_):
             a, b = original.read_bytes(), written.read_bytes()
             at = first_difference(a, b)
             if at is not None:
-                differ.append(f"{original.name} differs at 0x{at:x} in {chunk_path_at(a, at)}")
+                differ.append(f"{original.name} differs (offset 0x{at:x}, chunk "
+                              f"{chunk_path_at(a, at)})")
     if differ:
         return "differs", "; ".join(differ), [], []
     return "identical", f"model and {len(pairs) - 1} animations byte-identical", [], []
@@ -191,7 +193,9 @@ def run_one(verb, path, rel, out, options, verbose=False):
     try:
         if VERBS[verb] == (".alo",):
             with open(path, "rb") as f:
-                check_alamo(f.read(4), filename=str(path))     # a PNG named .alo, say
+                head = f.read(16)
+            registry.recognise(head, str(path))         # a PNG named .alo, say
+            registry.require(head, str(path), "alo")    # a .p3d named .alo
         with blender_output_hidden(not verbose):
             status, message, outputs, warnings = WORKERS[verb](path, rel, out, **options)
     except NotAModelError:
@@ -204,8 +208,11 @@ def run_one(verb, path, rel, out, options, verbose=False):
 
 
 def _one_line(e, path):
-    text = without_filename(e, path).strip().splitlines()
-    return f"{type(e).__name__}: {text[0] if text else ''}"
+    """What went wrong, in words (the line names the file already): ``not an Alamo file
+    (starts with 89 50 4e 47)``, ``chunk size 9 runs past ... (offset 0x1c, chunk 0x400)``."""
+    text = e.line(str(path)) if isinstance(e, FormatError) else str(e)
+    text = without_filename(text, path).strip().splitlines()
+    return text[0] if text else type(e).__name__
 
 
 # --- a run ---------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The error types every reader and writer raises for bad input."""
+"""The error types every reader and writer raises for bad input (all formats)."""
 
 
 class FormatError(ValueError):
@@ -29,6 +29,18 @@ class FormatError(ValueError):
             where.append(f"{self.where_label} {self.path}")
         return (", ".join(where) + ": " if where else "") + self.message
 
+    def line(self, filename=None):
+        """The error as the command line shows it, ``FILE: what is wrong (where)``:
+        ``x.alo: chunk size 9 runs past the end of its parent (offset 0x1c, chunk 0x400)``."""
+        name = self.filename or filename
+        where = []
+        if self.offset is not None:
+            where.append(f"offset 0x{self.offset:x}")
+        if self.path:
+            where.append(f"{self.where_label} {self.path}")
+        text = self.message + (f" ({', '.join(where)})" if where else "")
+        return f"{name}: {text}" if name else text
+
     def with_filename(self, filename):
         """Return the same error naming ``filename`` (readers learn it late)."""
         if self.filename is None:
@@ -41,3 +53,14 @@ class AlamoFormatError(FormatError):
     """A file (or an in-memory model about to be written) breaks the Alamo format."""
 
     where_label = "chunk"
+
+
+class WrongFormatError(FormatError):
+    """A good file of another format than the one asked for (or of none io_alamo reads):
+    given to the wrong File > Import entry, or to a command-line verb its format lacks. The
+    message says what the file is and where it goes; ``found`` is the registry key of its
+    format, or None."""
+
+    def __init__(self, message, *, found=None, **kwargs):
+        self.found = found
+        super().__init__(message, **kwargs)

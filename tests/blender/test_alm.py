@@ -16,6 +16,7 @@ from io_alamo.blender.alamo.exp.alo import ExportError  # noqa: E402
 from io_alamo.blender.alithia import morph  # noqa: E402
 from io_alamo.blender.alithia.exporter import AlmExportOptions, export_alm  # noqa: E402
 from io_alamo.blender.alithia.importer import AlmImportOptions, import_alm_file  # noqa: E402
+from io_alamo.blender.alod.importer import import_alod  # noqa: E402
 from io_alamo.formats.alamo import read_alo  # noqa: E402
 from io_alamo.formats.alithia.alm1 import read_alm1  # noqa: E402
 from io_alamo.formats.errors import FormatError  # noqa: E402
@@ -220,11 +221,15 @@ def test_bad_input_one_clear_error_nothing_left(blender, tmp_path, case):
 
 
 def test_alod_magic_is_told_apart(blender, tmp_path):
-    """``ALM\\0`` goes to the ALOD reader (whose error names its own structure), not ALM1's."""
+    """``ALM\\0`` goes to the ALOD reader (whose error names its own structure), not ALM1's:
+    since each engine has its own File > Import entry (issue 24), the Alithia import refuses
+    it and names the ALOD entry."""
     path = tmp_path / "alod.alm"
     path.write_bytes(b"ALM\0" + bytes(60))
-    with pytest.raises(AlodFormatError):
+    with pytest.raises(FormatError, match=r"is an ALOD model.*File > Import > ALOD Model"):
         import_alm_file(bpy.context, str(path))
+    with pytest.raises(AlodFormatError):
+        import_alod(bpy.context, str(path))
     assert len(bpy.data.objects) == 0
 
 

@@ -279,9 +279,7 @@ def test_imported_model_exports_as_alamo_alo(blender, tmp_path):
 def test_file_menu_operator_imports_alod_files(blender, tmp_path):
     # bpy.ops answers hasattr() for any name, and the add-on registers only in the fixture:
     # ask the registered operators, here
-    if "alm" not in dir(bpy.ops.import_scene):
-        pytest.skip("import_scene.alm arrives with the ALM1 branch (issue 19)")
     path = write(tmp_path)
-    assert bpy.ops.import_scene.alm(filepath=str(path)) == {"FINISHED"}
+    assert bpy.ops.import_scene.alod(filepath=str(path)) == {"FINISHED"}
     arm = next(o for o in bpy.data.objects if o.type == "ARMATURE")
     assert len(arm.data.bones) == 3

@@ -5,6 +5,7 @@ from bpy.props import BoolProperty, EnumProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper
 
 from ...choices import AS_IMPORTED_FORMAT_ITEMS, SCOPE_ITEMS
+from ...formats.registry import by_key
 from ..armature import AnimationTargetError, find_armature
 from ..file_operators import (
     FileListImport,
@@ -21,12 +22,14 @@ from .exp.alo import ExportOptions, export_alo
 from .imp.ala import AnimationImportOptions, import_ala
 from .imp.alo import ImportOptions, import_alo
 
+MODEL, ANIMATION = by_key("alo"), by_key("ala")
+
 
 class IMPORT_SCENE_OT_alo(bpy.types.Operator, FileListImport):
     """Import Petroglyph Alamo models (.alo): skeleton, meshes, materials, lights, proxies
     and dazzles"""
 
-    bl_idname = "import_scene.alo"
+    bl_idname = MODEL.import_operator
     bl_label = "Import Alamo Model"
     bl_options = {"REGISTER", "UNDO", "PRESET"}
 
@@ -57,7 +60,7 @@ class IMPORT_ANIM_OT_ala(bpy.types.Operator, FileListImport):
     """Import Petroglyph Alamo animations (.ala, both formats) as actions of the selected
     armature"""
 
-    bl_idname = "import_anim.alamo_ala"
+    bl_idname = ANIMATION.import_operator
     bl_label = "Import Alamo Animation"
     bl_options = {"REGISTER", "UNDO", "PRESET"}
 
@@ -89,7 +92,7 @@ class IMPORT_ANIM_OT_ala(bpy.types.Operator, FileListImport):
 class EXPORT_SCENE_OT_alo(bpy.types.Operator, ExportHelper):
     """Export the armature and what hangs on it as a Petroglyph Alamo model (.alo)"""
 
-    bl_idname = "export_scene.alo"
+    bl_idname = MODEL.export_operator
     bl_label = "Export Alamo Model"
     bl_options = {"REGISTER", "PRESET"}
 
@@ -126,7 +129,7 @@ class EXPORT_ANIM_OT_ala(bpy.types.Operator, ExportHelper):
     """Export the active action of the selected armature as a Petroglyph Alamo animation
     (.ala)"""
 
-    bl_idname = "export_anim.alamo_ala"
+    bl_idname = ANIMATION.export_operator
     bl_label = "Export Alamo Animation"
     bl_options = {"REGISTER", "PRESET"}
 
@@ -181,18 +184,18 @@ class EXPORT_ANIM_OT_ala(bpy.types.Operator, ExportHelper):
 class ALAMO_FH_alo(ViewportDrop, bpy.types.FileHandler):
     bl_idname = "ALAMO_FH_alo"
     bl_label = "Alamo Model"
-    bl_import_operator = "import_scene.alo"
+    bl_import_operator = MODEL.import_operator
     bl_file_extensions = ".alo"
 
 
 def menu_import(self, context):
-    self.layout.operator(IMPORT_SCENE_OT_alo.bl_idname, text="Alamo Model (.alo)")
-    self.layout.operator(IMPORT_ANIM_OT_ala.bl_idname, text="Alamo Animation (.ala)")
+    self.layout.operator(IMPORT_SCENE_OT_alo.bl_idname, text=MODEL.import_label)
+    self.layout.operator(IMPORT_ANIM_OT_ala.bl_idname, text=ANIMATION.import_label)
 
 
 def menu_export(self, context):
-    self.layout.operator(EXPORT_SCENE_OT_alo.bl_idname, text="Alamo Model (.alo)")
-    self.layout.operator(EXPORT_ANIM_OT_ala.bl_idname, text="Alamo Animation (.ala)")
+    self.layout.operator(EXPORT_SCENE_OT_alo.bl_idname, text=MODEL.export_label)
+    self.layout.operator(EXPORT_ANIM_OT_ala.bl_idname, text=ANIMATION.export_label)
 
 
 CLASSES = (IMPORT_SCENE_OT_alo, IMPORT_ANIM_OT_ala, EXPORT_SCENE_OT_alo, EXPORT_ANIM_OT_ala,

@@ -1,6 +1,5 @@
-"""Import ``.alm`` models. Two formats share the extension: the Alithia engine's ``ALM1``
-(a morph-animated mesh, imported here) and ALOD's ``ALM\\0``; :func:`import_alm_file` tells
-them apart by the magic.
+"""Import the Alithia engine's ``ALM1`` models (``.alm``; ALOD's ``ALM\\0`` files share the
+extension and have their own importer and File > Import entry: given one, the import says so).
 
 An ALM1 model becomes one mesh object, one Blender vertex per file vertex in file order, with
 one shape key per frame (the first the basis) keyed as steps at 20 frames per second, the
@@ -14,13 +13,13 @@ from dataclasses import dataclass
 import bpy
 import numpy as np
 
-from ...formats.alamo.files import read_file_bytes
-from ...formats.alithia.alm1 import ALOD_MAGIC, FRAMES_PER_SECOND, MAGIC, Alm1FormatError, read_alm1
+from ...formats import registry
+from ...formats.alithia.alm1 import FRAMES_PER_SECOND, Alm1FormatError, read_alm1
+from ...formats.files import read_file_bytes
 from .. import compat
 from ..alamo.imp.alo import ImportResult
 from ..alamo.imp.materials import MaterialBuilder, principled_node
 from ..alamo.source import set_source
-from ..alod.importer import AlodImportOptions, import_alod
 from ..names import to_blender
 from ..textures import TextureFinder
 from ..transaction import Transaction
@@ -46,16 +45,10 @@ class AlmImportResult(ImportResult):
 
 
 def import_alm_file(context, path, options=None):
-    """Import any ``.alm``: the one place that chooses the importer by the file's magic."""
+    """Import the Alithia model at ``path`` (File > Import > Alithia Model). Another format's
+    file (an ALOD ``.alm``, a ``.p3d``) is refused with the File > Import entry that opens it."""
     data = read_file_bytes(path)
-    magic = bytes(data[:4])
-    if magic == ALOD_MAGIC:
-        frame_rate = options.set_scene_frame_rate if options else True
-        return import_alod(context, path, AlodImportOptions(set_scene_frame_rate=frame_rate))
-    if magic != MAGIC:
-        raise Alm1FormatError(f"not an .alm model: the file starts with {magic!r} (an "
-                              "Alithia model starts with 'ALM1', an ALOD one with 'ALM\\0')",
-                              offset=0, path="header/magic", filename=path)
+    registry.require(data, path, "alm1")
     return import_alm(context, path, options, data=data)
 
 

@@ -1,10 +1,12 @@
-"""File > Import / Export entries for ``.alm`` models (Alithia ALM1; ALOD by magic) and their
-drag and drop. Thin: options in, import or export function, report out."""
+"""File > Import / Export > Alithia Model (.alm) and drag and drop of ``.alm`` files. Thin:
+options in, import or export function, report out. ALOD's ``.alm`` files have their own
+entry (io_alamo.blender.alod.operators); each refuses the other's file with a pointer."""
 
 import bpy
 from bpy.props import BoolProperty, EnumProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper
 
+from ...formats.registry import by_key
 from ..file_operators import (
     FileListImport,
     ViewportDrop,
@@ -17,12 +19,14 @@ from ..progress import reports_progress
 from .exporter import AlmExportOptions, export_alm
 from .importer import AlmImportOptions, import_alm_file
 
+FORMAT = by_key("alm1")
+
 
 class IMPORT_SCENE_OT_alm(bpy.types.Operator, FileListImport):
-    """Import .alm models: Alithia engine models (morph animation as shape keys)"""
+    """Import Alithia engine models (.alm, ALM1): morph animation as shape keys"""
 
-    bl_idname = "import_scene.alm"
-    bl_label = "Import ALM Model"
+    bl_idname = FORMAT.import_operator
+    bl_label = "Import Alithia Model"
     bl_options = {"REGISTER", "UNDO", "PRESET"}
 
     filename_ext = ".alm"
@@ -45,7 +49,7 @@ class IMPORT_SCENE_OT_alm(bpy.types.Operator, FileListImport):
 class EXPORT_SCENE_OT_alm(bpy.types.Operator, ExportHelper):
     """Export the active mesh as an Alithia engine model (.alm), one frame per shape key"""
 
-    bl_idname = "export_scene.alm"
+    bl_idname = FORMAT.export_operator
     bl_label = "Export Alithia Model"
     bl_options = {"REGISTER", "PRESET"}
 
@@ -67,17 +71,17 @@ class EXPORT_SCENE_OT_alm(bpy.types.Operator, ExportHelper):
 
 class ALAMO_FH_alm(ViewportDrop, bpy.types.FileHandler):
     bl_idname = "ALAMO_FH_alm"
-    bl_label = "ALM Model"
-    bl_import_operator = "import_scene.alm"
+    bl_label = "Alithia Model"
+    bl_import_operator = FORMAT.import_operator
     bl_file_extensions = ".alm"
 
 
 def menu_import(self, context):
-    self.layout.operator(IMPORT_SCENE_OT_alm.bl_idname, text="Alithia / ALOD Model (.alm)")
+    self.layout.operator(IMPORT_SCENE_OT_alm.bl_idname, text=FORMAT.import_label)
 
 
 def menu_export(self, context):
-    self.layout.operator(EXPORT_SCENE_OT_alm.bl_idname, text="Alithia Model (.alm)")
+    self.layout.operator(EXPORT_SCENE_OT_alm.bl_idname, text=FORMAT.export_label)
 
 
 CLASSES = (IMPORT_SCENE_OT_alm, EXPORT_SCENE_OT_alm, ALAMO_FH_alm)

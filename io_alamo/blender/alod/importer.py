@@ -13,7 +13,8 @@ from dataclasses import dataclass
 import bpy
 import numpy as np
 
-from ...formats.alamo.files import read_file_bytes
+from ...formats import registry
+from ...formats.files import read_file_bytes
 from ...formats.alod import collapse_vertex_maps, lod_stops, lod_triangles, read_alod
 from ...formats.alod.lod import DEFAULT_FRACTIONS
 from ...formats.alod.records import bone_order
@@ -50,7 +51,8 @@ class AlodImportResult(ImportResult):
 def import_alod(context, filepath, options=None):
     """Import the ALOD mesh at ``filepath`` into a new collection of the active scene."""
     options = options or AlodImportOptions()
-    data = read_file_bytes(filepath)
+    data = read_file_bytes(filepath)                 # once: the source kept is these bytes
+    registry.require(data, filepath, "alod")      # an Alithia .alm: where it goes
     alod = read_alod(data, filename=filepath)
     with Transaction(context) as tx:
         return _AlodBuilder(context, tx, alod, data, filepath, options).build()

@@ -8,7 +8,8 @@ import bpy
 import numpy as np
 from mathutils import Matrix
 
-from ...formats.alamo.files import read_file_bytes
+from ...formats import registry
+from ...formats.files import read_file_bytes
 from ...formats.arma import is_visual, lod_name, read_p3d
 from ..alamo.imp.alo import ImportResult
 from ..names import to_blender
@@ -44,6 +45,7 @@ def import_p3d(context, filepath, options=None):
     """Import the model at ``filepath`` into a new collection of the active scene."""
     options = options or P3dImportOptions()
     data = read_file_bytes(filepath)
+    registry.require(data, filepath, "p3d")
     model = read_p3d(data, filename=filepath)
     with Transaction(context) as tx:
         return _Builder(context, tx, model, filepath, options).build()

@@ -3,6 +3,7 @@
 import bpy
 from bpy.props import BoolProperty, StringProperty
 
+from ...formats.registry import by_key
 from ..file_operators import (
     FileListImport,
     ViewportDrop,
@@ -13,11 +14,13 @@ from ..file_operators import (
 from ..progress import reports_progress
 from .importer import P3dImportOptions, import_p3d
 
+FORMAT = by_key("p3d")
+
 
 class IMPORT_SCENE_OT_p3d(bpy.types.Operator, FileListImport):
     """Import binarized Arma models (.p3d, ODOL v40-73): every LOD as an object"""
 
-    bl_idname = "import_scene.p3d"
+    bl_idname = FORMAT.import_operator
     bl_label = "Import Arma Binarized Model"
     bl_options = {"REGISTER", "UNDO", "PRESET"}
 
@@ -39,12 +42,12 @@ class IMPORT_SCENE_OT_p3d(bpy.types.Operator, FileListImport):
 class ALAMO_FH_p3d(ViewportDrop, bpy.types.FileHandler):
     bl_idname = "ALAMO_FH_p3d"
     bl_label = "Arma binarized model"
-    bl_import_operator = "import_scene.p3d"
+    bl_import_operator = FORMAT.import_operator
     bl_file_extensions = ".p3d"
 
 
 def menu_import(self, context):
-    self.layout.operator(IMPORT_SCENE_OT_p3d.bl_idname, text="Arma Binarized Model (.p3d)")
+    self.layout.operator(IMPORT_SCENE_OT_p3d.bl_idname, text=FORMAT.import_label)
 
 
 CLASSES = (IMPORT_SCENE_OT_p3d, ALAMO_FH_p3d)

@@ -1,10 +1,12 @@
-"""Path helpers on top of the bytes-in, bytes-out readers and writers."""
+"""Path helpers on top of the bytes-in, bytes-out readers and writers of .alo and .ala
+(reading a path is :mod:`io_alamo.formats.files`, shared by every format)."""
 
 import errno
 import os
 import tempfile
 
 from ..errors import AlamoFormatError
+from ..files import PathLike, read_file_bytes
 from .alo_read import decode_alo, read_alo
 from .alo_write import write_alo
 from .animation import Animation, decode_ala, read_ala, write_ala
@@ -12,22 +14,6 @@ from .chunk_types import ChunkType
 from .chunks import BytesLike, read_chunks
 from .model import Model, ParticleEffect
 
-PathLike = str | os.PathLike
-
-# Larger than any real .alo/.ala by far; refuses to slurp something that cannot be one.
-MAX_FILE_SIZE = 1 << 30
-
-
-def read_file_bytes(path: PathLike) -> bytes:
-    try:
-        size = os.path.getsize(path)
-        if size > MAX_FILE_SIZE:
-            raise AlamoFormatError(f"file is {size} bytes; larger than any Alamo file",
-                                   filename=path)
-        with open(path, "rb") as f:
-            return f.read()
-    except OSError as e:
-        raise AlamoFormatError(f"cannot read: {e.strerror or e}", filename=path) from None
 
 
 def load_alo(path: PathLike) -> Model | ParticleEffect:

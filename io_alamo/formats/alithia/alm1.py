@@ -164,7 +164,7 @@ def write_alm1(model):
                      faces.astype(INDEX_DTYPE).tobytes(), bytes(model.trailing)))
 
 
-# --- command line: info, validate, roundtrip (registered in kinds.py) ---------------------
+# --- command line: info, validate, roundtrip (registered in registry.py) -----------------
 
 def info_lines(data, filename=None):
     model = read_alm1(data, filename)

@@ -13,7 +13,8 @@ import numpy as np
 from mathutils import Matrix
 
 from ....formats.alamo import decode_bone, read_ala
-from ....formats.alamo.files import read_file_bytes
+from ....formats import registry
+from ....formats.files import read_file_bytes
 from ... import compat
 
 # find_armature, AnimationTargetError and match_bones are also importable from here, as before
@@ -87,6 +88,7 @@ def import_ala(context, armature, filepath, options=None):
     """Import ``filepath`` onto ``armature``; returns an :class:`AnimationImportResult`."""
     options = options or AnimationImportOptions()
     data = read_file_bytes(filepath)
+    registry.require(data, filepath, "ala")
     anim = read_ala(data, filename=filepath)
     result = AnimationImportResult()
     targets = match_bones(armature, anim)

@@ -13,7 +13,8 @@ import numpy as np
 from mathutils import Matrix
 
 from ....formats.alamo import AlamoFormatError, Mesh, ParticleEffect, read_alo
-from ....formats.alamo.files import read_file_bytes
+from ....formats import registry
+from ....formats.files import read_file_bytes
 from ....naming import format_is_b4i4, model_animation_names
 from ... import compat
 from ...matrices import inverse, nearest_rotation, rigid_inverse
@@ -92,6 +93,7 @@ def import_alo(context, filepath, options=None):
     """Import the model at ``filepath`` into a new collection of the active scene."""
     options = options or ImportOptions()
     data = read_file_bytes(filepath)
+    registry.require(data, filepath, "alo")      # a .p3d or a PNG: what it is, and where
     model = read_alo(data, filename=filepath)
     if isinstance(model, ParticleEffect):
         raise NotAModelError("this .alo is a particle effect, not a model; nothing was "

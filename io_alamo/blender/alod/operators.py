@@ -1,0 +1,84 @@
+"""File > Import > ALOD Model (.alm) and drag and drop of ``.alm`` files, with ALOD's own
+options (levels of detail, the file's frame rate). Alithia's ``.alm`` files have their own
+entry (io_alamo.blender.alithia.operators); each refuses the other's file with a pointer."""
+
+import bpy
+from bpy.props import BoolProperty, IntProperty, StringProperty
+
+from ...formats.registry import by_key
+from ..file_operators import (
+    FileListImport,
+    ViewportDrop,
+    import_each,
+    leave_edit_modes,
+    menu_registration,
+)
+from ..progress import reports_progress
+from .importer import AlodImportOptions, import_alod
+
+FORMAT = by_key("alod")
+
+
+def lod_fractions(count):
+    """The share of the collapses each of ``count`` lower levels applies: 3 gives
+    (0.25, 0.5, 0.75), the importer's default."""
+    return tuple((k + 1) / (count + 1) for k in range(count))
+
+
+class IMPORT_SCENE_OT_alod(bpy.types.Operator, FileListImport):
+    """Import ALOD progressive meshes (.alm, ALM\\0): skinned mesh, lower levels of detail
+    from its collapses, embedded textures, its animation"""
+
+    bl_idname = FORMAT.import_operator
+    bl_label = "Import ALOD Model"
+    bl_options = {"REGISTER", "UNDO", "PRESET"}
+
+    filename_ext = ".alm"
+    filter_glob: StringProperty(default="*.alm", options={"HIDDEN"})
+
+    levels_of_detail: BoolProperty(
+        name="Levels of Detail",
+        description="Also make lower-detail meshes by applying the file's edge collapses "
+                    "(hidden; named _LOD<n> as in Alamo)",
+        default=True)
+    lod_count: IntProperty(
+        name="Lower Levels", min=1, max=8, default=3,
+        description="How many lower levels of detail, evenly spread over the collapses")
+    set_frame_rate: BoolProperty(
+        name="Set Scene Frame Rate",
+        description="Set the scene's frame rate to the file's own (ALOD files store it; "
+                    "before version 6: 30 fps)",
+        default=True)
+
+    def draw(self, context):
+        layout = self.layout
+        layout.prop(self, "levels_of_detail")
+        row = layout.row()
+        row.enabled = self.levels_of_detail
+        row.prop(self, "lod_count")
+        layout.prop(self, "set_frame_rate")
+
+    @reports_progress
+    def execute(self, context):
+        leave_edit_modes(context)
+        options = AlodImportOptions(levels_of_detail=self.levels_of_detail,
+                                    lod_fractions=lod_fractions(self.lod_count),
+                                    set_scene_frame_rate=self.set_frame_rate)
+        return import_each(self, self.paths(),
+                           lambda path, _: import_alod(context, path, options))
+
+
+class ALAMO_FH_alod(ViewportDrop, bpy.types.FileHandler):
+    bl_idname = "ALAMO_FH_alod"
+    bl_label = "ALOD Model"
+    bl_import_operator = FORMAT.import_operator
+    bl_file_extensions = ".alm"
+
+
+def menu_import(self, context):
+    self.layout.operator(IMPORT_SCENE_OT_alod.bl_idname, text=FORMAT.import_label)
+
+
+CLASSES = (IMPORT_SCENE_OT_alod, ALAMO_FH_alod)
+
+register, unregister = menu_registration(CLASSES, menu_import)
