@@ -5,13 +5,11 @@ sidebar (``ui``). Everything here may import bpy; nothing in io_alamo.formats do
 
 from . import prefs, props, ui
 from .alamo import operators
-from .alamo.legacy import panel as legacy_panel
 from .alithia import operators as operators_alm
 from .alod import operators as operators_alod
 from .arma import operators as operators_p3d
 
-_modules = (props, prefs, operators, operators_alm, operators_alod, operators_p3d, ui,
-            legacy_panel)
+_modules = (props, prefs, operators, operators_alm, operators_alod, operators_p3d, ui)
 
 
 def register():

@@ -3,7 +3,7 @@
 import bpy
 from mathutils import Matrix
 
-from .imp.alo import LIGHT_WATTS_PER_INTENSITY
+from .units import LIGHT_WATTS_PER_INTENSITY
 
 
 def add_at_bone(context, arm, bone_name, role, name):

@@ -27,29 +27,17 @@ from .model import (
     Skeleton,
     SubMesh,
 )
+from .schemas import (
+    COLLISION_HEADER_SCHEMA,
+    CONNECTIONS_HEADER_SCHEMA,
+    DAZZLE_SCHEMA,
+    OBJECT_CONNECTION_SCHEMA,
+    PARAM_SCHEMAS,
+    PROXY_SCHEMA,
+)
 
 PARTICLE_ROOTS = (ChunkType.PARTICLE_EFFECT, ChunkType.PARTICLE_EFFECT_UAW)
 ANIMATION_ROOT = ChunkType.ANIMATION
-
-PARAM_SCHEMAS = {
-    ParamType.INT: {1: ("name", "str"), 2: ("value", "i32")},
-    ParamType.FLOAT: {1: ("name", "str"), 2: ("value", "f32")},
-    ParamType.FLOAT3: {1: ("name", "str"), 2: ("value", "vec3")},
-    ParamType.FLOAT4: {1: ("name", "str"), 2: ("value", "vec4")},
-    ParamType.TEXTURE: {1: ("name", "str"), 2: ("value", "str")},
-}
-COLLISION_HEADER_SCHEMA = {0: ("box_min", "vec3"), 1: ("box_max", "vec3"),
-                           2: ("nodes", "u32"), 3: ("triangles", "u32")}
-CONNECTIONS_HEADER_SCHEMA = {1: ("objects", "u32"), 4: ("proxies", "u32"), 9: ("dazzles", "u32")}
-OBJECT_CONNECTION_SCHEMA = {2: ("object", "u32"), 3: ("bone", "u32")}
-PROXY_SCHEMA = {5: ("name", "str"), 6: ("bone", "u32"), 7: ("hidden", "u32"),
-                8: ("alt_decrease_stay_hidden", "u32")}
-DAZZLE_SCHEMA = {
-    0: ("color", "vec3"), 1: ("position", "vec3"), 2: ("radius", "f32"), 3: ("tex_x", "u32"),
-    4: ("tex_y", "u32"), 6: ("tex_size", "u32"), 5: ("texture", "str"), 7: ("frequency", "f32"),
-    8: ("phase", "f32"), 9: ("night_only", "u32"), 10: ("bone", "u32"), 11: ("name", "str"),
-    12: ("hidden", "u32"), 13: ("bias", "f32"),
-}
 
 _BONE_DATA_TYPES = (ChunkType.BONE_DATA_NO_BILLBOARD, ChunkType.BONE_DATA)
 _SUBMESH_KEYS = {

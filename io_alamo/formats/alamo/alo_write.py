@@ -10,7 +10,7 @@ import struct
 import numpy as np
 
 from ..errors import AlamoFormatError
-from .alo_read import (
+from .schemas import (
     COLLISION_HEADER_SCHEMA,
     CONNECTIONS_HEADER_SCHEMA,
     DAZZLE_SCHEMA,

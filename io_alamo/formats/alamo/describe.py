@@ -1,7 +1,7 @@
 """Human-readable views of files: the chunk tree (``dump``) and a summary (``info``)."""
 
 from ..errors import AlamoFormatError
-from .alo_read import (
+from .schemas import (
     COLLISION_HEADER_SCHEMA,
     CONNECTIONS_HEADER_SCHEMA,
     DAZZLE_SCHEMA,

@@ -28,6 +28,7 @@ from ..corners import store_corner_keys
 from ..rest import remember_rest
 from ..shown import game_shown
 from ..source import set_source, source_text
+from ..units import LIGHT_WATTS_PER_INTENSITY
 from .ala import AnimationImportOptions, import_ala
 from .materials import MaterialBuilder
 from .mesh_arrays import MeshArrays, add_vertex_groups
@@ -36,7 +37,6 @@ SOURCE_NAME_KEY = "alamo_source_file"
 BILLBOARD_IDS = {value: ident for ident, _, _, value in BILLBOARD_ITEMS}
 PARAM_IDS = {value: ident for ident, _, _, value in PARAM_TYPE_ITEMS}
 LIGHT_TYPES = {0: "POINT", 1: "SUN", 2: "SPOT"}
-LIGHT_WATTS_PER_INTENSITY = 100.0    # point/spot energy shown in Blender per unit of intensity
 MAX_BONE_LENGTH = 1e5                # drawn bone length at most (models span a few thousand)
 BONE_REACH = 1e30                    # bones are drawn at most this far out (Blender: float32)
 

@@ -3,8 +3,8 @@ when the scene holds such data, with the one-click conversion."""
 
 import bpy
 
-from ...ui.shared import CATEGORY
-from .convert import convert_scene, scene_has_plugin_data
+from ..alamo.legacy.convert import convert_scene, scene_has_plugin_data
+from .shared import CATEGORY
 
 
 class ALAMO_OT_convert_legacy_scene(bpy.types.Operator):
