@@ -6,7 +6,7 @@ comes back byte for byte; an edited one keeps the file's flags and trailing byte
 """
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import bpy
 import numpy as np
@@ -23,6 +23,7 @@ from .. import compat
 from ..alamo.exp.common import MAX_VERTICES, ExportError
 from ..alamo.exp.mesh_arrays import distinct_loops, triangles
 from ..alamo.source import get_source
+from ..results import Result
 from . import morph
 
 FRAME_SOURCES = ("SHAPE_KEYS", "SCENE")
@@ -35,11 +36,10 @@ class AlmExportOptions:
 
 
 @dataclass
-class AlmExportResult:
+class AlmExportResult(Result):
+    """What an ALM1 export wrote (a :class:`~..results.Result`)."""
     object: object = None
     reused: bool = False          # written from the imported file's bytes, as they were
-    counts: dict = field(default_factory=dict)
-    warnings: list = field(default_factory=list)
 
     def summary(self):
         c = self.counts
@@ -195,7 +195,7 @@ def _model(obj, f, result):
         raise ExportError([f"mesh {obj.name!r} has no faces to write"], [obj])
     uv = f.uv
     if uv is None:
-        result.warnings.append(f"mesh {obj.name!r} has no UV map; u and v are written as 0")
+        result.warn(f"mesh {obj.name!r} has no UV map; u and v are written as 0", [obj])
         uv = np.zeros((len(f.corner_vertex), 2), np.float32)
     words = [f.corner_vertex.astype(np.uint32), *np.ascontiguousarray(uv.T).view(np.uint32)]
     for n in f.normals:

@@ -17,10 +17,10 @@ from ...formats import registry
 from ...formats.alithia.alm1 import FRAMES_PER_SECOND, Alm1FormatError, read_alm1
 from ...formats.files import read_file_bytes
 from .. import compat
-from ..alamo.imp.alo import ImportResult
 from ..alamo.imp.materials import MaterialBuilder, principled_node
 from ..alamo.source import set_source
 from ..names import to_blender
+from ..results import Result
 from ..textures import TextureFinder
 from ..transaction import Transaction
 from . import morph
@@ -35,7 +35,8 @@ class AlmImportOptions:
 
 
 @dataclass
-class AlmImportResult(ImportResult):
+class AlmImportResult(Result):
+    """What an ALM1 import made (a :class:`~..results.Result`)."""
     object: object = None
 
     def summary(self):

@@ -8,7 +8,7 @@ included, survives in the .blend exactly as read.
 """
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import bpy
 import numpy as np
@@ -21,10 +21,11 @@ from ...formats.alod.records import bone_order
 from ...naming import default_visibility
 from .. import compat
 from ..alamo.imp.ala import set_scene_frame_rate
-from ..alamo.imp.alo import BONE_REACH, ImportResult
+from ..alamo.imp.alo import BONE_REACH
 from ..alamo.source import set_source
 from ..matrices import continuous_quaternions, decompose, inverse, nearest_rotation
 from ..names import to_blender
+from ..results import Result
 from ..transaction import Transaction
 from .mesh import build_materials, mesh_object, tangent_images, texture_images
 
@@ -40,7 +41,12 @@ class AlodImportOptions:
     set_scene_frame_rate: bool = True         # the scene takes the file's frame rate
 
 
-class AlodImportResult(ImportResult):
+@dataclass
+class AlodImportResult(Result):
+    """What an ALOD import made (a :class:`~..results.Result`)."""
+    armature: object = None
+    objects: list = field(default_factory=list)
+
     def summary(self):
         c = self.counts
         return (f"{c.get('bones', 0)} bones, {c.get('triangles', 0):,} triangles, "

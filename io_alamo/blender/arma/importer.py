@@ -2,7 +2,7 @@
 after the file. All-or-nothing like the .alo import: a failure removes what was made."""
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import bpy
 import numpy as np
@@ -11,8 +11,8 @@ from mathutils import Matrix
 from ...formats import registry
 from ...formats.files import read_file_bytes
 from ...formats.arma import is_visual, lod_name, read_p3d
-from ..alamo.imp.alo import ImportResult
 from ..names import to_blender
+from ..results import Result
 from ..transaction import Transaction
 from .mesh import (
     add_shape_keys,
@@ -32,8 +32,10 @@ class P3dImportOptions:
 
 
 @dataclass
-class P3dImportResult(ImportResult):
+class P3dImportResult(Result):
+    """What a P3D import made (a :class:`~..results.Result`)."""
     collection: object = None
+    objects: list = field(default_factory=list)
 
     def summary(self):
         c = self.counts

@@ -8,7 +8,7 @@ each bone's transform relative to its parent is quantised by the format layer's 
 
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import bpy
 import numpy as np
@@ -25,6 +25,7 @@ from ... import compat, progress
 from ...matrices import continuous_quaternions as _continuous
 from ...matrices import decompose as _decompose
 from ...matrices import inverse
+from ...results import Result
 from .. import fingerprint
 from ..fingerprint import bone_of_path
 from ..source import get_source, has_source
@@ -45,14 +46,13 @@ class AnimationExportOptions:
 
 
 @dataclass
-class AnimationExportResult:
+class AnimationExportResult(Result):
+    """What an .ala export wrote (a :class:`~...results.Result`)."""
     animation: object = None
     reused: bool = False             # written from the imported file's data
     frames: int = 0
     fps: float = 0.0
     bones: int = 0
-    warnings: list = field(default_factory=list)
-    timings: dict = field(default_factory=dict)
 
     def summary(self):
         how = " (unchanged since import)" if self.reused else ""

@@ -10,6 +10,7 @@ import numpy as np
 from ....formats.alamo import ParamType
 from ...names import from_blender
 from ...problems import ERROR, Problem, add_warning, texts
+from ...results import Result
 
 MAX_VERTICES = 65535
 MAX_SKIN_BONES = 24
@@ -44,18 +45,13 @@ class ExportOptions:
 
 
 @dataclass
-class ExportResult:
+class ExportResult(Result):
+    """What an .alo export wrote (a :class:`~...results.Result`: counts, problems (warnings
+    only: errors raise ExportError), timings, summary)."""
     model: object = None
     armature: object = None
     animations: list = field(default_factory=list)     # .ala files written beside the model
-    problems: list = field(default_factory=list)      # Problem records (warnings only)
     reused: dict = field(default_factory=dict)     # what was written from the source as is
-    counts: dict = field(default_factory=dict)
-    timings: dict = field(default_factory=dict)   # seconds per stage
-
-    @property
-    def warnings(self):
-        return texts(self.problems)
 
     def summary(self):
         c = self.counts

@@ -16,6 +16,7 @@ from ....formats.alamo import decode_bone, read_ala
 from ....formats import registry
 from ....formats.files import read_file_bytes
 from ... import compat
+from ...results import Result
 
 # find_armature, AnimationTargetError and match_bones are also importable from here, as before
 from ...armature import AnimationTargetError, find_armature, match_bones  # noqa: F401
@@ -35,11 +36,11 @@ class AnimationImportOptions:
 
 
 @dataclass
-class AnimationImportResult:
+class AnimationImportResult(Result):
+    """What an .ala import made (a :class:`~...results.Result`)."""
     action: object = None
     bones: int = 0
     missing: list = field(default_factory=list)
-    warnings: list = field(default_factory=list)
 
     def summary(self):
         a = self.action
@@ -94,9 +95,9 @@ def import_ala(context, armature, filepath, options=None):
     targets = match_bones(armature, anim)
     result.missing = [to_blender(b.name) for b, t in zip(anim.bones, targets) if t is None]
     if result.missing:
-        result.warnings.append(f"{len(result.missing)} animated bones are not in the armature "
-                               f"and were skipped: {', '.join(result.missing[:10])}"
-                               + (" ..." if len(result.missing) > 10 else ""))
+        result.warn(f"{len(result.missing)} animated bones are not in the armature and were "
+                    f"skipped: {', '.join(result.missing[:10])}"
+                    + (" ..." if len(result.missing) > 10 else ""), [armature])
     scene = context.scene
     frames = int(anim.num_frames)
     start = scene.frame_start
@@ -126,7 +127,8 @@ def import_ala(context, armature, filepath, options=None):
     result.action = action
     result.bones = sum(t is not None for t in targets)
     if options.set_scene_frame_rate and anim.fps > 0:
-        result.warnings += set_scene_frame_rate(scene, float(anim.fps))
+        for text in set_scene_frame_rate(scene, float(anim.fps)):
+            result.warn(text)
     if options.set_scene_range:
         scene.frame_end = start + max(frames - 1, 0)
     return result

@@ -19,8 +19,8 @@ from ....naming import format_is_b4i4, model_animation_names
 from ... import compat
 from ...matrices import inverse, nearest_rotation, rigid_inverse
 from ...names import IMPORT_NAME_KEY, bone_name, to_blender
-from ...problems import WARNING, Problem, texts
 from ...props import BILLBOARD_ITEMS, PARAM_TYPE_ITEMS
+from ...results import Result
 from ...textures import TextureFinder, texture_folders
 from ...transaction import Transaction
 from .. import fingerprint
@@ -49,20 +49,11 @@ class ImportOptions:
 
 
 @dataclass
-class ImportResult:
+class ImportResult(Result):
+    """What an .alo import made (a :class:`~...results.Result`: counts, problems, summary)."""
     armature: object = None
     objects: list = field(default_factory=list)
-    counts: dict = field(default_factory=dict)
-    problems: list = field(default_factory=list)          # WARNING Problem records
     left_animations: dict = field(default_factory=dict)   # .ala file name: its model's file
-
-    @property
-    def warnings(self):
-        """The warnings' texts, in order (as the export's result gives them)."""
-        return texts(self.problems)
-
-    def warn(self, text, objects=()):
-        self.problems.append(Problem(WARNING, text, [o.name for o in objects]))
 
     def summary(self):
         c = self.counts
