@@ -187,8 +187,18 @@ def write_sample(folder):
     return alo, ala
 
 
-if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: python -m io_alamo.sample OUT_DIR")
-    for p in write_sample(sys.argv[1]):
+def main(argv=None) -> int:
+    """``python -m io_alamo.sample OUT_DIR``: write the sample files, print their paths."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if len(argv) != 1 or argv[0].startswith("-"):
+        out = sys.stdout if argv[:1] in (["-h"], ["--help"]) else sys.stderr
+        print("usage: python -m io_alamo.sample OUT_DIR\n\nWrite a small sample model "
+              f"({MODEL_NAME}.alo), its animation and two textures into OUT_DIR.", file=out)
+        return 0 if out is sys.stdout else 2
+    for p in write_sample(argv[0]):
         print(p)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

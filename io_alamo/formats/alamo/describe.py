@@ -149,7 +149,7 @@ def format_tree(nodes, indent=0):
     lines = []
     for n in nodes:
         pad = "  " * indent
-        lines.append(f"{pad}{n['type']} {n['name']}  size {n['size']} @ {n['offset']}")
+        lines.append(f"{pad}{n['type']} {n['name']}  size {n['size']} @ 0x{n['offset']:x}")
         if "children" in n:
             lines += format_tree(n["children"], indent + 1)
         elif "minis" in n:
