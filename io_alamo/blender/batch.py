@@ -23,10 +23,10 @@ from ..formats.alamo.describe import without_filename
 from ..formats.errors import FormatError
 from .alamo.exp.ala import AnimationExportOptions, export_ala
 from .alamo.exp.alo import ExportOptions, export_alo
-from .alamo.imp.ala import SOURCE_NAME_KEY
 from .alamo.imp.alo import ImportOptions, NotAModelError, import_alo
 from .alamo.shown import prepare_gltf_export
 from .prefs import user_texture_folders
+from .source import SOURCE_NAME_KEY
 from .textures import texture_folders
 
 # --- one file, in this process ------------------------------------------------------------

@@ -95,7 +95,7 @@ def check_animation(arm, result, ala_path):
     assert (action.alamo.frames, action.alamo.format) == (anim.num_frames, str(anim.format))
     assert action.alamo.fps == pytest.approx(float(anim.fps))
     start = int(action.frame_range[0])
-    from io_alamo.blender.alamo.imp.ala import match_bones
+    from io_alamo.blender.armature import match_bones
     targets = match_bones(arm, anim)
     expected = {t.name: file_locals(dec, i) for i, t in enumerate(targets) if t is not None}
     scene = bpy.context.scene
@@ -134,10 +134,10 @@ def test_corpus_animation_matches_the_file(blender, tmp_path, path):
     arm = import_model(model, import_animations=False)
     result = import_anim(arm, path)
     check_animation(arm, result, path)
-    from io_alamo.blender.alamo.source import get_source
+    from io_alamo.blender.source import get_source
     assert bytes(get_source(result.action)) == path.read_bytes()
     assert isinstance(result.action["alamo_source"], bpy.types.Text)
-    from io_alamo.blender.alamo.source import has_source
+    from io_alamo.blender.source import has_source
     assert has_source(result.action)
     del result.action["alamo_source"]["alamo_bytes"]
     assert not has_source(result.action) and get_source(result.action) is None

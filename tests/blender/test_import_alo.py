@@ -172,7 +172,7 @@ def test_corpus_model_imports_and_matches_the_file(blender, path):
     assert result.counts["triangles"] == sum(len(s.indices) for m in model.meshes
                                              for s in m.submeshes)
     # the source is kept so that an unedited export can be byte-identical
-    from io_alamo.blender.alamo.source import get_source
+    from io_alamo.blender.source import get_source
     assert bytes(get_source(result.armature)) == path.read_bytes()
     # in a Text, not on the armature, which Blender copies whenever it re-evaluates it
     assert isinstance(result.armature["alamo_source"], bpy.types.Text)

@@ -58,7 +58,7 @@ def test_spec_built_model_imports_every_lod(blender, spec_file):
     coll = bpy.data.collections["Grid_House"]
     lods = [o for o in coll.objects if o.type == "MESH"]
     assert [o.name for o in lods] == ["1.000", "2.000", "Memory"]
-    assert [o["lod_resolution"] for o in lods] == [1.0, 2.0, float(np.float32(1e15))]
+    assert [o["p3d_lod_resolution"] for o in lods] == [1.0, 2.0, float(np.float32(1e15))]
     assert [o.visible_get() for o in lods] == [True, False, False]
     for obj, s in zip(lods, spec):
         me = obj.data
@@ -84,15 +84,16 @@ def test_spec_built_model_imports_every_lod(blender, spec_file):
     assert group.weight(0) == 1.0 and abs(group.weight(2) - 128 / 255) < 1e-6
     with pytest.raises(RuntimeError):
         group.weight(1)                                   # not in the selection
-    assert [m["texture"] for m in grid.materials] == ["data\\grid_co.paa", ""]
-    assert [m["rvmat"] for m in grid.materials] == ["data\\grid.rvmat", "inline.rvmat"]
+    assert [m["p3d_texture"] for m in grid.materials] == ["data\\grid_co.paa", ""]
+    assert [m["p3d_rvmat"] for m in grid.materials] == ["data\\grid.rvmat", "inline.rvmat"]
     slots = np.empty(len(grid.polygons), np.int32)
     grid.polygons.foreach_get("material_index", slots)
     half = len(spec[0].faces) // 2
     assert (slots[:half] == 0).all() and (slots[half:] == 1).all()
     # proxy empty, frames as shape keys, properties, model info
     proxy = next(o for o in lods[0].children if o.type == "EMPTY")
-    assert proxy["proxy_path"] == "\\a3\\data_f\\proxies\\gunner" and proxy["proxy_index"] == 1
+    assert proxy["p3d_proxy_path"] == "\\a3\\data_f\\proxies\\gunner"
+    assert proxy["p3d_proxy_index"] == 1
     bpy.context.view_layer.update()
     assert np.allclose(proxy.matrix_world.translation, (0.1, 0.3, 0.2))
     keys = lods[0].data.shape_keys.key_blocks
@@ -100,12 +101,12 @@ def test_spec_built_model_imports_every_lod(blender, spec_file):
     co = np.empty(3 * len(grid.vertices), np.float32)
     keys["Frame 1"].data.foreach_get("co", co)
     assert np.allclose(co.reshape(-1, 3), spec[0].points[:, [0, 2, 1]] + [0, 0, 0.5])
-    assert lods[0]["named_properties"].to_dict() == {"lodnoshadow": "1"}
+    assert lods[0]["p3d_named_properties"].to_dict() == {"lodnoshadow": "1"}
     assert len(lods[2].data.vertices) == 2 and len(lods[2].data.polygons) == 0
-    assert coll["mass"] == 1500.0 and list(coll["centre_of_gravity"]) == [0.25, 0.75, 0.5]
-    assert list(coll["skeleton_bones"]) == ["root", "arm"]
-    assert coll["lod_types"]["geometry"] == "Memory"
-    assert list(coll["animation_classes"]) == ["door", "hide"]
+    assert coll["p3d_mass"] == 1500.0 and list(coll["p3d_centre_of_gravity"]) == [0.25, 0.75, 0.5]
+    assert list(coll["p3d_skeleton_bones"]) == ["root", "arm"]
+    assert coll["p3d_lod_types"]["geometry"] == "Memory"
+    assert list(coll["p3d_animation_classes"]) == ["door", "hide"]
     assert res.counts["faces"] == sum(len(s.faces) for s in spec)
 
 
@@ -147,7 +148,7 @@ def test_samples_one_object_per_lod_with_the_files_faces(blender, path):
     lods = [o for o in res.objects if o.type == "MESH"]
     assert len(lods) == len(model.lods)
     for obj, lod in zip(lods, model.lods):
-        assert obj["lod_resolution"] == float(lod.resolution)
+        assert obj["p3d_lod_resolution"] == float(lod.resolution)
         assert len(obj.data.polygons) == len(lod.faces)
         assert len(obj.data.vertices) == len(lod.vertices)
         if len(obj.data.polygons) and is_visual(lod.resolution):
@@ -201,7 +202,7 @@ def test_edited_texture_paths_import_with_a_warning(blender, tmp_path):
     assert len(res.warnings) == 1 and "past the end of the file" in res.warnings[0]
     lods = [o for o in res.objects if o.type == "MESH"]
     assert [len(o.data.polygons) for o in lods] == [len(s.faces) for s in spec]
-    assert lods[1].data.materials[0]["texture"] == "d\\g.paa"
+    assert lods[1].data.materials[0]["p3d_texture"] == "d\\g.paa"
 
 
 def test_mutated_files_import_or_leave_nothing(blender, tmp_path):

@@ -4,7 +4,7 @@ rate, and back to the bind pose."""
 import bpy
 
 from .. import compat
-from .source import has_source
+from ..source import has_source
 
 
 def set_active_action(arm, action, scene=None):

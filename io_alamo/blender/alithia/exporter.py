@@ -22,8 +22,8 @@ from ...formats.alithia.alm1 import (
 from .. import compat
 from ..alamo.exp.common import MAX_VERTICES, ExportError
 from ..alamo.exp.mesh_arrays import distinct_loops, triangles
-from ..alamo.source import get_source
 from ..results import Result
+from ..source import get_source
 from . import morph
 
 FRAME_SOURCES = ("SHAPE_KEYS", "SCENE")
@@ -58,7 +58,8 @@ class _Frames:
     triangles: np.ndarray
 
 
-def export_alm(context, path, options=None):
+def export_alm(context: bpy.types.Context, path: str,
+               options: AlmExportOptions | None = None) -> AlmExportResult:
     """Write the active (or only) mesh object to ``path`` atomically."""
     options = options or AlmExportOptions()
     if options.frames not in FRAME_SOURCES:

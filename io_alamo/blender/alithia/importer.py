@@ -18,9 +18,9 @@ from ...formats.alithia.alm1 import FRAMES_PER_SECOND, Alm1FormatError, read_alm
 from ...formats.files import read_file_bytes
 from .. import compat
 from ..alamo.imp.materials import MaterialBuilder, principled_node
-from ..alamo.source import set_source
 from ..names import to_blender
 from ..results import Result
+from ..source import set_source
 from ..textures import TextureFinder
 from ..transaction import Transaction
 from . import morph
@@ -45,7 +45,8 @@ class AlmImportResult(Result):
                 f"{c.get('frames', 0)} frames")
 
 
-def import_alm_file(context, path, options=None):
+def import_alm_file(context: bpy.types.Context, path: str,
+                    options: AlmImportOptions | None = None) -> AlmImportResult:
     """Import the Alithia model at ``path`` (File > Import > Alithia Model). Another format's
     file (an ALOD ``.alm``, a ``.p3d``) is refused with the File > Import entry that opens it."""
     data = read_file_bytes(path)
@@ -53,7 +54,8 @@ def import_alm_file(context, path, options=None):
     return import_alm(context, path, options, data=data)
 
 
-def import_alm(context, path, options=None, data=None):
+def import_alm(context: bpy.types.Context, path: str, options: AlmImportOptions | None = None,
+               data: bytes | None = None) -> AlmImportResult:
     """Import the Alithia ALM1 model at ``path`` as a mesh object in the active collection."""
     options = options or AlmImportOptions()
     data = read_file_bytes(path) if data is None else data

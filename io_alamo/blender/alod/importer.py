@@ -14,18 +14,18 @@ import bpy
 import numpy as np
 
 from ...formats import registry
-from ...formats.files import read_file_bytes
 from ...formats.alod import collapse_vertex_maps, lod_stops, lod_triangles, read_alod
 from ...formats.alod.lod import DEFAULT_FRACTIONS
 from ...formats.alod.records import bone_order
+from ...formats.files import read_file_bytes
 from ...naming import default_visibility
 from .. import compat
 from ..alamo.imp.ala import set_scene_frame_rate
 from ..alamo.imp.alo import BONE_REACH
-from ..alamo.source import set_source
 from ..matrices import continuous_quaternions, decompose, inverse, nearest_rotation
 from ..names import to_blender
 from ..results import Result
+from ..source import set_source
 from ..transaction import Transaction
 from .mesh import build_materials, mesh_object, tangent_images, texture_images
 
@@ -54,7 +54,8 @@ class AlodImportResult(Result):
                 f"{c.get('textures', 0)} textures, {c.get('frames', 0)} frames")
 
 
-def import_alod(context, filepath, options=None):
+def import_alod(context: bpy.types.Context, filepath: str,
+                options: AlodImportOptions | None = None) -> AlodImportResult:
     """Import the ALOD mesh at ``filepath`` into a new collection of the active scene."""
     options = options or AlodImportOptions()
     data = read_file_bytes(filepath)                 # once: the source kept is these bytes

@@ -43,7 +43,8 @@ class P3dImportResult(Result):
                 f"faces, {c.get('materials', 0)} materials, {c.get('proxies', 0)} proxies")
 
 
-def import_p3d(context, filepath, options=None):
+def import_p3d(context: bpy.types.Context, filepath: str,
+               options: P3dImportOptions | None = None) -> P3dImportResult:
     """Import the model at ``filepath`` into a new collection of the active scene."""
     options = options or P3dImportOptions()
     data = read_file_bytes(filepath)
@@ -99,25 +100,25 @@ class _Builder:
         coll["p3d_version"] = m.version
         if m.prefix:
             coll["p3d_prefix"] = to_blender(m.prefix)
-        coll["bounding_box_min"] = _vector(info.bbox_min)
-        coll["bounding_box_max"] = _vector(info.bbox_max)
-        coll["centre_of_gravity"] = _vector(info.center_of_mass)
-        coll["bounding_centre"] = _vector(info.bounding_center)
-        coll["mass"] = float(info.mass)
-        coll["armor"] = float(info.armor)
-        coll["map_type"] = int(info.map_type)
-        coll["class"] = to_blender(info.class_name)
-        coll["damage"] = to_blender(info.damage)
-        coll["lod_types"] = {name: (lod_name(m.resolutions[k]) if k < len(m.resolutions)
+        coll["p3d_bounding_box_min"] = _vector(info.bbox_min)
+        coll["p3d_bounding_box_max"] = _vector(info.bbox_max)
+        coll["p3d_centre_of_gravity"] = _vector(info.center_of_mass)
+        coll["p3d_bounding_centre"] = _vector(info.bounding_center)
+        coll["p3d_mass"] = float(info.mass)
+        coll["p3d_armor"] = float(info.armor)
+        coll["p3d_map_type"] = int(info.map_type)
+        coll["p3d_class"] = to_blender(info.class_name)
+        coll["p3d_damage"] = to_blender(info.damage)
+        coll["p3d_lod_types"] = {name: (lod_name(m.resolutions[k]) if k < len(m.resolutions)
                                     else "none")
                              for name, k in info.lod_indices.items()}
-        coll["lod_resolutions"] = [float(x) for x in m.resolutions]
+        coll["p3d_lod_resolutions"] = [float(x) for x in m.resolutions]
         sk = info.skeleton
-        coll["skeleton"] = to_blender(sk.name)
-        coll["skeleton_bones"] = [to_blender(b) for b, _ in sk.bones]
-        coll["skeleton_parents"] = [to_blender(p) for _, p in sk.bones]
+        coll["p3d_skeleton"] = to_blender(sk.name)
+        coll["p3d_skeleton_bones"] = [to_blender(b) for b, _ in sk.bones]
+        coll["p3d_skeleton_parents"] = [to_blender(p) for _, p in sk.bones]
         if m.animations is not None:
-            coll["animation_classes"] = [to_blender(a.name) for a in m.animations.classes]
+            coll["p3d_animation_classes"] = [to_blender(a.name) for a in m.animations.classes]
 
     def _lod(self, index, lod):
         name = lod_name(lod.resolution)
@@ -133,11 +134,11 @@ class _Builder:
         obj = self.tx.add(bpy.data.objects.new(name, me))
         self.collection.objects.link(obj)
         self.result.objects.append(obj)
-        obj["lod_resolution"] = float(lod.resolution)
-        obj["lod_type"] = name
-        obj["lod_faces"] = len(lod.faces)
+        obj["p3d_lod_resolution"] = float(lod.resolution)
+        obj["p3d_lod_type"] = name
+        obj["p3d_lod_faces"] = len(lod.faces)
         if lod.properties:
-            obj["named_properties"] = {to_blender(k): to_blender(v) for k, v in lod.properties}
+            obj["p3d_named_properties"] = {to_blender(k): to_blender(v) for k, v in lod.properties}
         add_vertex_groups(obj, lod, len(me.vertices))
         add_shape_keys(obj, lod, len(me.vertices), warn)
         for proxy in lod.proxies:
@@ -154,13 +155,13 @@ class _Builder:
             return self.materials[key]
         label = os.path.splitext(os.path.basename((path or texture).replace("\\", "/")))[0]
         mat = self.tx.add(bpy.data.materials.new(to_blender(label or "p3d")))
-        mat["texture"] = to_blender(texture)
-        mat["rvmat"] = to_blender(path)
+        mat["p3d_texture"] = to_blender(texture)
+        mat["p3d_rvmat"] = to_blender(path)
         if material is not None:
-            mat["stage_textures"] = [to_blender(s.path) for s in material.stages]
-            mat["surface"] = to_blender(material.surface)
-            mat["pixel_shader"] = int(material.pixel_shader)
-            mat["vertex_shader"] = int(material.vertex_shader)
+            mat["p3d_stage_textures"] = [to_blender(s.path) for s in material.stages]
+            mat["p3d_surface"] = to_blender(material.surface)
+            mat["p3d_pixel_shader"] = int(material.pixel_shader)
+            mat["p3d_vertex_shader"] = int(material.vertex_shader)
             diffuse = material.colors.get("diffuse")
             if diffuse is not None:
                 mat.diffuse_color = [float(np.clip(c, 0.0, 1.0)) for c in diffuse]
@@ -179,7 +180,7 @@ class _Builder:
         m = blender_matrix(proxy.matrix)
         m[~np.isfinite(m)] = 0.0
         obj.matrix_basis = Matrix(m.tolist())
-        obj["proxy_path"] = to_blender(proxy.path)
-        obj["proxy_index"] = int(proxy.sequence_id)
-        obj["proxy_selection"] = int(proxy.selection_index)
-        obj["proxy_bone"] = int(proxy.bone_index)
+        obj["p3d_proxy_path"] = to_blender(proxy.path)
+        obj["p3d_proxy_index"] = int(proxy.sequence_id)
+        obj["p3d_proxy_selection"] = int(proxy.selection_index)
+        obj["p3d_proxy_bone"] = int(proxy.bone_index)

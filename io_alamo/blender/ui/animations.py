@@ -6,8 +6,8 @@ from bpy.props import BoolProperty, IntProperty, StringProperty
 
 from ..alamo.actions import set_active_action, show_bind_pose
 from ..alamo.exp.ala import armature_actions
-from ..alamo.source import has_source
 from ..armature import find_armature
+from ..source import has_source
 from .shared import SidebarPanel, register_factory
 
 

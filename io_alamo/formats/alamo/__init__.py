@@ -38,4 +38,13 @@ from .model import (
     SubMesh,
 )
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+__all__ = [
+    "AlamoFormatError", "Animation", "AnimationData", "AnimationMini", "Billboard", "Bone",
+    "BoneAnimation", "Chunk", "ChunkType", "CollisionTree", "Connections", "Dazzle", "FormatError",
+    "Light", "LightType", "Material", "Mesh", "Mini", "Model", "ObjectConnection", "ParamType",
+    "ParticleEffect", "Proxy", "ShaderParam", "Skeleton", "SubMesh", "VERTEX_DTYPE",
+    "VERTEX_DTYPE_NO_UNUSED", "build_collision_tree", "check_collision_tree", "convert_animation",
+    "decode_animation", "decode_bone", "encode_animation", "load", "load_ala", "load_alo",
+    "read_ala", "read_alo", "read_any", "read_chunks", "read_minis", "save", "write_ala",
+    "write_alo", "write_chunks", "write_minis",
+]

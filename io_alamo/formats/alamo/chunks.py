@@ -177,10 +177,6 @@ def _emit(chunks, parts, depth, counts, mini_types):
     return total
 
 
-def data_chunk(ctype: int, data: BytesLike) -> Chunk:
-    return Chunk(ctype, data=data)
-
-
 def container(ctype: int, children) -> Chunk:
     return Chunk(ctype, children=list(children))
 

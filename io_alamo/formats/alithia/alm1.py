@@ -83,7 +83,7 @@ def new_model(positions, normals, uvs, faces, flags=0):
     return Alm1Model(verts, np.asarray(faces, INDEX_DTYPE).reshape(-1, 3), int(flags))
 
 
-def read_alm1(data, filename=None):
+def read_alm1(data: bytes, filename: str | None = None) -> Alm1Model:
     """Decode an ALM1 file. Every count is checked against the file's size before anything
     is allocated; face indices are checked against the vertex count."""
     view = memoryview(data).cast("B")
@@ -138,7 +138,7 @@ def _truncated(fail, size, nv, nf, frames, faces_at, end):
                 f"faces/face {face}")
 
 
-def write_alm1(model):
+def write_alm1(model: Alm1Model) -> bytes:
     """Encode ``model``; the inverse of :func:`read_alm1` (byte for byte)."""
     verts = np.asarray(model.vertices)
     if verts.ndim != 2 or verts.dtype.names != VERTEX_DTYPE.names:
@@ -166,7 +166,7 @@ def write_alm1(model):
 
 # --- command line: info, validate, roundtrip (registered in registry.py) -----------------
 
-def info_lines(data, filename=None):
+def info_lines(data: bytes, filename: str | None = None) -> list[str]:
     model = read_alm1(data, filename)
     lines = [f"Alithia ALM1 model: {model.vertex_count:,} vertices, {model.face_count:,} "
              f"triangles, {model.frame_count:,} frames "
@@ -183,7 +183,7 @@ def info_lines(data, filename=None):
     return lines
 
 
-def problems(data, filename=None):
+def problems(data: bytes, filename: str | None = None) -> list[str]:
     """What is wrong with a file, one line each ([] for a good file)."""
     try:
         model = read_alm1(data, filename)
@@ -214,5 +214,5 @@ def problems(data, filename=None):
     return out
 
 
-def roundtrip(data, filename=None):
+def roundtrip(data: bytes, filename: str | None = None) -> bytes:
     return write_alm1(read_alm1(data, filename))

@@ -34,7 +34,7 @@ __all__ = [
 ]
 
 
-def info_lines(data, filename=None):
+def info_lines(data: bytes, filename: str | None = None) -> list[str]:
     m = read_alod(data, filename)
     c = m.collapses
     n_inf = int(c.is_influence.sum())
@@ -52,7 +52,7 @@ def info_lines(data, filename=None):
     return lines
 
 
-def problems(data, filename=None):
+def problems(data: bytes, filename: str | None = None) -> list[str]:
     """What is odd but readable; [] for a clean file. Unreadable files raise."""
     m = read_alod(data, filename)
     out = []
@@ -70,5 +70,5 @@ def problems(data, filename=None):
     return out
 
 
-def roundtrip(data, filename=None):
+def roundtrip(data: bytes, filename: str | None = None) -> bytes:
     return write_alod(read_alod(data, filename))

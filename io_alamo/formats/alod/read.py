@@ -40,7 +40,7 @@ class AlodFormatError(FormatError):
     """An ALOD ``ALM\\0`` file breaks its format."""
 
 
-def read_alod(data, filename=None):
+def read_alod(data: bytes, filename: str | None = None) -> AlodMesh:
     """The mesh in ``data`` (bytes-like), checked; raises :class:`AlodFormatError`."""
     try:
         mesh = _Reader(data).read()

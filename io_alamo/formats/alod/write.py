@@ -11,13 +11,13 @@ import numpy as np
 
 from .ragged import interleave
 from .records import (
-    INFLUENCE_MARKER, MAGIC, MAX_VERSION, MIN_VERSION, bone_dtype, component_dtype,
+    INFLUENCE_MARKER, MAGIC, MAX_VERSION, MIN_VERSION, AlodMesh, bone_dtype, component_dtype,
     edge_collapse_dtype, float_dtype, header_fields, matrix_floats, triangle_dtype,
 )
 from .read import AlodFormatError
 
 
-def write_alod(mesh):
+def write_alod(mesh: AlodMesh) -> bytes:
     """The file bytes of ``mesh``; raises :class:`AlodFormatError` for records that do not
     fit its version (nothing is written half)."""
     v = mesh.version

@@ -21,4 +21,8 @@ from .records import (
 )
 from .resolution import is_visual, lod_name
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+__all__ = [
+    "Faces", "Frame", "Lod", "Material", "ModelInfo", "NamedSelection", "P3dFormatError",
+    "P3dModel", "Proxy", "Section", "Skeleton", "StageTexture", "is_visual", "lod_name",
+    "read_p3d",
+]

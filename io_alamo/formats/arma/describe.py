@@ -5,7 +5,7 @@ from .reader import read_p3d
 from .resolution import lod_name
 
 
-def info_lines(data, filename=None):
+def info_lines(data: bytes, filename: str | None = None) -> list[str]:
     model = read_p3d(data, filename=filename)
     info = model.info
     lines = [f"Binarized P3D (ODOL) version {model.version}, {len(model.lods)} LODs"]
@@ -32,7 +32,7 @@ def info_lines(data, filename=None):
     return lines
 
 
-def problems(data, filename=None):
+def problems(data: bytes, filename: str | None = None) -> list[str]:
     """What is wrong with the file, one line each (warnings included); [] when it is fine."""
     try:
         model = read_p3d(data, filename=filename)

@@ -27,7 +27,7 @@ ENCRYPTED_FROM = 75
 MAX_LODS = 4096
 
 
-def read_p3d(data, filename=None):
+def read_p3d(data: bytes, filename: str | None = None) -> P3dModel:
     """Every LOD of the binarized P3D in ``data`` (bytes)."""
     r = Reader(data, filename=filename)
     try:

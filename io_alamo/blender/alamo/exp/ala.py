@@ -26,9 +26,9 @@ from ...matrices import continuous_quaternions as _continuous
 from ...matrices import decompose as _decompose
 from ...matrices import inverse
 from ...results import Result
+from ...source import get_source, has_source
 from .. import fingerprint
 from ..fingerprint import bone_of_path
-from ..source import get_source, has_source
 from .ala_bones import merge_steps, moving_bones, renamed, source_animation, source_bones
 from .common import ExportError, Report
 from .skeleton import build_skeleton, parse_source
@@ -60,7 +60,9 @@ class AnimationExportResult(Result):
                 f"#{self.animation.format}{how}")
 
 
-def export_ala(context, armature, action, filepath, options=None):
+def export_ala(context: bpy.types.Context, armature: bpy.types.Object, action: bpy.types.Action,
+               filepath: str, options: AnimationExportOptions | None = None
+               ) -> AnimationExportResult:
     """Write ``action`` on ``armature`` to ``filepath`` (atomically)."""
     result = build_animation(context, armature, action, options or AnimationExportOptions())
     t = time.perf_counter()

@@ -14,7 +14,7 @@ import numpy as np
 from ....formats.alamo import AlamoFormatError, read_ala
 from ....formats.alamo.ala_codec import unpack_bits
 from ...armature import match_bones
-from ..source import get_source
+from ...source import get_source
 
 
 @dataclass(slots=True)

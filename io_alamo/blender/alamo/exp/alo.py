@@ -9,6 +9,7 @@ import copy
 import os
 import time
 
+import bpy
 import numpy as np
 
 from .... import shaders
@@ -49,7 +50,8 @@ LIGHT_TYPES = {"POINT": 0, "SUN": 1, "SPOT": 2}
 DEFAULT_SHADER = "alDefault.fx"
 
 
-def export_alo(context, filepath, options=None):
+def export_alo(context: bpy.types.Context, filepath: str,
+               options: ExportOptions | None = None) -> ExportResult:
     """Build the model and write it atomically to ``filepath``; with ``options.animations``
     also each action of the armature beside it (``result.animations``: the paths)."""
     options = options or ExportOptions()
@@ -115,7 +117,7 @@ def gather(context, options):
     return arm, [o for o in objs if o.type != "ARMATURE"]
 
 
-def build_model(context, options):
+def build_model(context: bpy.types.Context, options: ExportOptions) -> ExportResult:
     """The Model record of the scene (nothing written); ExportError if it cannot be."""
     return _Exporter(context, options).build()
 

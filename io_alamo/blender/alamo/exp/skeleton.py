@@ -10,8 +10,8 @@ from ....formats.alamo import AlamoFormatError, Bone, Skeleton, read_alo
 from ...matrices import inverse, nearest_rotation
 from ...names import export_name, from_blender
 from ...props import BILLBOARD_ITEMS
+from ...source import get_source
 from ..rest import rest_unedited
-from ..source import get_source
 from .bone_zero import ROOT_NAME, plan_bone_zero
 
 BILLBOARD_VALUES = {ident: value for ident, _, _, value in BILLBOARD_ITEMS}

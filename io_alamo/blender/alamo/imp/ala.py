@@ -12,19 +12,16 @@ import bpy
 import numpy as np
 from mathutils import Matrix
 
-from ....formats.alamo import decode_bone, read_ala
 from ....formats import registry
+from ....formats.alamo import decode_bone, read_ala
 from ....formats.files import read_file_bytes
 from ... import compat
-from ...results import Result
-
-# find_armature, AnimationTargetError and match_bones are also importable from here, as before
-from ...armature import AnimationTargetError, find_armature, match_bones  # noqa: F401
+from ...armature import match_bones
 from ...names import to_blender
+from ...results import Result
+from ...source import SOURCE_NAME_KEY, set_source
 from .. import fingerprint
-from ..source import set_source
 
-SOURCE_NAME_KEY = "alamo_source_file"
 SCENE_FPS_RANGE = (0.01, 1000.0)     # what the scene is given (files say 1 to 30)
 
 
@@ -85,7 +82,8 @@ def pose_values(bone, t, q_xyzw, s):
     return loc, quat, s.astype(np.float64)
 
 
-def import_ala(context, armature, filepath, options=None):
+def import_ala(context: bpy.types.Context, armature: bpy.types.Object, filepath: str,
+               options: AnimationImportOptions | None = None) -> AnimationImportResult:
     """Import ``filepath`` onto ``armature``; returns an :class:`AnimationImportResult`."""
     options = options or AnimationImportOptions()
     data = read_file_bytes(filepath)

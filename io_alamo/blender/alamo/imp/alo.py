@@ -12,30 +12,28 @@ import bpy
 import numpy as np
 from mathutils import Matrix
 
-from ....formats.alamo import AlamoFormatError, Mesh, ParticleEffect, read_alo
 from ....formats import registry
+from ....formats.alamo import AlamoFormatError, Mesh, ParticleEffect, read_alo
 from ....formats.files import read_file_bytes
 from ....naming import format_is_b4i4, model_animation_names
 from ... import compat
 from ...matrices import inverse, nearest_rotation, rigid_inverse
 from ...names import IMPORT_NAME_KEY, bone_name, to_blender
-from ...props import BILLBOARD_ITEMS, PARAM_TYPE_ITEMS
+from ...props import BILLBOARD_ITEMS
 from ...results import Result
+from ...source import SOURCE_NAME_KEY, set_source, source_text
 from ...textures import TextureFinder, texture_folders
 from ...transaction import Transaction
 from .. import fingerprint
 from ..corners import store_corner_keys
 from ..rest import remember_rest
 from ..shown import game_shown
-from ..source import set_source, source_text
 from ..units import LIGHT_WATTS_PER_INTENSITY
 from .ala import AnimationImportOptions, import_ala
 from .materials import MaterialBuilder
 from .mesh_arrays import MeshArrays, add_vertex_groups
 
-SOURCE_NAME_KEY = "alamo_source_file"
 BILLBOARD_IDS = {value: ident for ident, _, _, value in BILLBOARD_ITEMS}
-PARAM_IDS = {value: ident for ident, _, _, value in PARAM_TYPE_ITEMS}
 LIGHT_TYPES = {0: "POINT", 1: "SUN", 2: "SPOT"}
 MAX_BONE_LENGTH = 1e5                # drawn bone length at most (models span a few thousand)
 BONE_REACH = 1e30                    # bones are drawn at most this far out (Blender: float32)
@@ -80,7 +78,8 @@ class NotAModelError(AlamoFormatError):
     """The .alo is a particle effect (kept by the format layer, not imported into Blender)."""
 
 
-def import_alo(context, filepath, options=None):
+def import_alo(context: bpy.types.Context, filepath: str,
+               options: ImportOptions | None = None) -> ImportResult:
     """Import the model at ``filepath`` into a new collection of the active scene."""
     options = options or ImportOptions()
     data = read_file_bytes(filepath)

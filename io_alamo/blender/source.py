@@ -1,4 +1,5 @@
-"""The imported file's bytes, kept for a byte-identical re-export.
+"""The imported file's bytes, kept for a byte-identical re-export (every engine's imports:
+Alamo under ``KEY``, the others under keys of their own).
 
 They live in a hidden Text datablock (``.alamo <file name>``) that the armature or action
 points to, not on the armature or action itself: Blender copies an object's or action's
@@ -10,8 +11,12 @@ saved. .blend files that hold the bytes directly on the armature or action still
 
 import bpy
 
+__all__ = ["BYTES_KEY", "KEY", "SOURCE_NAME_KEY", "get_source", "has_source", "set_source",
+           "source_text"]
+
 KEY = "alamo_source"
 BYTES_KEY = "alamo_bytes"
+SOURCE_NAME_KEY = "alamo_source_file"   # the file an Alamo armature or action came from
 
 
 def set_source(idblock, data, name, key=KEY):
