@@ -14,11 +14,11 @@ import sys
 from . import __version__, batch
 from .choices import ALA_FORMATS
 from .formats import registry
-from .formats.alamo.compare import chunk_path_at, first_difference
-from .formats.alamo.describe import format_tree, without_filename
+from .formats.alamo.compare import chunk_path_at
+from .formats.alamo.describe import format_tree
 from .formats.alamo.files import save
-from .formats.errors import FormatError
-from .formats.files import read_file_bytes
+from .formats.errors import FormatError, without_filename
+from .formats.files import first_difference, read_file_bytes
 
 __all__ = ["build_parser", "chunk_path_at", "first_difference", "main", "program_name"]
 
@@ -99,9 +99,8 @@ def cmd_roundtrip(args):
             print(f"{path}: identical")
         else:
             status = 1
-            where = f", chunk {chunk_path_at(data, at)}" if fmt.dump else ""
             print(f"{path}: differs, {len(data)} bytes in, {len(out)} out "
-                  f"(offset 0x{at:x}{where})")
+                  f"({fmt.where(data, at)})")
     return status
 
 

@@ -1,7 +1,9 @@
 """Which armature a tool works on, and which of its bones an animation's bones are: shared
-by import and export."""
+by import and export (and by every engine's importer: how far out a bone may be drawn)."""
 
 from .names import to_blender
+
+BONE_REACH = 1e30         # bones are drawn at most this far out (Blender: float32)
 
 
 class AnimationTargetError(Exception):

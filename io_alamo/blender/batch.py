@@ -18,9 +18,8 @@ from mathutils import Vector
 from ..batch_jobs import RESULT_PREFIX, VERBS, build_parser, gather, run_parallel
 from ..batch_report import BatchReport, blender_output_hidden
 from ..formats import registry
-from ..formats.alamo.compare import chunk_path_at, first_difference
-from ..formats.alamo.describe import without_filename
-from ..formats.errors import FormatError
+from ..formats.errors import FormatError, without_filename
+from ..formats.files import first_difference
 from .alamo.exp.ala import AnimationExportOptions, export_ala
 from .alamo.exp.alo import ExportOptions, export_alo
 from .alamo.imp.alo import ImportOptions, NotAModelError, import_alo
@@ -175,8 +174,8 @@ def do_roundtrip(path, rel, out=None, **_):
             a, b = original.read_bytes(), written.read_bytes()
             at = first_difference(a, b)
             if at is not None:
-                differ.append(f"{original.name} differs (offset 0x{at:x}, chunk "
-                              f"{chunk_path_at(a, at)})")
+                fmt = registry.recognise(a, str(original))
+                differ.append(f"{original.name} differs ({fmt.where(a, at)})")
     if differ:
         return "differs", "; ".join(differ), [], []
     return "identical", f"model and {len(pairs) - 1} animations byte-identical", [], []

@@ -1,4 +1,5 @@
-"""The error types every reader and writer raises for bad input (all formats)."""
+"""The error types every reader and writer raises for bad input (all formats), and how a
+message drops the file name a line already starts with."""
 
 
 class FormatError(ValueError):
@@ -64,3 +65,15 @@ class WrongFormatError(FormatError):
     def __init__(self, message, *, found=None, **kwargs):
         self.found = found
         super().__init__(message, **kwargs)
+
+
+def without_filename(error, path=None):
+    """An error's text without the file name it starts with, for lines that already start
+    with the name (``x.alo: offset 0x10, chunk 0x200: ...``, not ``x.alo: x.alo, ...``)."""
+    text = str(error)
+    names = {str(getattr(error, "filename", None) or ""), str(path or "")} - {""}
+    for name in sorted(names, key=len, reverse=True):
+        for sep in (", ", ": "):
+            if text.startswith(name + sep):
+                return text[len(name) + len(sep):]
+    return text

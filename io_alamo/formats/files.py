@@ -1,4 +1,5 @@
-"""Reading a model file from disk, for every format: one size cap, one error type.
+"""Reading a model file from disk, for every format: one size cap, one error type; and where
+two files' bytes differ (the round trips of the command line and the batch).
 
 Each format's readers take bytes; this is where a path becomes bytes. A file that cannot be
 read, or is larger than any model file io_alamo reads, raises the generic
@@ -8,7 +9,7 @@ import os
 
 from .errors import FormatError
 
-__all__ = ["MAX_FILE_SIZE", "PathLike", "read_file_bytes"]
+__all__ = ["MAX_FILE_SIZE", "PathLike", "first_difference", "read_file_bytes"]
 
 PathLike = str | os.PathLike
 
@@ -29,3 +30,17 @@ def read_file_bytes(path: PathLike, max_size: int = MAX_FILE_SIZE) -> bytes:
             return f.read()
     except OSError as e:
         raise FormatError(f"cannot read: {e.strerror or e}", filename=os.fspath(path)) from None
+
+
+def first_difference(a: bytes, b: bytes) -> int | None:
+    """Offset of the first differing byte (or the shorter length), or None if equal."""
+    if a == b:
+        return None
+    n = min(len(a), len(b))
+    lo = 0
+    step = 1 << 16
+    while lo < n and a[lo:lo + step] == b[lo:lo + step]:
+        lo += step
+    while lo < n and a[lo] == b[lo]:
+        lo += 1
+    return lo

@@ -21,6 +21,7 @@ from typing import Any, Callable, Optional
 from . import alod
 from .alamo import AlamoFormatError, ChunkType, read_ala, read_alo, write_ala, write_alo
 from .alamo import verbs as alamo_verbs
+from .alamo.compare import chunk_path_at
 from .alamo.sniff import ROOT_TYPES, check_alamo
 from .alithia import alm1
 from .arma import P3dFormatError, read_p3d
@@ -52,6 +53,7 @@ class Format:
     detail: Optional[Callable[[bytes], str]] = None   # what the header says: "ODOL v73"
     dump: Optional[Callable[[bytes, Optional[str]], list]] = None      # structure tree
     convert: Optional[Callable] = None   # (data, filename, format) -> record (convert-ala)
+    locate: Optional[Callable[[bytes, int], str]] = None    # the structure at an offset
     import_operator: Optional[str] = None     # bpy.ops name of its File > Import entry
     import_label: Optional[str] = None        # that entry's text in the menu
     export_operator: Optional[str] = None
@@ -67,6 +69,12 @@ class Format:
     def import_menu(self) -> Optional[str]:
         """``File > Import > Alamo Model (.alo)``, or None if Blender cannot import it."""
         return f"File > Import > {self.import_label}" if self.import_label else None
+
+    def where(self, data: bytes, offset: int) -> str:
+        """``offset 0x1c, chunk 0x400/0x401``: an offset and, where the format has a
+        structure to name, the place that holds it."""
+        place = f", chunk {self.locate(data, offset)}" if self.locate else ""
+        return f"offset 0x{offset:x}{place}"
 
     def supports(self, verb: str) -> bool:
         """Whether the command line's ``verb`` works on this format."""
@@ -95,7 +103,7 @@ FORMATS: tuple = (
     Format("alo", "Alamo", "an Alamo model", (".alo",),
            lambda head: _u32(head) in ROOT_TYPES - {ChunkType.ANIMATION},
            read_alo, alamo_verbs.info_lines, alamo_verbs.problems, write=write_alo,
-           roundtrip=alamo_verbs.roundtrip, dump=alamo_verbs.dump_tree,
+           roundtrip=alamo_verbs.roundtrip, dump=alamo_verbs.dump_tree, locate=chunk_path_at,
            import_operator="import_scene.alo", import_label="Alamo Model (.alo)",
            export_operator="export_scene.alo", export_label="Alamo Model (.alo)",
            error=AlamoFormatError),
@@ -103,7 +111,7 @@ FORMATS: tuple = (
            lambda head: _u32(head) == ChunkType.ANIMATION,
            read_ala, alamo_verbs.info_lines, alamo_verbs.problems, write=write_ala,
            roundtrip=alamo_verbs.roundtrip, dump=alamo_verbs.dump_tree,
-           convert=alamo_verbs.convert,
+           convert=alamo_verbs.convert, locate=chunk_path_at,
            import_operator="import_anim.alamo_ala", import_label="Alamo Animation (.ala)",
            export_operator="export_anim.alamo_ala", export_label="Alamo Animation (.ala)",
            error=AlamoFormatError),

@@ -20,11 +20,11 @@ from ...formats.alod.records import bone_order
 from ...formats.files import read_file_bytes
 from ...naming import default_visibility
 from .. import compat
-from ..alamo.imp.ala import set_scene_frame_rate
-from ..alamo.imp.alo import BONE_REACH
+from ..armature import BONE_REACH
 from ..matrices import continuous_quaternions, decompose, inverse, nearest_rotation
 from ..names import to_blender
 from ..results import Result
+from ..scene_settings import set_scene_frame_rate
 from ..source import set_source
 from ..transaction import Transaction
 from .mesh import build_materials, mesh_object, tangent_images, texture_images

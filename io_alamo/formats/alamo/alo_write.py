@@ -10,6 +10,12 @@ import struct
 import numpy as np
 
 from ..errors import AlamoFormatError
+from .chunk_types import ChunkType
+from .chunks import Chunk, write_chunks
+from .collision import FILE_NODE_DTYPE
+from .fields import encode_cstr, encode_minis
+from .layout import arrange, count_for, sub_of, tail_of
+from .model import VERTEX_CHUNK_DTYPES, Light, Mesh, Model, ParamType, ParticleEffect
 from .schemas import (
     COLLISION_HEADER_SCHEMA,
     CONNECTIONS_HEADER_SCHEMA,
@@ -18,12 +24,6 @@ from .schemas import (
     PARAM_SCHEMAS,
     PROXY_SCHEMA,
 )
-from .chunk_types import ChunkType
-from .chunks import Chunk, write_chunks
-from .collision import FILE_NODE_DTYPE
-from .fields import encode_cstr, encode_minis
-from .layout import arrange, count_for, sub_of, tail_of
-from .model import VERTEX_CHUNK_DTYPES, Light, Mesh, Model, ParamType, ParticleEffect
 
 # Data chunks that hold mini-chunks
 MINI_CHUNK_TYPES = (ChunkType.DAZZLE_MINIS, ChunkType.CONNECTIONS_HEADER,

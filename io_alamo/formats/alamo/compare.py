@@ -2,21 +2,10 @@
 roundtrip checks of the command line and the batch converter)."""
 
 from ..errors import AlamoFormatError
+from ..files import first_difference
 from .chunks import read_chunks
 
-
-def first_difference(a, b):
-    """Offset of the first differing byte (or the shorter length), or None if equal."""
-    if a == b:
-        return None
-    n = min(len(a), len(b))
-    lo = 0
-    step = 1 << 16
-    while lo < n and a[lo:lo + step] == b[lo:lo + step]:
-        lo += step
-    while lo < n and a[lo] == b[lo]:
-        lo += 1
-    return lo
+__all__ = ["chunk_path_at", "first_difference"]
 
 
 def chunk_path_at(data, offset):

@@ -1,6 +1,11 @@
 """Human-readable views of files: the chunk tree (``dump``) and a summary (``info``)."""
 
-from ..errors import AlamoFormatError
+from ..errors import AlamoFormatError, without_filename  # noqa: F401 (importable from here)
+from .animation import BONE_SCHEMA, HEADER_SCHEMA, Animation
+from .chunk_types import ChunkType
+from .chunks import read_minis
+from .fields import KINDS
+from .model import Mesh, Model
 from .schemas import (
     COLLISION_HEADER_SCHEMA,
     CONNECTIONS_HEADER_SCHEMA,
@@ -9,11 +14,6 @@ from .schemas import (
     PARAM_SCHEMAS,
     PROXY_SCHEMA,
 )
-from .animation import BONE_SCHEMA, HEADER_SCHEMA, Animation
-from .chunk_types import ChunkType
-from .chunks import read_minis
-from .fields import KINDS
-from .model import Mesh, Model
 
 CHUNK_NAMES = {
     ChunkType.SKELETON: "skeleton",
@@ -97,18 +97,6 @@ def _mini_value(data, kind):
         return bytes(data).hex()
     v = dec(data)
     return v.tolist() if hasattr(v, "tolist") else v
-
-
-def without_filename(error, path=None):
-    """An error's text without the file name it starts with, for lines that already start
-    with the name (``x.alo: offset 0x10, chunk 0x200: ...``, not ``x.alo: x.alo, ...``)."""
-    text = str(error)
-    names = {str(getattr(error, "filename", None) or ""), str(path or "")} - {""}
-    for name in sorted(names, key=len, reverse=True):
-        for sep in (", ", ": "):
-            if text.startswith(name + sep):
-                return text[len(name) + len(sep):]
-    return text
 
 
 def chunk_tree(roots):

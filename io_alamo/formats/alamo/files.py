@@ -15,7 +15,6 @@ from .chunks import BytesLike, read_chunks
 from .model import Model, ParticleEffect
 
 
-
 def load_alo(path: PathLike) -> Model | ParticleEffect:
     return read_alo(read_file_bytes(path), filename=os.fspath(path))
 

@@ -19,10 +19,9 @@ from ... import compat
 from ...armature import match_bones
 from ...names import to_blender
 from ...results import Result
+from ...scene_settings import set_scene_frame_rate
 from ...source import SOURCE_NAME_KEY, set_source
 from .. import fingerprint
-
-SCENE_FPS_RANGE = (0.01, 1000.0)     # what the scene is given (files say 1 to 30)
 
 
 @dataclass
@@ -130,17 +129,6 @@ def import_ala(context: bpy.types.Context, armature: bpy.types.Object, filepath:
     if options.set_scene_range:
         scene.frame_end = start + max(frames - 1, 0)
     return result
-
-
-def set_scene_frame_rate(scene, fps):
-    """Give the scene a file's frame rate (fps and fps_base); the warnings, if Blender
-    cannot take it."""
-    if SCENE_FPS_RANGE[0] <= fps <= SCENE_FPS_RANGE[1]:
-        scene.render.fps = max(1, int(round(fps)))
-        scene.render.fps_base = scene.render.fps / fps
-        return []
-    return [f"frame rate {fps:g} not given to the scene (Blender takes "
-            f"{SCENE_FPS_RANGE[0]:g} to {SCENE_FPS_RANGE[1]:g})"]
 
 
 def _fill_action(action, armature, anim, targets, start, make_active):

@@ -17,6 +17,7 @@ from ....formats.alamo import AlamoFormatError, Mesh, ParticleEffect, read_alo
 from ....formats.files import read_file_bytes
 from ....naming import format_is_b4i4, model_animation_names
 from ... import compat
+from ...armature import BONE_REACH
 from ...matrices import inverse, nearest_rotation, rigid_inverse
 from ...names import IMPORT_NAME_KEY, bone_name, to_blender
 from ...props import BILLBOARD_ITEMS
@@ -36,7 +37,6 @@ from .mesh_arrays import MeshArrays, add_vertex_groups
 BILLBOARD_IDS = {value: ident for ident, _, _, value in BILLBOARD_ITEMS}
 LIGHT_TYPES = {0: "POINT", 1: "SUN", 2: "SPOT"}
 MAX_BONE_LENGTH = 1e5                # drawn bone length at most (models span a few thousand)
-BONE_REACH = 1e30                    # bones are drawn at most this far out (Blender: float32)
 
 
 @dataclass
