@@ -1,20 +1,27 @@
-"""io_alamo: Alamo engine (.alo models, .ala animations) import and export for Blender.
+"""io_alamo: Blender import and export of Petroglyph Alamo models (.alo) and animations
+(.ala), and import of three other engines' models: Alithia ALM1 (.alm, also exported), ALOD
+progressive meshes (.alm) and binarized Arma models (.p3d, ODOL), so that they can become
+Alamo models.
 
-The format layer, :mod:`io_alamo.formats`, needs only Python and numpy; importing this
-package never imports Blender. The Blender layer is loaded only by Blender itself.
+The format layer, :mod:`io_alamo.formats` (one subpackage per engine and one registry of
+formats), needs only Python and numpy; importing this package never imports Blender. The
+Blender layer, :mod:`io_alamo.blender`, is loaded only by Blender itself.
 """
 
 __version__ = "0.1.0"
 
 # For installing from a checkout as a legacy add-on; the extension package uses its manifest.
 bl_info = {
-    "name": "Alamo Engine Formats (.alo, .ala)",
+    "name": "Alamo Engine Formats (.alo, .ala, .alm, .p3d)",
     "author": "io_alamo developers",
     "version": (0, 1, 0),
     "blender": (4, 2, 0),
-    "location": "File > Import / Export > Alamo Model (.alo) / Alamo Animation (.ala)",
+    "location": "File > Import / Export > Alamo Model (.alo) / Alamo Animation (.ala); "
+                "File > Import > Alithia Model (.alm) / ALOD Model (.alm) / Arma Binarized "
+                "Model (.p3d)",
     "description": "Lossless import and export of Petroglyph Alamo models and animations "
-                   "(Empire at War, Forces of Corruption, Universe at War)",
+                   "(Empire at War, Forces of Corruption, Universe at War); import of "
+                   "Alithia and ALOD .alm and binarized Arma .p3d models",
     "category": "Import-Export",
 }
 
