@@ -319,3 +319,28 @@ def test_plugin_armature_without_bone_properties(blender):
         ["Root", "Hull"]
     convert_scene(bpy.context)
     assert not plugin.is_plugin_armature(arm) and "Root" in arm.data.bones
+
+
+def test_the_plugins_data_is_read_once_before_the_export_pass(blender, monkeypatch):
+    """Issue 24: the plugin's bones, materials and flags are converted once, up front, into
+    what the exporter writes; the pass looks them up and reads nothing of the plugin's."""
+    arm = plugin_scene()
+    second = cube("Gun2", 0.25)                        # a second user of the same material
+    hang_by_child_of(second, arm, "HP_Gun")
+    second.data.materials.append(bpy.data.materials["Gun Material"])
+    calls = {}
+    for name in ("read_bones", "read_material", "object_flags"):
+        real = getattr(plugin, name)
+
+        def counted(*args, _real=real, _name=name):
+            calls[_name] = calls.get(_name, 0) + 1
+            return _real(*args)
+        monkeypatch.setattr(plugin, name, counted)
+    bpy.context.view_layer.objects.active = arm
+    result = build_model(bpy.context, ExportOptions())
+    assert calls["read_bones"] == 1                    # was: once for names, once for proxies
+    assert calls["read_material"] == 2                 # one per material, not per user
+    model = result.model
+    gun = [m for m in model.meshes if m.name in ("Gun", "Gun2")]
+    assert len(gun) == 2 and all(m.submeshes[0].material.shader == "MeshGloss.fx" for m in gun)
+    assert len(model.connections.proxies) == 2

@@ -132,6 +132,7 @@ class _Exporter:
         self.check_name = self.report.check_name
         self._weights = {}          # object name -> its mesh's weights, read once
         self._obj = None            # the mesh being built (what material warnings are about)
+        self.plugin = plugin_data.PluginScene()   # the ALAMO plugin's data, read up front
 
     def read_weights(self, obj, me):
         """(vertex, group, weight) arrays of ``me``; an object's own mesh is read once."""
@@ -154,6 +155,7 @@ class _Exporter:
         self.context.view_layer.update()      # world matrices of objects a script just moved
         arm, objs = gather(self.context, self.options)
         self.arm = arm
+        self.plugin = plugin_data.read_scene(arm, objs)
         self.source = parse_source(arm)
         self.arm_world = np.array(arm.matrix_world, np.float64) if arm else np.eye(4)
         moved = arm_transform_warning(self.arm_world, arm.name) if arm else None
@@ -161,7 +163,7 @@ class _Exporter:
             self.warn(moved, [arm])
         lap("gather")
         built = build_skeleton(arm, self.source, self.report)
-        plugin_data.apply_skeleton(arm, built, self.report)
+        plugin_data.apply_skeleton(self.plugin, built, self.report)
         self.skeleton, self.bone_index, self.worlds = built.skeleton, built.bone_index, \
             built.worlds
         meshes = [o for o in objs if o.type == "MESH"]
@@ -177,7 +179,7 @@ class _Exporter:
         model_objects, conns = self._objects(meshes, lights)
         lap("meshes")
         proxies = self._proxies([o for o in empties if o.alamo.role == "PROXY"])
-        proxies += plugin_data.proxies(self.arm, self.bone_index, self.report)
+        proxies += plugin_data.proxies(self.plugin, self.arm, self.bone_index, self.report)
         dazzles = self._dazzles([o for o in empties if o.alamo.role == "DAZZLE"])
         lap("proxies, dazzles")
         self.report.raise_errors()
@@ -308,7 +310,7 @@ class _Exporter:
             for p in e.details:
                 self.report.error(f"mesh {obj.name!r}: {p.text}", [obj], p.elements_selected)
             return None
-        return plugin_data.apply_mesh_flags(obj, mesh, self.report)
+        return plugin_data.apply_mesh_flags(self.plugin, obj, mesh, self.report)
 
     def _mesh_context(self):
         return MeshContext(self.context.evaluated_depsgraph_get(), self.options.apply_modifiers,
@@ -330,7 +332,8 @@ class _Exporter:
         """A Material record from the Blender material's Alamo properties."""
         shader = from_blender(mat.alamo.shader) if mat is not None else ""
         user = [self._obj] if self._obj is not None else []
-        from_plugin = plugin_data.material_record(mat, self.report, user) if not shader else None
+        from_plugin = (plugin_data.material_record(self.plugin, mat, self.report, user)
+                       if not shader else None)
         if from_plugin is not None:
             return from_plugin
         if not shader:

@@ -1,11 +1,16 @@
 """Export of a scene made with the older ALAMO plugin that was never converted: the plugin's
-properties are read on the fly and written into the file only. The scene is not changed
-(Convert Scene from the ALAMO Plugin does that, for editing in the Alamo panels); the
-report says what was taken from the plugin's data and what could not be.
+properties are read once, before the export pass (:func:`read_scene`), into what the
+exporter writes (bone names, visibility and billboard modes, Material records, mesh flags,
+proxies); the pass looks them up there and never reads the plugin's data itself. They go
+into the file only: the scene is not changed (Convert Scene from the ALAMO Plugin does that,
+for editing in the Alamo panels); the report says what was taken from the plugin's data and
+what could not be.
 
 Also the checks of the export scope that matter most for such scenes: meshes with Alamo data
 the scope leaves out, and a model without meshes.
 """
+
+from dataclasses import dataclass, field
 
 from ....formats.alamo import Material, ParamType, Proxy, ShaderParam, build_collision_tree
 from ...attach import attached_objects, owner_armature
@@ -16,6 +21,49 @@ from .common import shader_value
 ON_THE_FLY = ("scene made with the ALAMO plugin: its data was converted for this export only "
               "(the scene is unchanged; Alamo sidebar > Convert Scene from the ALAMO Plugin "
               "makes it editable in the Alamo panels)")
+
+
+@dataclass
+class PluginScene:
+    """The ALAMO plugin's data of one export, converted up front into what the exporter
+    writes. Empty for a scene without the plugin's data."""
+    armature: bool = False      # the armature is the plugin's (its bones hold the data)
+    bones: list = field(default_factory=list)        # PluginBone records, the armature's
+    materials: dict = field(default_factory=dict)    # material pointer: (Material, its
+    #                                                  PluginMaterial) or None (not the plugin's)
+    flags: dict = field(default_factory=dict)        # object name: (hidden, collision)
+
+    def material(self, mat):
+        """(Material record, PluginMaterial) of a material with only the plugin's shader
+        choice, else None; a material the scope did not show up front is read once here."""
+        if mat is None:
+            return None
+        key = mat.as_pointer()
+        if key not in self.materials:
+            self.materials[key] = _material(mat)
+        return self.materials[key]
+
+
+def read_scene(arm, objects):
+    """Read the plugin's data of an export once: the armature's bones, the materials of the
+    objects' slots, the objects' flags."""
+    scene = PluginScene()
+    if arm is not None and plugin.is_plugin_armature(arm):
+        scene.armature, scene.bones = True, plugin.read_bones(arm)
+    for obj in objects:
+        if plugin.is_plugin_object(obj):
+            scene.flags[obj.name] = plugin.object_flags(obj)
+        for slot in getattr(obj, "material_slots", ()):
+            if slot.material is not None and not slot.material.alamo.shader:
+                scene.material(slot.material)
+    return scene
+
+
+def _material(mat):
+    if not plugin.is_plugin_material(mat):
+        return None
+    m = plugin.read_material(mat)
+    return Material(m.shader, [shader_param(p) for p in m.params]), m
 
 
 def _mark(report, what, key):
@@ -36,13 +84,13 @@ def armature_members(objects, arm):
     return out
 
 
-def apply_skeleton(arm, built, report):
+def apply_skeleton(scene, built, report):
     """After the skeleton is built from Blender (``built``, a BuiltSkeleton): names,
     visibility and billboard modes from the plugin's bone properties, and the ``Root`` bone 0
     it dropped put back."""
-    if not plugin.is_plugin_armature(arm):
+    if not scene.armature:
         return
-    bones = {b.blender_name: b for b in plugin.read_bones(arm)}
+    bones = {b.blender_name: b for b in scene.bones}
     records = built.skeleton.bones
     renamed = 0
     for blender_name, k in built.bone_index.items():
@@ -73,19 +121,20 @@ def animation_problem(arm):
             "the ALAMO Plugin (Alamo sidebar) before exporting its animations")
 
 
-def material_record(mat, report, user):
+def material_record(scene, mat, report, user):
     """The Material record of a material that still has only the plugin's shader choice,
     or None for any other material; ``user``: the objects its warnings are about."""
-    if not plugin.is_plugin_material(mat):
+    found = scene.material(mat)
+    if found is None:
         return None
-    m = plugin.read_material(mat)
+    record, m = found
     for text in m.problems:
         report.warn(text, user)
     if m.defaulted:
         report.warn(f"material {mat.name!r}: {', '.join(m.defaulted)} not stored by the "
                       f"plugin; {m.shader}'s defaults were written", user)
     _mark(report, "materials", mat.name)
-    return Material(m.shader, [shader_param(p) for p in m.params])
+    return record
 
 
 def shader_param(p):
@@ -94,13 +143,13 @@ def shader_param(p):
     return ShaderParam(p.name, ptype, shader_value(ptype, p.value))
 
 
-def apply_mesh_flags(obj, mesh, report):
+def apply_mesh_flags(scene, obj, mesh, report):
     """Hidden and collision flags the plugin stored, on a mesh built from Blender data
     (collision trees added when the flag asks for them)."""
-    if mesh is None or not plugin.is_plugin_object(obj):
+    if mesh is None or obj.name not in scene.flags:
         return mesh
     _mark(report, "mesh flags", obj.name)
-    hidden, collision = plugin.object_flags(obj)
+    hidden, collision = scene.flags[obj.name]
     mesh.hidden, mesh.collision = int(hidden), int(collision)
     if collision:
         for s in mesh.submeshes:
@@ -109,12 +158,12 @@ def apply_mesh_flags(obj, mesh, report):
     return mesh
 
 
-def proxies(arm, bone_index, report):
+def proxies(scene, arm, bone_index, report):
     """Proxy records for the plugin's bones with EnableProxy."""
-    if not plugin.is_plugin_armature(arm):
+    if not scene.armature:
         return []
     out = []
-    for b in plugin.read_bones(arm):
+    for b in scene.bones:
         if b.proxy is None or b.blender_name not in bone_index:
             continue
         name = from_blender(b.proxy.name)
