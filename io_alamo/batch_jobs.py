@@ -11,9 +11,13 @@ import threading
 from pathlib import Path
 
 from .choices import ALA_FORMATS
+from .formats import registry
 
 RESULT_PREFIX = "@@alamo-result "
-VERBS = {"import": (".alo",), "export": (".blend",), "roundtrip": (".alo",)}
+# the format each verb takes (the registry's key; None: .blend files), and so its files
+INPUT_FORMAT = {"import": "alo", "export": None, "roundtrip": "alo"}
+VERBS = {verb: registry.by_key(key).extensions if key else (".blend",)
+         for verb, key in INPUT_FORMAT.items()}
 NEEDS_BPY = ("{prog}: needs Blender's Python module bpy, which this Python ({version}) does "
              "not have. Either install it beside io_alamo (Python 3.11 only):\n"
              "    pip install bpy==4.5.* 'numpy<2'\n"

@@ -1,187 +1,25 @@
-"""Headless batch conversion with Blender: the verbs' work on one file (import to .blend,
-export back, roundtrip), and a run of many. ``python -m io_alamo.batch`` (Blender-free: it
-says so when bpy is missing) and ``blender -b -c alamo`` come here; the arguments and the
-worker processes are in io_alamo.batch_jobs."""
+"""Headless batch conversion with Blender: a run of many files, each checked against the
+format registry and handed to the verbs of its engine (io_alamo.blender.alamo.batch: import
+to .blend, export back, roundtrip). ``python -m io_alamo.batch`` (Blender-free: it says so
+when bpy is missing) and ``blender -b -c alamo`` come here; the arguments and the worker
+processes are in io_alamo.batch_jobs, the output lines in io_alamo.batch_report."""
 
 import json
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-import addon_utils
 import bpy
-import numpy as np
-from mathutils import Vector
 
-from ..batch_jobs import RESULT_PREFIX, VERBS, build_parser, gather, run_parallel
+from ..batch_jobs import INPUT_FORMAT, RESULT_PREFIX, VERBS, build_parser, gather, run_parallel
 from ..batch_report import BatchReport, blender_output_hidden
 from ..formats import registry
 from ..formats.errors import FormatError, without_filename
-from ..formats.files import first_difference
-from .alamo.exp.ala import AnimationExportOptions, export_ala
-from .alamo.exp.alo import ExportOptions, export_alo
-from .alamo.imp.alo import ImportOptions, NotAModelError, import_alo
-from .alamo.shown import prepare_gltf_export
+from .alamo import batch as alamo_batch
+from .outputs import finish
 from .prefs import user_texture_folders
-from .source import SOURCE_NAME_KEY
 from .textures import texture_folders
-
-# --- one file, in this process ------------------------------------------------------------
-
-def _reset():
-    bpy.ops.wm.read_factory_settings(use_empty=True)
-
-
-def do_import(path, rel, out, glb=False, preview=False, glb_all=False, texture_folders=(),
-              **_):
-
-    _reset()
-    result = import_alo(bpy.context, str(path),
-                        ImportOptions(texture_folders=list(texture_folders)))
-    blend = out / rel.with_suffix(".blend")
-    blend.parent.mkdir(parents=True, exist_ok=True)
-    bpy.ops.wm.save_as_mainfile(filepath=str(blend), check_existing=False)
-    outputs = [blend]
-    if glb or glb_all:
-        target = out / rel.with_suffix(".glb")
-        _export_glb(target, everything=glb_all)
-        outputs.append(target)
-    if preview:
-        target = out / rel.with_suffix(".png")
-        render_preview(bpy.context, target)
-        outputs.append(target)
-    return "ok", result.summary(), outputs, result.warnings
-
-
-# Blender 4.2 crashes while shutting down once its glTF exporter has run: after such a run
-# the batch ends the process directly (files are written and closed by then).
-_hard_exit = False
-
-
-def _finish(status):
-    if _hard_exit:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(status)
-    return status
-
-
-def _export_glb(target, everything=False):
-
-    enabled = "io_scene_gltf2" in bpy.context.preferences.addons
-    if not enabled:
-        addon_utils.enable("io_scene_gltf2", default_set=False)
-    global _hard_exit
-    _hard_exit = _hard_exit or bpy.app.version < (4, 5, 0)
-    try:
-        bpy.ops.export_scene.gltf(filepath=str(target), export_format="GLB",
-                                  export_animations=True, check_existing=False,
-                                  **prepare_gltf_export(bpy.context, everything))
-    finally:
-        if not enabled:      # Blender 4.2/4.5 crash at exit if its classes stay registered
-            addon_utils.disable("io_scene_gltf2", default_set=False)
-
-
-def render_preview(context, target, size=256, samples=16):
-    """A small PNG of the visible meshes from a three-quarter view (Cycles, CPU)."""
-    scene = context.scene
-    corners = []
-    for obj in scene.objects:
-        if obj.type == "MESH" and obj.visible_get():
-            mw = obj.matrix_world
-            corners += [mw @ Vector(c) for c in obj.bound_box]
-    pts = np.array([tuple(c) for c in corners]) if corners else np.zeros((1, 3))
-    lo, hi = pts.min(axis=0), pts.max(axis=0)
-    center = (lo + hi) / 2
-    radius = max(float(np.linalg.norm(hi - lo)) / 2, 1e-3)
-    cam_data = bpy.data.cameras.new("Alamo Preview")
-    cam_data.lens = 50
-    cam = bpy.data.objects.new("Alamo Preview", cam_data)
-    scene.collection.objects.link(cam)
-    direction = Vector((1.0, -1.2, 0.8)).normalized()
-    distance = radius / np.tan(cam_data.angle / 2) * 1.1
-    cam.location = Vector(center) + direction * distance
-    cam.rotation_euler = (-direction).to_track_quat("-Z", "Y").to_euler()
-    cam_data.clip_end = distance + 4 * radius
-    cam_data.clip_start = max(distance - 4 * radius, distance / 1000)
-    scene.camera = cam
-    sun_data = bpy.data.lights.new("Alamo Preview Sun", "SUN")
-    sun_data.energy = 3.0
-    sun = bpy.data.objects.new("Alamo Preview Sun", sun_data)
-    sun.rotation_euler = (0.8, 0.2, 0.6)
-    scene.collection.objects.link(sun)
-    if scene.world is None:
-        scene.world = bpy.data.worlds.new("Alamo Preview")
-    scene.world.color = (0.2, 0.22, 0.25)
-    r = scene.render
-    r.engine = "CYCLES"
-    scene.cycles.device = "CPU"
-    scene.cycles.samples = samples
-    if hasattr(scene.cycles, "use_denoising"):
-        scene.cycles.use_denoising = False
-    r.resolution_x = r.resolution_y = size
-    r.resolution_percentage = 100
-    r.image_settings.file_format = "PNG"
-    r.filepath = str(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    bpy.ops.render.render(write_still=True)
-
-
-def do_export(path, rel, out, ala_format=None, **_):
-
-    bpy.ops.wm.open_mainfile(filepath=str(path), load_ui=False, use_scripts=False)
-    scene = bpy.context.scene
-    arms = [o for o in scene.objects if o.type == "ARMATURE"]
-    outputs, summaries, warnings = [], [], []
-    for arm in arms or [None]:
-        name = rel if len(arms) <= 1 else rel.parent / arm.name
-        target = out / name.with_suffix(".alo")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        for o in bpy.context.view_layer.objects:
-            o.select_set(o == arm)
-        bpy.context.view_layer.objects.active = arm
-        options = ExportOptions(scope="ARMATURE" if arm else "SCENE", animations=True,
-                                ala_format=int(ala_format) if ala_format else None)
-        result = export_alo(bpy.context, str(target), options)
-        warnings += result.warnings
-        outputs += [target] + [Path(p) for p in result.animations]
-        c = result.counts
-        summaries.append(f"{target.name}: {c['bones']} bones, {c['meshes']} meshes, "
-                         f"{len(result.animations)} animations")
-    return "ok", "; ".join(summaries), outputs, warnings
-
-
-def do_roundtrip(path, rel, out=None, **_):
-
-    _reset()
-    result = import_alo(bpy.context, str(path), ImportOptions())
-    arm = result.armature
-    bpy.context.view_layer.objects.active = arm
-    differ = []
-    with tempfile.TemporaryDirectory(prefix="alamo-roundtrip-") as tmp:
-        pairs = [(path, Path(tmp) / "model.alo", None)]
-        export_alo(bpy.context, str(pairs[0][1]), ExportOptions())
-        actions = [a for a in bpy.data.actions if a.get(SOURCE_NAME_KEY)]
-        for k, action in enumerate(actions):
-            original = path.parent / action[SOURCE_NAME_KEY]
-            target = Path(tmp) / f"anim{k}.ala"
-            export_ala(bpy.context, arm, action, str(target),
-                       AnimationExportOptions(format=int(action.alamo.format)))
-            pairs.append((original, target, action))
-        for original, written, _ in pairs:
-            a, b = original.read_bytes(), written.read_bytes()
-            at = first_difference(a, b)
-            if at is not None:
-                fmt = registry.recognise(a, str(original))
-                differ.append(f"{original.name} differs ({fmt.where(a, at)})")
-    if differ:
-        return "differs", "; ".join(differ), [], []
-    return "identical", f"model and {len(pairs) - 1} animations byte-identical", [], []
-
-
-WORKERS = {"import": do_import, "export": do_export, "roundtrip": do_roundtrip}
 
 
 def run_one(verb, path, rel, out, options, verbose=False):
@@ -190,15 +28,14 @@ def run_one(verb, path, rel, out, options, verbose=False):
     start = time.perf_counter()
     warnings = []
     try:
-        if VERBS[verb] == (".alo",):
+        if INPUT_FORMAT[verb]:
             with open(path, "rb") as f:
                 head = f.read(16)
             registry.recognise(head, str(path))         # a PNG named .alo, say
-            registry.require(head, str(path), "alo")    # a .p3d named .alo
+            registry.require(head, str(path), INPUT_FORMAT[verb])   # a .p3d named .alo
         with blender_output_hidden(not verbose):
-            status, message, outputs, warnings = WORKERS[verb](path, rel, out, **options)
-    except NotAModelError:
-        status, message, outputs = "skipped", "a particle effect, not a model", []
+            status, message, outputs, warnings = alamo_batch.run_verb(verb, path, rel, out,
+                                                                      **options)
     except Exception as e:         # noqa: BLE001 - reported, and the run goes on
         status, message, outputs = "failed", _one_line(e, path), []
     return {"path": str(path), "status": status, "message": message,
@@ -290,7 +127,7 @@ def run(argv, prog, blender_binary=None):
 
 def cli_command(argv):
     """``blender -b -c alamo ...`` (registered by the add-on with register_cli_command)."""
-    return _finish(run(list(argv), "blender -b -c alamo", blender_binary=bpy.app.binary_path))
+    return finish(run(list(argv), "blender -b -c alamo", blender_binary=bpy.app.binary_path))
 
 
 def main(argv, prog, register, unregister):
@@ -305,4 +142,4 @@ def main(argv, prog, register, unregister):
     finally:
         if own:
             unregister()   # Blender 4.2/4.5 crash at exit if classes stay registered
-    return _finish(status)
+    return finish(status)

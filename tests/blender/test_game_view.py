@@ -193,7 +193,7 @@ def textured_quad(folder, shader):
 
 def preview_pixels(tmp_path, name):
     """Render the batch's preview (Cycles, CPU) and return its pixels, (h, w, 4) floats."""
-    from io_alamo.blender.batch import render_preview
+    from io_alamo.blender.outputs import render_preview
     target = tmp_path / f"{name}.png"
     render_preview(bpy.context, target, size=96, samples=4)
     img = bpy.data.images.load(str(target))

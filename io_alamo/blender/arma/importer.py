@@ -9,8 +9,8 @@ import numpy as np
 from mathutils import Matrix
 
 from ...formats import registry
-from ...formats.files import read_file_bytes
 from ...formats.arma import is_visual, lod_name, read_p3d
+from ...formats.files import read_file_bytes
 from ..names import to_blender
 from ..results import Result
 from ..transaction import Transaction

@@ -1,0 +1,109 @@
+"""The batch converter's verbs on one Alamo file, in this process: import an .alo (with its
+animations) to a .blend (and optionally a .glb and a preview), export a .blend back to .alo
+and .ala, and round trip a model and its animations. io_alamo.blender.batch runs them."""
+
+import tempfile
+from pathlib import Path
+
+import bpy
+
+from ...formats import registry
+from ...formats.files import first_difference
+from ..outputs import export_glb, render_preview
+from ..source import SOURCE_NAME_KEY
+from .exp.ala import AnimationExportOptions, export_ala
+from .exp.alo import ExportOptions, export_alo
+from .imp.alo import ImportOptions, NotAModelError, import_alo
+
+__all__ = ["VERBS", "run_verb"]
+
+
+def _reset():
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+
+
+def do_import(path, rel, out, glb=False, preview=False, glb_all=False, texture_folders=(),
+              **_):
+
+    _reset()
+    result = import_alo(bpy.context, str(path),
+                        ImportOptions(texture_folders=list(texture_folders)))
+    blend = out / rel.with_suffix(".blend")
+    blend.parent.mkdir(parents=True, exist_ok=True)
+    bpy.ops.wm.save_as_mainfile(filepath=str(blend), check_existing=False)
+    outputs = [blend]
+    if glb or glb_all:
+        target = out / rel.with_suffix(".glb")
+        export_glb(target, everything=glb_all)
+        outputs.append(target)
+    if preview:
+        target = out / rel.with_suffix(".png")
+        render_preview(bpy.context, target)
+        outputs.append(target)
+    return "ok", result.summary(), outputs, result.warnings
+
+
+def do_export(path, rel, out, ala_format=None, **_):
+
+    bpy.ops.wm.open_mainfile(filepath=str(path), load_ui=False, use_scripts=False)
+    scene = bpy.context.scene
+    arms = [o for o in scene.objects if o.type == "ARMATURE"]
+    outputs, summaries, warnings = [], [], []
+    for arm in arms or [None]:
+        name = rel if len(arms) <= 1 else rel.parent / arm.name
+        target = out / name.with_suffix(".alo")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        for o in bpy.context.view_layer.objects:
+            o.select_set(o == arm)
+        bpy.context.view_layer.objects.active = arm
+        options = ExportOptions(scope="ARMATURE" if arm else "SCENE", animations=True,
+                                ala_format=int(ala_format) if ala_format else None)
+        result = export_alo(bpy.context, str(target), options)
+        warnings += result.warnings
+        outputs += [target] + [Path(p) for p in result.animations]
+        c = result.counts
+        summaries.append(f"{target.name}: {c['bones']} bones, {c['meshes']} meshes, "
+                         f"{len(result.animations)} animations")
+    return "ok", "; ".join(summaries), outputs, warnings
+
+
+def do_roundtrip(path, rel, out=None, **_):
+
+    _reset()
+    result = import_alo(bpy.context, str(path), ImportOptions())
+    arm = result.armature
+    bpy.context.view_layer.objects.active = arm
+    differ = []
+    with tempfile.TemporaryDirectory(prefix="alamo-roundtrip-") as tmp:
+        pairs = [(path, Path(tmp) / "model.alo", None)]
+        export_alo(bpy.context, str(pairs[0][1]), ExportOptions())
+        actions = [a for a in bpy.data.actions if a.get(SOURCE_NAME_KEY)]
+        for k, action in enumerate(actions):
+            original = path.parent / action[SOURCE_NAME_KEY]
+            target = Path(tmp) / f"anim{k}.ala"
+            export_ala(bpy.context, arm, action, str(target),
+                       AnimationExportOptions(format=int(action.alamo.format)))
+            pairs.append((original, target, action))
+        for original, written, _ in pairs:
+            a, b = original.read_bytes(), written.read_bytes()
+            at = first_difference(a, b)
+            if at is not None:
+                fmt = registry.recognise(a, str(original))
+                differ.append(f"{original.name} differs ({fmt.where(a, at)})")
+    if differ:
+        return "differs", "; ".join(differ), [], []
+    return "identical", f"model and {len(pairs) - 1} animations byte-identical", [], []
+
+
+WORKERS = {"import": do_import, "export": do_export, "roundtrip": do_roundtrip}
+
+
+def run_verb(verb, path, rel, out, **options):
+    """(status, message, outputs, warnings) of one file; a particle effect is skipped."""
+    try:
+        return WORKERS[verb](path, rel, out, **options)
+    except NotAModelError:
+        return "skipped", "a particle effect, not a model", [], []
+
+
+VERBS = tuple(WORKERS)
