@@ -40,6 +40,23 @@ class ViewportDrop:
         return context.area is not None and context.area.type == "VIEW_3D"
 
 
+def drop_handler(name, label, fmt):
+    """The file handler of a format's File > Import entry: its files dropped onto the 3D
+    viewport are imported with it (``fmt``: the format's registry entry)."""
+    return type(name, (ViewportDrop, bpy.types.FileHandler),
+                {"bl_idname": name, "bl_label": label,
+                 "bl_import_operator": fmt.import_operator,
+                 "bl_file_extensions": ";".join(fmt.extensions)})
+
+
+def menu_entries(*entries):
+    """A File > Import or Export menu function drawing ``(operator class, text)`` entries."""
+    def draw(self, context):
+        for cls, text in entries:
+            self.layout.operator(cls.bl_idname, text=text)
+    return draw
+
+
 def leave_edit_modes(context, allowed=("OBJECT",)):
     """Back to Object Mode unless the active object is in one of the ``allowed`` modes."""
     if context.object is not None and context.object.mode not in allowed:

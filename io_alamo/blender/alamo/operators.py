@@ -9,10 +9,11 @@ from ...formats.registry import by_key
 from ..armature import AnimationTargetError, find_armature
 from ..file_operators import (
     FileListImport,
-    ViewportDrop,
+    drop_handler,
     export_reported,
     import_each,
     leave_edit_modes,
+    menu_entries,
     menu_registration,
 )
 from ..prefs import default_ala_format, user_texture_folders
@@ -181,21 +182,11 @@ class EXPORT_ANIM_OT_ala(bpy.types.Operator, ExportHelper):
                                lambda: export_ala(context, arm, action, self.filepath, options))
 
 
-class ALAMO_FH_alo(ViewportDrop, bpy.types.FileHandler):
-    bl_idname = "ALAMO_FH_alo"
-    bl_label = "Alamo Model"
-    bl_import_operator = MODEL.import_operator
-    bl_file_extensions = ".alo"
-
-
-def menu_import(self, context):
-    self.layout.operator(IMPORT_SCENE_OT_alo.bl_idname, text=MODEL.import_label)
-    self.layout.operator(IMPORT_ANIM_OT_ala.bl_idname, text=ANIMATION.import_label)
-
-
-def menu_export(self, context):
-    self.layout.operator(EXPORT_SCENE_OT_alo.bl_idname, text=MODEL.export_label)
-    self.layout.operator(EXPORT_ANIM_OT_ala.bl_idname, text=ANIMATION.export_label)
+ALAMO_FH_alo = drop_handler("ALAMO_FH_alo", "Alamo Model", MODEL)
+menu_import = menu_entries((IMPORT_SCENE_OT_alo, MODEL.import_label),
+                           (IMPORT_ANIM_OT_ala, ANIMATION.import_label))
+menu_export = menu_entries((EXPORT_SCENE_OT_alo, MODEL.export_label),
+                           (EXPORT_ANIM_OT_ala, ANIMATION.export_label))
 
 
 CLASSES = (IMPORT_SCENE_OT_alo, IMPORT_ANIM_OT_ala, EXPORT_SCENE_OT_alo, EXPORT_ANIM_OT_ala,

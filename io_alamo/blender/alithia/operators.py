@@ -9,10 +9,11 @@ from bpy_extras.io_utils import ExportHelper
 from ...formats.registry import by_key
 from ..file_operators import (
     FileListImport,
-    ViewportDrop,
+    drop_handler,
     export_reported,
     import_each,
     leave_edit_modes,
+    menu_entries,
     menu_registration,
 )
 from ..progress import reports_progress
@@ -69,19 +70,9 @@ class EXPORT_SCENE_OT_alm(bpy.types.Operator, ExportHelper):
                                lambda: export_alm(context, self.filepath, options))
 
 
-class ALAMO_FH_alm(ViewportDrop, bpy.types.FileHandler):
-    bl_idname = "ALAMO_FH_alm"
-    bl_label = "Alithia Model"
-    bl_import_operator = FORMAT.import_operator
-    bl_file_extensions = ".alm"
-
-
-def menu_import(self, context):
-    self.layout.operator(IMPORT_SCENE_OT_alm.bl_idname, text=FORMAT.import_label)
-
-
-def menu_export(self, context):
-    self.layout.operator(EXPORT_SCENE_OT_alm.bl_idname, text=FORMAT.export_label)
+ALAMO_FH_alm = drop_handler("ALAMO_FH_alm", "Alithia Model", FORMAT)
+menu_import = menu_entries((IMPORT_SCENE_OT_alm, FORMAT.import_label))
+menu_export = menu_entries((EXPORT_SCENE_OT_alm, FORMAT.export_label))
 
 
 CLASSES = (IMPORT_SCENE_OT_alm, EXPORT_SCENE_OT_alm, ALAMO_FH_alm)

@@ -8,9 +8,10 @@ from bpy.props import BoolProperty, IntProperty, StringProperty
 from ...formats.registry import by_key
 from ..file_operators import (
     FileListImport,
-    ViewportDrop,
+    drop_handler,
     import_each,
     leave_edit_modes,
+    menu_entries,
     menu_registration,
 )
 from ..progress import reports_progress
@@ -68,15 +69,8 @@ class IMPORT_SCENE_OT_alod(bpy.types.Operator, FileListImport):
                            lambda path, _: import_alod(context, path, options))
 
 
-class ALAMO_FH_alod(ViewportDrop, bpy.types.FileHandler):
-    bl_idname = "ALAMO_FH_alod"
-    bl_label = "ALOD Model"
-    bl_import_operator = FORMAT.import_operator
-    bl_file_extensions = ".alm"
-
-
-def menu_import(self, context):
-    self.layout.operator(IMPORT_SCENE_OT_alod.bl_idname, text=FORMAT.import_label)
+ALAMO_FH_alod = drop_handler("ALAMO_FH_alod", "ALOD Model", FORMAT)
+menu_import = menu_entries((IMPORT_SCENE_OT_alod, FORMAT.import_label))
 
 
 CLASSES = (IMPORT_SCENE_OT_alod, ALAMO_FH_alod)

@@ -6,9 +6,10 @@ from bpy.props import BoolProperty, StringProperty
 from ...formats.registry import by_key
 from ..file_operators import (
     FileListImport,
-    ViewportDrop,
+    drop_handler,
     import_each,
     leave_edit_modes,
+    menu_entries,
     menu_registration,
 )
 from ..progress import reports_progress
@@ -39,15 +40,8 @@ class IMPORT_SCENE_OT_p3d(bpy.types.Operator, FileListImport):
         return import_each(self, self.paths(), lambda path, _: import_p3d(context, path, options))
 
 
-class ALAMO_FH_p3d(ViewportDrop, bpy.types.FileHandler):
-    bl_idname = "ALAMO_FH_p3d"
-    bl_label = "Arma binarized model"
-    bl_import_operator = FORMAT.import_operator
-    bl_file_extensions = ".p3d"
-
-
-def menu_import(self, context):
-    self.layout.operator(IMPORT_SCENE_OT_p3d.bl_idname, text=FORMAT.import_label)
+ALAMO_FH_p3d = drop_handler("ALAMO_FH_p3d", "Arma binarized model", FORMAT)
+menu_import = menu_entries((IMPORT_SCENE_OT_p3d, FORMAT.import_label))
 
 
 CLASSES = (IMPORT_SCENE_OT_p3d, ALAMO_FH_p3d)

@@ -16,14 +16,7 @@ from .collision import FILE_NODE_DTYPE
 from .fields import encode_cstr, encode_minis
 from .layout import arrange, count_for, sub_of, tail_of
 from .model import VERTEX_CHUNK_DTYPES, Light, Mesh, Model, ParamType, ParticleEffect
-from .schemas import (
-    COLLISION_HEADER_SCHEMA,
-    CONNECTIONS_HEADER_SCHEMA,
-    DAZZLE_SCHEMA,
-    OBJECT_CONNECTION_SCHEMA,
-    PARAM_SCHEMAS,
-    PROXY_SCHEMA,
-)
+from .schemas import MODEL_MINI_SCHEMAS as MINI_SCHEMAS
 
 # Data chunks that hold mini-chunks
 MINI_CHUNK_TYPES = (ChunkType.DAZZLE_MINIS, ChunkType.CONNECTIONS_HEADER,
@@ -133,7 +126,7 @@ def _material(mat):
         ptype = ParamType(p.type)
         if ptype == ParamType.INT and not -2**31 <= int(p.value) < 2**31:
             raise AlamoFormatError(f"shader parameter {p.name!r}: {p.value} does not fit int32")
-        body = encode_minis({"name": p.name, "value": p.value}, PARAM_SCHEMAS[ptype], p.layout)
+        body = encode_minis({"name": p.name, "value": p.value}, MINI_SCHEMAS[int(ptype)], p.layout)
         slots[("param", i)] = _data(int(ptype), body)
     order = ["shader"] + [("param", i) for i in range(len(mat.params))]
     return _box(ChunkType.MATERIAL, slots, order, lay)
@@ -188,7 +181,7 @@ def _collision_tree(tree, what):
     head = encode_minis({"box_min": tree.box_min, "box_max": tree.box_max,
                          "nodes": count_for(lay, "nodes", len(nodes)),
                          "triangles": count_for(lay, "triangles", len(tris))},
-                        COLLISION_HEADER_SCHEMA, sub_of(lay, "header"))
+                        MINI_SCHEMAS[ChunkType.COLLISION_HEADER], sub_of(lay, "header"))
     slots = {"header": _data(ChunkType.COLLISION_HEADER, head),
              "nodes": _data(ChunkType.COLLISION_NODES, raw.tobytes()),
              "triangles": _data(ChunkType.COLLISION_TRIANGLES, tris.astype("<u2").tobytes())}
@@ -222,17 +215,20 @@ def _connections(conn):
     counts = {"objects": count_for(lay, "objects", len(conn.objects)),
               "proxies": count_for(lay, "proxies", len(conn.proxies)),
               "dazzles": count_for(lay, "dazzles", len(conn.dazzles)) if write_count else None}
-    header = encode_minis(counts, CONNECTIONS_HEADER_SCHEMA, sub_of(lay, "header"))
+    header = encode_minis(counts, MINI_SCHEMAS[ChunkType.CONNECTIONS_HEADER],
+                          sub_of(lay, "header"))
     slots = {"header": _data(ChunkType.CONNECTIONS_HEADER, header)}
     order = ["header"]
     for i, c in enumerate(conn.objects):
         slots[("object", i)] = _data(ChunkType.OBJECT_CONNECTION, encode_minis(
-            {"object": c.object, "bone": c.bone}, OBJECT_CONNECTION_SCHEMA, c.layout))
+            {"object": c.object, "bone": c.bone}, MINI_SCHEMAS[ChunkType.OBJECT_CONNECTION],
+            c.layout))
         order.append(("object", i))
     for i, p in enumerate(conn.proxies):
         values = {"name": p.name, "bone": p.bone, "hidden": p.hidden,
                   "alt_decrease_stay_hidden": p.alt_decrease_stay_hidden}
-        slots[("proxy", i)] = _data(ChunkType.PROXY, encode_minis(values, PROXY_SCHEMA, p.layout))
+        minis = encode_minis(values, MINI_SCHEMAS[ChunkType.PROXY], p.layout)
+        slots[("proxy", i)] = _data(ChunkType.PROXY, minis)
         order.append(("proxy", i))
     for i, d in enumerate(conn.dazzles):
         slots[("dazzle", i)] = _dazzle(d)
@@ -241,8 +237,9 @@ def _connections(conn):
 
 
 def _dazzle(d):
-    values = {name: getattr(d, name) for name, _ in DAZZLE_SCHEMA.values()}
-    minis = encode_minis(values, DAZZLE_SCHEMA, sub_of(d.layout, "minis"))
+    schema = MINI_SCHEMAS[ChunkType.DAZZLE]
+    values = {name: getattr(d, name) for name, _ in schema.values()}
+    minis = encode_minis(values, schema, sub_of(d.layout, "minis"))
     if not d.nested:
         return _data(ChunkType.DAZZLE, minis)
     return _box(ChunkType.DAZZLE, {"minis": _data(ChunkType.DAZZLE_MINIS, minis)}, ["minis"],

@@ -6,14 +6,7 @@ from .chunk_types import ChunkType
 from .chunks import read_minis
 from .fields import KINDS
 from .model import Mesh, Model
-from .schemas import (
-    COLLISION_HEADER_SCHEMA,
-    CONNECTIONS_HEADER_SCHEMA,
-    DAZZLE_SCHEMA,
-    OBJECT_CONNECTION_SCHEMA,
-    PARAM_SCHEMAS,
-    PROXY_SCHEMA,
-)
+from .schemas import DAZZLE_SCHEMA, MODEL_MINI_SCHEMAS
 
 CHUNK_NAMES = {
     ChunkType.SKELETON: "skeleton",
@@ -71,11 +64,7 @@ CHUNK_NAMES = {
 STRING_CHUNKS = frozenset({ChunkType.BONE_NAME, ChunkType.MESH_NAME, ChunkType.SHADER_NAME,
                            ChunkType.LIGHT_NAME})
 
-_MODEL_MINIS = {ChunkType.CONNECTIONS_HEADER: CONNECTIONS_HEADER_SCHEMA,
-                ChunkType.OBJECT_CONNECTION: OBJECT_CONNECTION_SCHEMA,
-                ChunkType.PROXY: PROXY_SCHEMA, ChunkType.DAZZLE: DAZZLE_SCHEMA,
-                ChunkType.COLLISION_HEADER: COLLISION_HEADER_SCHEMA,
-                **{int(k): v for k, v in PARAM_SCHEMAS.items()}}
+_MODEL_MINIS = MODEL_MINI_SCHEMAS
 _ANIM_MINIS = {ChunkType.ANIMATION_HEADER: HEADER_SCHEMA,
                ChunkType.BONE_ANIMATION_HEADER: BONE_SCHEMA}
 

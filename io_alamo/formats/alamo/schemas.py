@@ -2,10 +2,11 @@
 reader decodes, the writer encodes and ``dump`` shows, kept here once so that none of the
 three imports another for them."""
 
+from .chunk_types import ChunkType
 from .model import ParamType
 
 __all__ = ["COLLISION_HEADER_SCHEMA", "CONNECTIONS_HEADER_SCHEMA", "DAZZLE_SCHEMA",
-           "OBJECT_CONNECTION_SCHEMA", "PARAM_SCHEMAS", "PROXY_SCHEMA"]
+           "MODEL_MINI_SCHEMAS", "OBJECT_CONNECTION_SCHEMA", "PARAM_SCHEMAS", "PROXY_SCHEMA"]
 
 PARAM_SCHEMAS = {
     ParamType.INT: {1: ("name", "str"), 2: ("value", "i32")},
@@ -26,3 +27,10 @@ DAZZLE_SCHEMA = {
     8: ("phase", "f32"), 9: ("night_only", "u32"), 10: ("bone", "u32"), 11: ("name", "str"),
     12: ("hidden", "u32"), 13: ("bias", "f32"),
 }
+
+# The schema of each model data chunk that holds mini-chunks, by its chunk type (dump's view).
+MODEL_MINI_SCHEMAS = {ChunkType.CONNECTIONS_HEADER: CONNECTIONS_HEADER_SCHEMA,
+                      ChunkType.OBJECT_CONNECTION: OBJECT_CONNECTION_SCHEMA,
+                      ChunkType.PROXY: PROXY_SCHEMA, ChunkType.DAZZLE: DAZZLE_SCHEMA,
+                      ChunkType.COLLISION_HEADER: COLLISION_HEADER_SCHEMA,
+                      **{int(k): v for k, v in PARAM_SCHEMAS.items()}}
