@@ -6,7 +6,7 @@ import os
 
 import bpy
 from bpy.props import CollectionProperty, StringProperty
-from bpy_extras.io_utils import ImportHelper
+from bpy_extras.io_utils import ExportHelper, ImportHelper
 
 from ..formats.errors import FormatError
 from .alamo.exp.common import ExportError
@@ -38,6 +38,30 @@ class ViewportDrop:
     @classmethod
     def poll_drop(cls, context):
         return context.area is not None and context.area.type == "VIEW_3D"
+
+
+def _file_filter(fmt):
+    ext = fmt.extensions[0]
+    return {"filename_ext": ext,
+            "__annotations__": {"filter_glob": StringProperty(default="*" + ext,
+                                                              options={"HIDDEN"})}}
+
+
+def import_base(fmt):
+    """The base of a format's File > Import operator (with ``bpy.types.Operator``): the
+    operator's name from the format's registry entry, its file filter, several files at once
+    and drops (:class:`FileListImport`), undo and presets."""
+    return type(f"{fmt.key.upper()}_Import", (FileListImport,),
+                {"bl_idname": fmt.import_operator, "bl_options": {"REGISTER", "UNDO", "PRESET"},
+                 **_file_filter(fmt)})
+
+
+def export_base(fmt, operator=None):
+    """The base of a format's File > Export operator: its name from the registry entry (or
+    ``operator``), its file filter, presets."""
+    return type(f"{fmt.key.upper()}_Export", (ExportHelper,),
+                {"bl_idname": operator or fmt.export_operator,
+                 "bl_options": {"REGISTER", "PRESET"}, **_file_filter(fmt)})
 
 
 def drop_handler(name, label, fmt):

@@ -85,8 +85,12 @@ def test_alod_entry_has_its_levels_of_detail_options(blender, tmp_path):
 
 
 def test_every_operator_the_registry_names_is_registered(blender):
+    """Each File > Import / Export operator takes its name and file filter from its format's
+    registry entry."""
     for fmt in registry.FORMATS:
         for name in (fmt.import_operator, fmt.export_operator):
             if name:
                 group, op = name.split(".")
                 assert op in dir(getattr(bpy.ops, group)), name
+                rna = getattr(getattr(bpy.ops, group), op).get_rna_type()
+                assert rna.properties["filter_glob"].default == "*" + fmt.extensions[0]

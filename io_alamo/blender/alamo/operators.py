@@ -1,16 +1,16 @@
 """File > Import entries and drag and drop. Thin: options in, import function, report out."""
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty, StringProperty
-from bpy_extras.io_utils import ExportHelper
+from bpy.props import BoolProperty, EnumProperty
 
 from ...choices import AS_IMPORTED_FORMAT_ITEMS, SCOPE_ITEMS
 from ...formats.registry import by_key
 from ..armature import AnimationTargetError, find_armature
 from ..file_operators import (
-    FileListImport,
     drop_handler,
+    export_base,
     export_reported,
+    import_base,
     import_each,
     leave_edit_modes,
     menu_entries,
@@ -26,16 +26,11 @@ from .imp.alo import ImportOptions, import_alo
 MODEL, ANIMATION = by_key("alo"), by_key("ala")
 
 
-class IMPORT_SCENE_OT_alo(bpy.types.Operator, FileListImport):
+class IMPORT_SCENE_OT_alo(bpy.types.Operator, import_base(MODEL)):
     """Import Petroglyph Alamo models (.alo): skeleton, meshes, materials, lights, proxies
     and dazzles"""
 
-    bl_idname = MODEL.import_operator
     bl_label = "Import Alamo Model"
-    bl_options = {"REGISTER", "UNDO", "PRESET"}
-
-    filename_ext = ".alo"
-    filter_glob: StringProperty(default="*.alo", options={"HIDDEN"})
 
     merge_vertices: BoolProperty(
         name="Merge Vertices",
@@ -57,16 +52,11 @@ class IMPORT_SCENE_OT_alo(bpy.types.Operator, FileListImport):
                            more_lines=lambda result: result.left_notes())
 
 
-class IMPORT_ANIM_OT_ala(bpy.types.Operator, FileListImport):
+class IMPORT_ANIM_OT_ala(bpy.types.Operator, import_base(ANIMATION)):
     """Import Petroglyph Alamo animations (.ala, both formats) as actions of the selected
     armature"""
 
-    bl_idname = ANIMATION.import_operator
     bl_label = "Import Alamo Animation"
-    bl_options = {"REGISTER", "UNDO", "PRESET"}
-
-    filename_ext = ".ala"
-    filter_glob: StringProperty(default="*.ala", options={"HIDDEN"})
 
     set_frame_rate: BoolProperty(
         name="Set Scene Frame Rate",
@@ -90,15 +80,10 @@ class IMPORT_ANIM_OT_ala(bpy.types.Operator, FileListImport):
         return import_each(self, self.paths(), import_one)
 
 
-class EXPORT_SCENE_OT_alo(bpy.types.Operator, ExportHelper):
+class EXPORT_SCENE_OT_alo(bpy.types.Operator, export_base(MODEL)):
     """Export the armature and what hangs on it as a Petroglyph Alamo model (.alo)"""
 
-    bl_idname = MODEL.export_operator
     bl_label = "Export Alamo Model"
-    bl_options = {"REGISTER", "PRESET"}
-
-    filename_ext = ".alo"
-    filter_glob: StringProperty(default="*.alo", options={"HIDDEN"})
 
     scope: EnumProperty(
         name="Export", default="ARMATURE",
@@ -126,16 +111,11 @@ class EXPORT_SCENE_OT_alo(bpy.types.Operator, ExportHelper):
         return export_reported(self, context, lambda: export_alo(context, self.filepath, options))
 
 
-class EXPORT_ANIM_OT_ala(bpy.types.Operator, ExportHelper):
+class EXPORT_ANIM_OT_ala(bpy.types.Operator, export_base(ANIMATION)):
     """Export the active action of the selected armature as a Petroglyph Alamo animation
     (.ala)"""
 
-    bl_idname = ANIMATION.export_operator
     bl_label = "Export Alamo Animation"
-    bl_options = {"REGISTER", "PRESET"}
-
-    filename_ext = ".ala"
-    filter_glob: StringProperty(default="*.ala", options={"HIDDEN"})
 
     format: EnumProperty(name="Format", default="0", items=AS_IMPORTED_FORMAT_ITEMS)
     frame_range: EnumProperty(

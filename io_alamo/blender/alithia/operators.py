@@ -3,14 +3,14 @@ options in, import or export function, report out. ALOD's ``.alm`` files have th
 entry (io_alamo.blender.alod.operators); each refuses the other's file with a pointer."""
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty, StringProperty
-from bpy_extras.io_utils import ExportHelper
+from bpy.props import BoolProperty, EnumProperty
 
 from ...formats.registry import by_key
 from ..file_operators import (
-    FileListImport,
     drop_handler,
+    export_base,
     export_reported,
+    import_base,
     import_each,
     leave_edit_modes,
     menu_entries,
@@ -23,15 +23,10 @@ from .importer import AlmImportOptions, import_alm_file
 FORMAT = by_key("alm1")
 
 
-class IMPORT_SCENE_OT_alm(bpy.types.Operator, FileListImport):
+class IMPORT_SCENE_OT_alm(bpy.types.Operator, import_base(FORMAT)):
     """Import Alithia engine models (.alm, ALM1): morph animation as shape keys"""
 
-    bl_idname = FORMAT.import_operator
     bl_label = "Import Alithia Model"
-    bl_options = {"REGISTER", "UNDO", "PRESET"}
-
-    filename_ext = ".alm"
-    filter_glob: StringProperty(default="*.alm", options={"HIDDEN"})
 
     set_frame_rate: BoolProperty(
         name="Set Scene Frame Rate",
@@ -47,15 +42,10 @@ class IMPORT_SCENE_OT_alm(bpy.types.Operator, FileListImport):
                            lambda path, _: import_alm_file(context, path, options))
 
 
-class EXPORT_SCENE_OT_alm(bpy.types.Operator, ExportHelper):
+class EXPORT_SCENE_OT_alm(bpy.types.Operator, export_base(FORMAT)):
     """Export the active mesh as an Alithia engine model (.alm), one frame per shape key"""
 
-    bl_idname = FORMAT.export_operator
     bl_label = "Export Alithia Model"
-    bl_options = {"REGISTER", "PRESET"}
-
-    filename_ext = ".alm"
-    filter_glob: StringProperty(default="*.alm", options={"HIDDEN"})
 
     frames: EnumProperty(
         name="Frames", default="SHAPE_KEYS",

@@ -3,12 +3,12 @@ options (levels of detail, the file's frame rate). Alithia's ``.alm`` files have
 entry (io_alamo.blender.alithia.operators); each refuses the other's file with a pointer."""
 
 import bpy
-from bpy.props import BoolProperty, IntProperty, StringProperty
+from bpy.props import BoolProperty, IntProperty
 
 from ...formats.registry import by_key
 from ..file_operators import (
-    FileListImport,
     drop_handler,
+    import_base,
     import_each,
     leave_edit_modes,
     menu_entries,
@@ -26,16 +26,11 @@ def lod_fractions(count):
     return tuple((k + 1) / (count + 1) for k in range(count))
 
 
-class IMPORT_SCENE_OT_alod(bpy.types.Operator, FileListImport):
+class IMPORT_SCENE_OT_alod(bpy.types.Operator, import_base(FORMAT)):
     """Import ALOD progressive meshes (.alm, ALM\\0): skinned mesh, lower levels of detail
     from its collapses, embedded textures, its animation"""
 
-    bl_idname = FORMAT.import_operator
     bl_label = "Import ALOD Model"
-    bl_options = {"REGISTER", "UNDO", "PRESET"}
-
-    filename_ext = ".alm"
-    filter_glob: StringProperty(default="*.alm", options={"HIDDEN"})
 
     levels_of_detail: BoolProperty(
         name="Levels of Detail",

@@ -1,12 +1,12 @@
 """File > Import > Arma Binarized Model (.p3d), and drag and drop of .p3d files."""
 
 import bpy
-from bpy.props import BoolProperty, StringProperty
+from bpy.props import BoolProperty
 
 from ...formats.registry import by_key
 from ..file_operators import (
-    FileListImport,
     drop_handler,
+    import_base,
     import_each,
     leave_edit_modes,
     menu_entries,
@@ -18,15 +18,10 @@ from .importer import P3dImportOptions, import_p3d
 FORMAT = by_key("p3d")
 
 
-class IMPORT_SCENE_OT_p3d(bpy.types.Operator, FileListImport):
+class IMPORT_SCENE_OT_p3d(bpy.types.Operator, import_base(FORMAT)):
     """Import binarized Arma models (.p3d, ODOL v40-73): every LOD as an object"""
 
-    bl_idname = FORMAT.import_operator
     bl_label = "Import Arma Binarized Model"
-    bl_options = {"REGISTER", "UNDO", "PRESET"}
-
-    filename_ext = ".p3d"
-    filter_glob: StringProperty(default="*.p3d", options={"HIDDEN"})
 
     hide_other_lods: BoolProperty(
         name="Show First LOD Only",
