@@ -19,6 +19,8 @@ from .records import (
     Skeleton,
     StageTexture,
 )
-from .resolution import is_visual, lod_name
+from .markers import PROXY_SECTION_FLAG, proxy_marker_faces
+from .paa import PaaFormatError, PaaTexture, read_paa
+from .resolution import is_shadow, is_visual, lod_name
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -1,0 +1,108 @@
+"""Alamo materials for the sections of a binarized P3D.
+
+Visual LODs get ``MeshGloss.fx`` (``MeshAlpha.fx`` when the texture has transparency: an
+``_ca`` texture or one whose pixels are not all opaque), ``RSkinGloss.fx``/``RSkinAlpha.fx``
+on skinned meshes, with ``BaseTexture`` naming the texture as the game looks it up
+(``name_co.dds``) and the preview showing the decoded image; specular colour and power come
+from the .rvmat when the file holds one. The collision mesh gets ``MeshCollision.fx``, the
+shadow volume ``MeshShadowVolume.fx`` (``RSkinShadowVolume.fx`` skinned). The Arma paths stay
+on the material as ``texture``, ``rvmat`` and ``stage_textures``.
+"""
+
+import os
+
+import bpy
+import numpy as np
+
+from ..alamo.imp.materials import PLACEHOLDER_COLOR, refresh_preview
+from ..alamo.shading import switch_shader
+from ..names import to_blender
+from ..props import find_param
+from .lods import COLLISION, SHADOW
+from .textures import game_texture_name, has_alpha, image_for
+
+SHADERS = {  # (role, alpha, skinned) -> shader
+    ("VISUAL", False, False): "MeshGloss.fx", ("VISUAL", True, False): "MeshAlpha.fx",
+    ("VISUAL", False, True): "RSkinGloss.fx", ("VISUAL", True, True): "RSkinAlpha.fx",
+    (COLLISION, False, False): "MeshCollision.fx", (COLLISION, False, True): "MeshCollision.fx",
+    (SHADOW, False, False): "MeshShadowVolume.fx", (SHADOW, False, True): "RSkinShadowVolume.fx",
+}
+
+
+class ArmaMaterials:
+    """Makes (once per texture, .rvmat, role and skinning) the Blender materials of a model."""
+
+    def __init__(self, tx, finder, folders, warn):
+        self.tx = tx
+        self.finder = finder
+        self.folders = folders
+        self.warn = warn
+        self.cache = {}
+        self.images = {}             # Arma texture path (lower case) -> image or None
+
+    def image(self, path):
+        """The image of an Arma texture path (None when not found: then a magenta
+        placeholder named as the game texture stands in, as for .alo imports)."""
+        key = path.lower()
+        if key not in self.images:
+            before = {img.as_pointer() for img in bpy.data.images}
+            img = image_for(path, self.finder, self.warn)
+            self.images[key] = img
+            if img is None and game_texture_name(path):
+                img = bpy.data.images.new(game_texture_name(path), 16, 16)
+                img.generated_color = PLACEHOLDER_COLOR
+            if img is not None and img.as_pointer() not in before:
+                self.tx.add(img)
+        return self.images[key]
+
+    def special(self, role, model_name, skinned):
+        """The one material of the collision mesh or the shadow volume."""
+        key = (role, skinned)
+        if key not in self.cache:
+            label = "Collision" if role == COLLISION else "Shadow"
+            mat = self.tx.add(bpy.data.materials.new(f"{model_name}_{label}"))
+            switch_shader(mat, SHADERS[(role, False, skinned)])
+            refresh_preview(mat, self.folders)
+            self.cache[key] = mat
+        return self.cache[key]
+
+    def visual(self, texture, rvmat, material, skinned):
+        """The material of a section of a visual LOD."""
+        key = (texture.lower(), rvmat.lower(), skinned)
+        if key in self.cache:
+            return self.cache[key]
+        label = os.path.splitext(os.path.basename((rvmat or texture).replace("\\", "/")))[0]
+        mat = self.tx.add(bpy.data.materials.new(to_blender(label or "p3d")))
+        img = self.image(texture) if texture else None
+        alpha = bool(texture) and (game_texture_name(texture).lower().endswith("_ca.dds")
+                                   or has_alpha(img))
+        switch_shader(mat, SHADERS[("VISUAL", alpha, skinned)])
+        if texture:
+            find_param(mat.alamo, "BaseTexture").texture = to_blender(game_texture_name(texture))
+        _arma_fields(mat, texture, rvmat, material)
+        refresh_preview(mat, self.folders)
+        self.cache[key] = mat
+        return mat
+
+
+def _arma_fields(mat, texture, rvmat, material):
+    mat["texture"] = to_blender(texture)
+    mat["rvmat"] = to_blender(rvmat)
+    if material is None:
+        return
+    mat["stage_textures"] = [to_blender(s.path) for s in material.stages]
+    mat["surface"] = to_blender(material.surface)
+    mat["pixel_shader"] = int(material.pixel_shader)
+    mat["vertex_shader"] = int(material.vertex_shader)
+    diffuse = material.colors.get("diffuse")
+    if diffuse is not None:
+        mat.diffuse_color = [float(np.clip(c, 0.0, 1.0)) for c in diffuse]
+    specular = material.colors.get("specular")
+    if specular is not None:
+        p = find_param(mat.alamo, "Specular")
+        if p is not None:
+            p.float4_value = [float(np.clip(c, 0.0, 1.0)) for c in specular[:3]] + [0.0]
+    power = float(material.specular_power)
+    p = find_param(mat.alamo, "Shininess")
+    if p is not None and np.isfinite(power) and power > 0:
+        p.float_value = min(power, 256.0)
