@@ -30,6 +30,8 @@ BLOCK_BYTES = {DXT1: 8, DXT2: 16, DXT3: 16, DXT4: 16, DXT5: 16}
 PIXEL_BYTES = {ARGB4444: 2, ARGB1555: 2, ARGB8888: 4, AI88: 2}
 MAX_SIDE = 8192
 LZO_FLAG = 0x8000
+CHUNK_BLOCKS = 1 << 16          # blocks decoded at a time
+MAX_EXPANSION = 256            # LZO and LZSS cannot expand data more than this
 
 
 class PaaFormatError(FormatError):
@@ -114,6 +116,9 @@ def _mipmap_bytes(data, at, size, kind, w, h, compressed_lzo, fail):
         return data[at:at + want]
     if kind not in BLOCK_BYTES and size == want:
         return data[at:at + want]
+    if want > MAX_EXPANSION * max(size, 1):
+        raise fail(f"mipmap 0 of {w} x {h} pixels cannot come from {size:,} compressed bytes",
+                   at)
     chunk = data[at:at + size]
     try:
         if compressed_lzo:
@@ -177,17 +182,24 @@ def decode_dxt(raw, w, h, kind):
     bw, bh = (w + 3) // 4, (h + 3) // 4
     size = BLOCK_BYTES[kind]
     blocks = np.frombuffer(raw, np.uint8, bw * bh * size).reshape(-1, size)
-    if kind == DXT1:
-        px = _colour_blocks(blocks, False)
-    else:
-        px = _colour_blocks(blocks[:, 8:], True)
-        if kind in (DXT4, DXT5):
-            px[:, :, 3] = _alpha_blocks(blocks[:, :8])
-        else:                                             # DXT2/3: 4 bits per pixel
-            nib = np.stack([blocks[:, :8] & 15, blocks[:, :8] >> 4], axis=2).reshape(-1, 16)
-            px[:, :, 3] = nib.astype(np.int32) * 17
+    px = np.empty((len(blocks), 16, 4), np.uint8)
+    for lo in range(0, len(blocks), CHUNK_BLOCKS):      # bounded temporary arrays
+        part = blocks[lo:lo + CHUNK_BLOCKS]
+        px[lo:lo + len(part)] = _decode_blocks(part, kind)
     img = px.reshape(bh, bw, 4, 4, 4).transpose(0, 2, 1, 3, 4).reshape(bh * 4, bw * 4, 4)
-    return np.ascontiguousarray(img[:h, :w].astype(np.uint8))
+    return np.ascontiguousarray(img[:h, :w])
+
+
+def _decode_blocks(blocks, kind):
+    if kind == DXT1:
+        return _colour_blocks(blocks, False)
+    px = _colour_blocks(blocks[:, 8:], True)
+    if kind in (DXT4, DXT5):
+        px[:, :, 3] = _alpha_blocks(blocks[:, :8])
+    else:                                                 # DXT2/3: 4 bits per pixel
+        nib = np.stack([blocks[:, :8] & 15, blocks[:, :8] >> 4], axis=2).reshape(-1, 16)
+        px[:, :, 3] = nib.astype(np.int32) * 17
+    return px
 
 
 def _decode_plain(raw, w, h, kind):
