@@ -14,7 +14,8 @@ import numpy as np
 from mathutils import Matrix
 
 from ...formats.alamo.files import read_file_bytes
-from ...formats.arma import lod_name, proxy_marker_faces, read_p3d
+from ...formats.arma import is_shadow, lod_name, proxy_marker_faces, read_p3d
+from ...formats.arma.geometry import signed_volume
 from ..alamo.imp.alo import ImportResult
 from ..names import IMPORT_NAME_KEY, to_blender
 from ..transaction import Transaction
@@ -172,7 +173,9 @@ class _Builder:
         me = self.tx.add(bpy.data.meshes.new(role.name))
         markers = proxy_marker_faces(lod)
         self.markers += int(markers.sum())
-        kept = fill_mesh(me, lod, warn, markers)
+        # a shadow LOD must enclose its volume facing out; some files wind theirs inward
+        reverse = not (is_shadow(lod.resolution) and signed_volume(lod, ~markers) < 0)
+        kept = fill_mesh(me, lod, warn, markers, reverse)
         obj = self.tx.add(bpy.data.objects.new(role.name, me))
         self.collection.objects.link(obj)
         self.result.objects.append(obj)

@@ -62,7 +62,7 @@ class ArmaMaterials:
             label = "Collision" if role == COLLISION else "Shadow"
             mat = self.tx.add(bpy.data.materials.new(f"{model_name}_{label}"))
             switch_shader(mat, SHADERS[(role, False, skinned)])
-            refresh_preview(mat, self.folders)
+            self._preview(mat)
             self.cache[key] = mat
         return self.cache[key]
 
@@ -73,16 +73,34 @@ class ArmaMaterials:
             return self.cache[key]
         label = os.path.splitext(os.path.basename((rvmat or texture).replace("\\", "/")))[0]
         mat = self.tx.add(bpy.data.materials.new(to_blender(label or "p3d")))
-        img = self.image(texture) if texture else None
-        alpha = bool(texture) and (game_texture_name(texture).lower().endswith("_ca.dds")
-                                   or has_alpha(img))
+        # an untextured section is drawn in its material's colour: a colour texture
+        shown = texture or colour_texture(material)
+        img = self.image(shown)
+        alpha = game_texture_name(shown).lower().endswith("_ca.dds") or has_alpha(img)
         switch_shader(mat, SHADERS[("VISUAL", alpha, skinned)])
-        if texture:
-            find_param(mat.alamo, "BaseTexture").texture = to_blender(game_texture_name(texture))
+        find_param(mat.alamo, "BaseTexture").texture = to_blender(game_texture_name(shown))
         _arma_fields(mat, texture, rvmat, material)
-        refresh_preview(mat, self.folders)
+        self._preview(mat)
         self.cache[key] = mat
         return mat
+
+    def _preview(self, mat):
+        """The material's preview nodes; images they make (placeholders) go with the
+        import."""
+        before = {img.as_pointer() for img in bpy.data.images}
+        refresh_preview(mat, self.folders)
+        for img in bpy.data.images:
+            if img.as_pointer() not in before:
+                self.tx.add(img)
+
+
+def colour_texture(material):
+    """The procedural texture of an untextured section: the .rvmat's diffuse colour, else
+    grey."""
+    diffuse = material.colors.get("diffuse") if material is not None else None
+    rgba = [0.5, 0.5, 0.5, 1.0] if diffuse is None else [float(c) for c in diffuse]
+    rgba = [float(np.clip(c, 0.0, 1.0)) if np.isfinite(c) else 0.5 for c in rgba[:4]]
+    return "#(argb,8,8,3)color({:.3f},{:.3f},{:.3f},{:.3f})".format(*rgba)
 
 
 def _arma_fields(mat, texture, rvmat, material):

@@ -31,7 +31,7 @@ def blender_matrix(matrix):
     return m[np.ix_(AXES + [3], AXES + [3])]
 
 
-def usable_faces(faces, n_vertices, skip=None):
+def usable_faces(faces, n_vertices, skip=None, reverse=True):
     """Corner lists Blender can hold, each in reversed order (outward in Blender): faces
     naming missing vertices are left out, a quad with one corner twice becomes a triangle, a
     triangle with one twice is left out; faces where ``skip`` is True are left out silently.
@@ -41,7 +41,9 @@ def usable_faces(faces, n_vertices, skip=None):
     if not len(sizes):
         empty = np.zeros(0, np.int64)
         return empty, empty, empty, empty, 0
-    corners = face_corners(faces)[:, ::-1]          # reversed; the -1 padding comes first
+    corners = face_corners(faces)
+    if reverse:
+        corners = corners[:, ::-1]                  # the -1 padding comes first
     bad = ((corners >= n_vertices) | (corners < -1)).any(axis=1)
     # repeated corners: compare each pair among the four (missing 4th corner = -1)
     same = np.zeros((len(sizes), 4), bool)
@@ -64,14 +66,15 @@ def usable_faces(faces, n_vertices, skip=None):
     return loops, starts, counts, kept, unusable
 
 
-def fill_mesh(me, lod, warn, skip=None):
+def fill_mesh(me, lod, warn, skip=None, reverse=True):
     """Put the LOD's points and faces (but those where ``skip`` is True) into the empty mesh
-    ``me``; returns the kept faces."""
+    ``me``; returns the kept faces. ``reverse`` False keeps the file's corner order and
+    normals (for a shadow LOD wound the other way, see the importer)."""
     points = lod.vertices
     if not len(points) and lod.frames:                 # a frames-only LOD: frame 0 as points
         points = lod.frames[0].points
     n = len(points)
-    loops, starts, counts, kept, dropped = usable_faces(lod.faces, n, skip)
+    loops, starts, counts, kept, dropped = usable_faces(lod.faces, n, skip, reverse)
     if dropped:
         warn(f"{dropped:,} faces name missing vertices or a vertex twice and were left out")
     me.vertices.add(n)
@@ -91,7 +94,9 @@ def fill_mesh(me, lod, warn, skip=None):
     if len(kept):
         me.polygons.foreach_set("use_smooth", np.ones(len(kept), bool))
         if len(lod.normals) == n:
-            normals = -to_blender_axes(lod.normals)[loops]     # stored inward
+            normals = to_blender_axes(lod.normals)[loops]
+            if reverse:
+                normals = -normals                             # stored inward
             length = np.linalg.norm(normals, axis=1, keepdims=True)
             normals = np.divide(normals, length, out=np.zeros_like(normals), where=length > 0)
             compat.set_custom_normals(me, normals)
@@ -99,19 +104,24 @@ def fill_mesh(me, lod, warn, skip=None):
 
 
 def face_materials(lod, kept):
-    """Each kept face's section (material slot), and per section (texture path, .rvmat
-    path, the binarized Material or None when the section names its .rvmat inline)."""
-    slot_of_face = np.zeros(len(lod.faces), np.int32)
+    """Each kept face's material slot, and per slot (texture path, .rvmat path, the
+    binarized Material or None when the section names its .rvmat inline): one slot per
+    section that has kept faces."""
+    section_of_face = np.zeros(len(lod.faces), np.int32)
     keys = []
     for k, s in enumerate(lod.sections):
-        slot_of_face[s.first_face:s.end_face] = k
+        section_of_face[s.first_face:s.end_face] = k
         tex = lod.textures[s.texture_index] if 0 <= s.texture_index < len(lod.textures) else ""
         if 0 <= s.material_index < len(lod.materials):
             mat = lod.materials[s.material_index]
             keys.append((tex, mat.path, mat))
         else:
             keys.append((tex, s.material_path, None))
-    return slot_of_face[kept], keys
+    # only sections with kept faces get a slot (a section of proxy markers gets none)
+    used, slots = np.unique(section_of_face[kept], return_inverse=True)
+    if not len(kept):
+        used = np.arange(min(len(keys), 1))
+    return slots.astype(np.int32).ravel(), [keys[k] for k in used]
 
 
 def add_vertex_groups(obj, lod, n):
