@@ -142,7 +142,7 @@ def _rgb565(c):
 
 
 def _colour_blocks(blocks, four_colour_always):
-    """(n, 16, 4) RGBA of n 8-byte DXT colour blocks."""
+    """(n, 16, 4) uint8 RGBA of n 8-byte DXT colour blocks."""
     c0 = blocks[:, 0].astype(np.uint16) | (blocks[:, 1].astype(np.uint16) << 8)
     c1 = blocks[:, 2].astype(np.uint16) | (blocks[:, 3].astype(np.uint16) << 8)
     p0, p1 = _rgb565(c0), _rgb565(c1)
@@ -150,13 +150,16 @@ def _colour_blocks(blocks, four_colour_always):
     f = four[:, None]
     p2 = np.where(f, (2 * p0 + p1) // 3, (p0 + p1) // 2)
     p3 = np.where(f, (p0 + 2 * p1) // 3, 0)
-    alpha = np.full((len(blocks), 4), 255, np.int32)
+    n = len(blocks)
+    alpha = np.full((n, 4), 255, np.int32)
     alpha[:, 3] = np.where(four, 255, 0)
     palette = np.concatenate([np.stack([p0, p1, p2, p3], axis=1), alpha[:, :, None]], axis=2)
+    packed = np.ascontiguousarray(palette.astype(np.uint8)).view(np.uint32).reshape(n * 4)
     bits = (blocks[:, 4:8].astype(np.uint32) << np.array([0, 8, 16, 24], np.uint32)).sum(
         axis=1, dtype=np.uint32)
     idx = (bits[:, None] >> (2 * np.arange(16, dtype=np.uint32))) & 3
-    return np.take_along_axis(palette, idx[:, :, None].astype(np.int64), axis=1)
+    idx = idx.astype(np.intp) + 4 * np.arange(n, dtype=np.intp)[:, None]
+    return packed[idx].view(np.uint8).reshape(n, 16, 4)         # one RGBA word per pixel
 
 
 def _alpha_blocks(blocks):
