@@ -239,6 +239,11 @@ def matrix_row_problems(mesh, tolerance=1e-4):
     row instead, and everything it places is off by that translation."""
     if mesh.version < 5:
         return []
+    with np.errstate(invalid="ignore", over="ignore"):     # NaN rows count as wrong
+        return _matrix_rows(mesh, tolerance)
+
+
+def _matrix_rows(mesh, tolerance):
     want = np.array([0.0, 0.0, 0.0, 1.0])
     out = []
     places = [("rest matrices", np.asarray(mesh.bones["transform"], np.float64).reshape(-1, 4, 4),
