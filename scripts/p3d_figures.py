@@ -63,7 +63,7 @@ def figures(path, out_dir, textures):
         print(f"  shown {o.name}: signed volume {signed_volume(o.data):.6g}, corner normals "
               f"agreeing with their faces {100 * normals_agree(o.data):.1f} %")
     print(f"  proxy marker triangles left out: {c['proxy_markers']} (proxies: {c['proxies']})")
-    print(f"  exported LODs: " + ", ".join(f"{k} <- {v}" for k, v in mapped.items()))
+    print("  exported LODs: " + ", ".join(f"{k} <- {v}" for k, v in mapped.items()))
     print(f"  not exported: {', '.join(o.name for o in meshes if o.name not in mapped)}")
     print(f"  bones {c['bones']}, skinned meshes "
           f"{sum(any(m.type == 'ARMATURE' for m in o.modifiers) for o in meshes)}")

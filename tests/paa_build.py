@@ -5,7 +5,6 @@ know every pixel the numpy decoder must give."""
 import struct
 
 import numpy as np
-
 from p3d_compress import lzo_compress, lzss_compress
 
 DXT1, DXT5, ARGB4444, ARGB8888 = 0xFF01, 0xFF05, 0x4444, 0x8888

@@ -64,7 +64,7 @@ def _import(tmp_path, data, name="Box_Unit", **kw):
 
 
 def test_faces_and_normals_point_outward(blender, tmp_path):
-    res, _ = _import(tmp_path, _unit())
+    _import(tmp_path, _unit())
     lod = bpy.data.objects["Box_Unit_LOD1"]
     assert signed_volume(lod.data) == pytest.approx(1.0 * 0.6 * 0.4, rel=1e-5)
     assert normals_agree(lod.data) == 1.0

@@ -16,8 +16,8 @@ from ..file_operators import (
 )
 from ..prefs import default_ala_format, user_texture_folders
 from ..progress import reports_progress
-from .exp.ala import AnimationExportOptions, export_ala
 from .exp import textures_out
+from .exp.ala import AnimationExportOptions, export_ala
 from .exp.alo import ExportOptions, export_alo
 from .imp.ala import AnimationImportOptions, import_ala
 from .imp.alo import ImportOptions, import_alo

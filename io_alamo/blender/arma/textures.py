@@ -27,7 +27,8 @@ MAX_WALK_UP = 8
 ALTERNATIVES = {".paa": (".paa", ".pac", ".png", ".tga"), ".pac": (".pac", ".paa", ".png", ".tga")}
 SOURCE_KEY = "p3d_texture_file"        # the file an image was decoded from
 PATH_KEY = "p3d_texture"               # the Arma path it stands for
-_COLOR = re.compile(r"#\(\s*(\w+)\s*,\s*\d+\s*,\s*\d+\s*,\s*\d+\s*\)\s*color\(([^)]*)\)", re.I)
+_COLOR = re.compile(r"#\(\s*(\w+)\s*,\s*\d+\s*,\s*\d+\s*,\s*\d+\s*\)\s*color\(([^)]*)\)",
+                    re.IGNORECASE)
 
 
 def path_parts(arma_path):
@@ -41,7 +42,7 @@ def game_texture_name(arma_path):
     ``\\prefix\\folder\\name_co.paa`` (a procedural colour: ``p3d_color_rrggbbaa.dds``)."""
     colour = procedural_colour(arma_path)
     if colour is not None:
-        return "p3d_color_" + "".join(f"{int(round(c * 255)):02x}" for c in colour) + ".dds"
+        return "p3d_color_" + "".join(f"{round(c * 255):02x}" for c in colour) + ".dds"
     parts = path_parts(arma_path)
     if not parts:
         return ""

@@ -5,6 +5,8 @@
 """
 
 from .binary import P3dFormatError
+from .markers import PROXY_SECTION_FLAG, proxy_marker_faces
+from .paa import PaaFormatError, PaaTexture, read_paa
 from .reader import read_p3d
 from .records import (
     Faces,
@@ -19,8 +21,6 @@ from .records import (
     Skeleton,
     StageTexture,
 )
-from .markers import PROXY_SECTION_FLAG, proxy_marker_faces
-from .paa import PaaFormatError, PaaTexture, read_paa
 from .resolution import is_shadow, is_visual, lod_name
 
 __all__ = [name for name in dir() if not name.startswith("_")]
