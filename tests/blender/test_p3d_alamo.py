@@ -130,6 +130,9 @@ def test_skeleton_and_weights_become_an_armature(blender, tmp_path):
     # the bone sits at the centre of the vertices it moves (upper box corners + marker)
     assert np.allclose(arm.data.bones["arm"].head_local, co[upper].mean(axis=0), atol=1e-5)
     assert lod.data.materials[0].alamo.shader == "RSkinGloss.fx"
+    shadow, collision = (bpy.data.objects[f"Box_Unit_{n}"] for n in ("Shadow", "Collision"))
+    assert shadow.data.materials[0].alamo.shader == "RSkinShadowVolume.fx"
+    assert not collision.modifiers and collision.parent is arm        # collision stays rigid
     out = tmp_path / "Skinned.alo"
     assert bpy.ops.export_scene.alo(filepath=str(out)) == {"FINISHED"}
     model = read_alo(out.read_bytes())

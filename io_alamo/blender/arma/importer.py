@@ -19,7 +19,7 @@ from ...formats.arma.geometry import signed_volume
 from ..alamo.imp.alo import ImportResult
 from ..names import IMPORT_NAME_KEY, to_blender
 from ..transaction import Transaction
-from .lods import COLLISION, OTHER, SHADOW, VISUAL, lod_roles
+from .lods import COLLISION, SHADOW, VISUAL, lod_roles
 from .materials import ArmaMaterials
 from .mesh import (
     add_shape_keys,
@@ -185,7 +185,9 @@ class _Builder:
         obj["p3d_proxy_markers"] = int(markers.sum())
         if lod.properties:
             obj["named_properties"] = {to_blender(k): to_blender(v) for k, v in lod.properties}
-        skinned = skin(obj, lod, self.bone_names) and role.exported
+        # skinned: the exported LODs that carry bone weights, but the collision mesh, which
+        # Alamo never skins (it hangs on the root)
+        skinned = skin(obj, lod, self.bone_names) and role.role in (VISUAL, SHADOW)
         if role.exported:
             self._on_armature(obj, role, skinned)
         self._materials(me, lod, kept, role, skinned)
@@ -214,8 +216,7 @@ class _Builder:
             return
         slots, keys = face_materials(lod, kept)
         for texture, rvmat, material in keys:
-            me.materials.append(self.materials.visual(texture, rvmat, material,
-                                                      skinned and role.role != OTHER))
+            me.materials.append(self.materials.visual(texture, rvmat, material, skinned))
         if len(keys) > 1:
             att = me.attributes.new("material_index", "INT", "FACE")
             att.data.foreach_set("value", slots)
