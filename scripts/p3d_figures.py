@@ -67,7 +67,9 @@ def figures(path, out_dir, textures):
     print(f"  not exported: {', '.join(o.name for o in meshes if o.name not in mapped)}")
     print(f"  bones {c['bones']}, skinned meshes "
           f"{sum(any(m.type == 'ARMATURE' for m in o.modifiers) for o in meshes)}")
-    print(f"  textures found {c['textures_found']} of {c['textures']}")
+    print(f"  textures found {c['textures_found']} of {c['textures']} (procedural colours "
+          f"included); .rvmat stage textures found {c['stage_textures_found']} of "
+          f"{c['stage_textures']}")
     target = (out_dir or Path(tempfile.mkdtemp())) / (path.stem + ".alo")
     try:
         exp = export_alo(bpy.context, str(target), ExportOptions())

@@ -167,6 +167,9 @@ def test_textures_are_found_decoded_and_shown(blender, tmp_path):
     img.pixels.foreach_get(px)
     got = np.rint(px.reshape(8, 8, 4)[::-1] * 255).astype(np.uint8)     # Blender: bottom up
     assert np.array_equal(got, want)
+    # the .rvmat's stage texture (here the same file) shows in an image node of its own
+    assert mat.node_tree.nodes["Arma Stage 1"].image is img
+    assert res.counts["stage_textures_found"] == 1
 
 
 def test_missing_textures_warn_and_show_a_placeholder(blender, tmp_path):

@@ -140,6 +140,15 @@ class _Builder:
         images = self.materials.images
         c["textures"] = len(images)
         c["textures_found"] = sum(img is not None for img in images.values())
+        stages = self.materials.stages
+        c["stage_textures"] = len(stages)
+        c["stage_textures_found"] = sum(img is not None for img in stages.values())
+        missing = sorted(path for path, img in stages.items()       # base ones warned already
+                         if img is None and path not in images)
+        if missing:
+            self.result.warn(f"{len(missing)} .rvmat stage texture(s) not found (they are kept "
+                             f"on the materials as paths): {', '.join(missing[:3])}"
+                             + (", ..." if len(missing) > 3 else ""))
 
     def _model_info(self, coll):
         """Model-wide facts as custom properties of the collection."""

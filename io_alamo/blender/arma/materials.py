@@ -19,7 +19,7 @@ from ..alamo.shading import switch_shader
 from ..names import to_blender
 from ..props import find_param
 from .lods import COLLISION, SHADOW
-from .textures import game_texture_name, has_alpha, image_for
+from .textures import game_texture_name, has_alpha, image_for, procedural_colour
 
 SHADERS = {  # (role, alpha, skinned) -> shader
     ("VISUAL", False, False): "MeshGloss.fx", ("VISUAL", True, False): "MeshAlpha.fx",
@@ -39,6 +39,7 @@ class ArmaMaterials:
         self.warn = warn
         self.cache = {}
         self.images = {}             # Arma texture path (lower case) -> image or None
+        self.stages = {}             # the same for the .rvmat stage textures
 
     def image(self, path):
         """The image of an Arma texture path (None when not found: then a magenta
@@ -81,8 +82,43 @@ class ArmaMaterials:
         find_param(mat.alamo, "BaseTexture").texture = to_blender(game_texture_name(shown))
         _arma_fields(mat, texture, rvmat, material)
         self._preview(mat)
+        self._stage_nodes(mat, material)
         self.cache[key] = mat
         return mat
+
+    def stage_image(self, path):
+        """The image of a .rvmat stage texture (normal, specular maps...), or None when not
+        found (no placeholder, no warning of its own: the importer sums them up)."""
+        key = path.lower()
+        if key not in self.stages:
+            known = self.images.get(key)
+            if known is None:
+                before = {img.as_pointer() for img in bpy.data.images}
+                known = image_for(path, self.finder, lambda text: None)
+                if known is not None and known.as_pointer() not in before:
+                    self.tx.add(known)
+            self.stages[key] = known
+        return self.stages[key]
+
+    def _stage_nodes(self, mat, material):
+        """Image nodes (not connected; the Alamo shader has no slot for them) showing the
+        .rvmat's stage textures that are files."""
+        if material is None:
+            return
+        tree = mat.node_tree
+        k = 0
+        for stage in material.stages:
+            if not stage.path or procedural_colour(stage.path) is not None \
+                    or stage.path.lstrip().startswith("#"):
+                continue
+            img = self.stage_image(stage.path)
+            if img is None:
+                continue
+            node = tree.nodes.new("ShaderNodeTexImage")
+            node.name = node.label = f"Arma Stage {stage.stage_id}"
+            node.location = (-1200, -300 * k)
+            node.image = img
+            k += 1
 
     def _preview(self, mat):
         """The material's preview nodes; images they make (placeholders) go with the
