@@ -24,7 +24,8 @@ def _weights(lod, n_bones):
     each (vertex, bone) once; entries naming bones the skeleton lacks are dropped."""
     bw, counts = lod.bone_weights, lod.bone_counts
     empty = np.zeros(0, np.int64)
-    if bw is None or counts is None or not len(bw) or lod.bone_map is None:
+    if (bw is None or counts is None or not len(bw) or lod.bone_map is None
+            or n_bones == 0):
         return empty, empty, np.zeros(0, np.float32)
     vs, bs, ws = [], [], []
     for k in range(4):
