@@ -8,7 +8,10 @@ import struct
 import bpy
 import numpy as np
 
-TEXTURE_NODES = ("Alithia Texture", "Alamo Base Texture")
+from ..alamo.imp.materials import BASE_NODE
+from .importer import TEXTURE_NODE
+
+TEXTURE_NODES = (TEXTURE_NODE, BASE_NODE)
 
 
 def material_image(obj):
