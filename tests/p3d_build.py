@@ -21,12 +21,15 @@ class SpecLod:
     normals: np.ndarray = None               # (n, 3) unit
     uvs: list = field(default_factory=list)  # (n, 2) each
     textures: list = field(default_factory=list)
-    sections: list = field(default_factory=list)     # (first face, end face, texture, material)
+    sections: list = field(default_factory=list)     # (first face, end face, texture, material
+    #                                                    [, special flags])
     materials: list = field(default_factory=list)    # .rvmat paths
     selections: list = field(default_factory=list)   # (name, vertex indices, weights bytes)
     proxies: list = field(default_factory=list)      # (path, 4x4 matrix, sequence id)
     properties: list = field(default_factory=list)
     frames: list = field(default_factory=list)       # (time, (n, 3) points)
+    lod_bones: list = field(default_factory=list)    # LOD bone -> skeleton bone
+    bone_refs: np.ndarray = None                     # (n, 9): count, then 4 (bone, weight)
 
 
 class _Writer:
@@ -69,6 +72,9 @@ class _Writer:
     def packed_array(self, count, data):
         self.u32(count)
         self.packed(data)
+
+
+PROXY_FLAG = 0x10000000        # a section holding proxy marker triangles (with 0x2000)
 
 
 def pack_normals(normals):
@@ -208,7 +214,10 @@ def _lod(w, lod):
         w.text(path)
         w.f32(*np.asarray(m, np.float64)[:3, :4].T.ravel())
         w.i32(seq), w.i32(0), w.i32(-1), w.i32(0)
-    w.u32(0), w.u32(0)                        # LOD bones, bone links
+    w.u32(len(lod.lod_bones))                 # LOD bones (sub-skeleton -> skeleton)
+    for b in lod.lod_bones:
+        w.u32(b)
+    w.u32(0)                                  # bone links
     if w.version < 50:
         w.u32(n), w.u8(1), w.u32(0)           # point flags: all zero (one fill value)
     else:
@@ -231,11 +240,12 @@ def _lod(w, lod):
     tri, quad = (16, 20) if w.version >= 69 else (8, 10)
     unit = np.cumsum([0] + [quad if len(f) == 4 else tri for f in lod.faces])
     w.u32(len(lod.sections))
-    for first, end, tex, mat in lod.sections:
+    for first, end, tex, mat, *special in lod.sections:
+        special = special[0] if special else 0
         w.u32(int(unit[first])), w.u32(int(unit[end])), w.u32(0), w.u32(0), w.u32(0)
-        w.raw(struct.pack("<h", tex)), w.u32(0), w.i32(mat)
+        w.raw(struct.pack("<h", tex)), w.u32(special), w.i32(mat)
         if mat == -1:
-            w.text("inline.rvmat")
+            w.text("" if special & PROXY_FLAG else "inline.rvmat")
         w.u32(1), w.f32(1.0)
         if w.version >= 67:
             w.i32(0)
@@ -273,7 +283,14 @@ def _vertex_table(w, lod):
     w.u32(n), w.u8(0)
     w.packed(pack_normals(normals) if w.version >= 45 else np.asarray(normals, "<f4").tobytes())
     w.packed_array(0, b"")                    # tangent space
-    w.packed_array(0, b"")                    # bone weights
+    if lod.bone_refs is None:
+        w.packed_array(0, b"")                # bone weights
+    else:
+        refs = np.asarray(lod.bone_refs, np.int64)
+        rows = np.zeros((n, 12), np.uint8)
+        rows[:, :4] = refs[:, :1].astype("<i4").view(np.uint8)
+        rows[:, 4:] = refs[:, 1:9].astype(np.uint8)
+        w.packed_array(n, rows.tobytes())
     w.packed_array(0, b"")                    # neighbours
     w.out[size_at:size_at + 4] = struct.pack("<I", len(w.out) - size_at)
     if w.version >= 67:
@@ -318,8 +335,8 @@ def grid_lod(resolution, nx, ny, quads=True):
     for j in range(ny - 1):
         for i in range(nx - 1):
             a, b, c, d = j * nx + i, j * nx + i + 1, (j + 1) * nx + i + 1, (j + 1) * nx + i
-            # front faces wind clockwise seen from the normal's side in the file's
-            # left-handed axes (as in real files): a, b, c, d here, with normals up (+y)
+            # as in real files: the right-handed cross product of a, b, c points out of
+            # the surface (here -y, down) and the stored normals point in (+y, up)
             if quads and (i + j) % 3:
                 faces.append([a, b, c, d])
             else:
@@ -336,3 +353,43 @@ def grid_lod(resolution, nx, ny, quads=True):
         ["data\\grid.rvmat"], [("door", list(range(0, n, 2)), ([255, 128] * n)[:(n + 1) // 2])],
         [("\\a3\\data_f\\proxies\\gunner", matrix, 1)], [("lodnoshadow", "1")],
         [(0.0, pts), (1.0, pts + [0, 0.5, 0])])
+
+
+CUBE_FACES = [[0, 1, 3, 2], [4, 6, 7, 5], [0, 4, 5, 1], [2, 3, 7, 6], [0, 2, 6, 4],
+              [1, 5, 7, 3]]
+
+
+def box_lod(resolution, half=(0.5, 0.3, 0.2), centre=(0.0, 0.4, 0.0), quads=False,
+            proxy_at=(0.1, 0.7, 0.05), weights=False):
+    """A closed box as real files hold it (right-handed cross products outward, normals
+    stored inward), one texture, and a proxy with its marker triangle (three own points, one
+    exactly at the proxy's origin, in a section with no texture and the proxy flag). With
+    ``weights``: the upper half moved by skeleton bone 1 ("arm"), the lower by bone 0."""
+    signs = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float)
+    pts = np.asarray(centre) + signs * half
+    faces = []
+    for q in CUBE_FACES:
+        faces += [q] if quads else [[q[0], q[1], q[2]], [q[0], q[2], q[3]]]
+    normals = -signs / np.sqrt(3.0)                        # inward, as stored
+    origin = np.asarray(proxy_at, float)
+    marker = origin + [[0, 0, 0], [0.02, 0, 0], [0, 0, 0.02]]
+    pts = np.vstack([pts, marker]).astype(np.float32)
+    normals = np.vstack([normals, np.tile([0.0, -1.0, 0.0], (3, 1))])
+    n_box = len(faces)
+    faces.append([8, 9, 10])
+    matrix = np.eye(4)
+    matrix[:3, 3] = origin
+    uv = np.stack([(signs[:, 0] + 1) / 2, (signs[:, 1] + 1) / 2], axis=1)
+    uv = np.vstack([uv, np.zeros((3, 2))])
+    lod = SpecLod(resolution, pts, faces, normals, [uv], ["data\\box_co.paa"],
+                  [(0, n_box, 0, 0), (n_box, n_box + 1, -1, -1, PROXY_FLAG | 0x2000)],
+                  ["data\\box.rvmat"], [], [("\\a3\\data_f\\proxies\\gunner", matrix, 1)])
+    if weights:
+        refs = np.zeros((len(pts), 9), np.int64)
+        refs[:, 0] = 1
+        upper = pts[:, 1] > centre[1]
+        refs[:, 1] = np.where(upper, 1, 0)                # LOD bone -> skeleton below
+        refs[:, 2] = 255
+        lod.lod_bones = [0, 1]
+        lod.bone_refs = refs
+    return lod

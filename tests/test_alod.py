@@ -18,6 +18,8 @@ from io_alamo.formats.alod import (
     collapse_vertex_maps,
     lod_stops,
     lod_triangles,
+    matrix_row_problems,
+    problems,
     read_alod,
     write_alod,
 )
@@ -255,3 +257,28 @@ def test_fuzzed_files_only_ever_raise_alod_format_error():
     assert stats["inputs"] == 400 and stats["unexpected"] == []
     assert stats["rejected"] > 50 and stats["accepted"] > 0
     assert stats["slowest"] < 1.0
+
+
+def test_tangent_ids_stored_as_pairs_are_named_at_their_material():
+    """Before version 8 a material's tangent ids were, in still older files, pairs: read as
+    singles, the triangles start 4 bytes early. The error names the material, not a
+    triangle."""
+    data = ab.build_bytes(7)
+    at = read_alod(data).offsets["materials"] + 16          # after material 0's one id
+    paired = data[:at] + struct.pack(">I", 1) + data[at:]
+    with pytest.raises(AlodFormatError) as e:
+        read_alod(paired, "old.alm")
+    assert e.value.path == "material 0/tangent_ids"
+    assert e.value.offset == at - 4
+    assert "as pairs" in str(e.value) and "triangle" not in e.value.path
+
+
+def test_bone_matrices_the_other_way_round_are_reported():
+    mesh = ab.build_mesh(10)
+    assert matrix_row_problems(mesh) == []
+    rows = np.asarray(mesh.bones["transform"]).reshape(-1, 4, 4)
+    mesh.bones["transform"] = rows.transpose(0, 2, 1).reshape(len(rows), 16)
+    found = matrix_row_problems(read_alod(write_alod(mesh)))
+    assert len(found) == 1 and found[0].startswith("3 of 3 rest matrices have a last row")
+    assert "bone 0" in found[0]
+    assert found[0] in problems(write_alod(mesh))

@@ -44,6 +44,10 @@ KNOWN_CROSSINGS = {
     ("io_alamo.blender.alod.mesh", "io_alamo.blender.alamo.shading"),
     ("io_alamo.blender.alod.mesh", "io_alamo.blender.alamo.imp.mesh_arrays"),
     ("io_alamo.blender.alithia.morph", "io_alamo.blender.alamo.fingerprint"),
+    ("io_alamo.blender.alithia.texture_out", "io_alamo.blender.alamo.imp.materials"),
+    ("io_alamo.blender.arma.materials", "io_alamo.blender.alamo.imp.materials"),
+    ("io_alamo.blender.arma.materials", "io_alamo.blender.alamo.shading"),
+    ("io_alamo.blender.arma.skeleton", "io_alamo.blender.alamo.imp.mesh_arrays"),
     # The ALM1 exporter: Alamo's vertex limit and ExportError (issue 26 gives it ALM1's own
     # limit), the export's mesh reading, and the atomic save_all (issue 25, safe writes,
     # owns it and its move to a neutral module).

@@ -8,12 +8,19 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from p3d_build import SpecLod, build_odol, grid_lod
+from p3d_build import PROXY_FLAG, SpecLod, box_lod, build_odol, grid_lod
 from p3d_compress import lzo_compress, lzss_compress
 from test_no_blender import run as run_without_blender
 
 from io_alamo.cli import main
-from io_alamo.formats.arma import P3dFormatError, lod_name, lzo, lzss, read_p3d
+from io_alamo.formats.arma import (
+    P3dFormatError,
+    lod_name,
+    lzo,
+    lzss,
+    proxy_marker_faces,
+    read_p3d,
+)
 from io_alamo.formats.arma.lod import face_starts
 from io_alamo.formats.errors import FormatError
 
@@ -325,3 +332,22 @@ def test_mixed_face_walk_matches_a_plain_walk(isz):
             blob += bytes([k]) + bytes(rng.integers(0, 256, k * isz, dtype=np.uint8))
         got, _ = face_starts(np.frombuffer(bytes(blob), np.uint8), 5, count, isz)
         assert got.tolist() == want
+
+
+def test_proxy_marker_faces_are_found():
+    """The marker triangle: in a section with the proxy flag and a corner at the proxy's
+    origin; a triangle with only one of the two is not a marker."""
+    spec = box_lod(1.0)
+    lod = read_p3d(build_odol(73, [spec])).lods[0]
+    marked = proxy_marker_faces(lod)
+    assert marked.tolist() == [False] * 12 + [True]
+    moved = box_lod(1.0, proxy_at=(0.1, 0.7, 0.05))
+    moved.proxies[0][1][:3, 3] += 0.001                     # no corner at the origin any more
+    assert not proxy_marker_faces(read_p3d(build_odol(73, [moved])).lods[0]).any()
+    plain = box_lod(1.0)
+    plain.sections[1] = plain.sections[1][:4]               # the flag gone
+    assert not proxy_marker_faces(read_p3d(build_odol(73, [plain])).lods[0]).any()
+    flagged = box_lod(1.0)
+    flagged.sections[0] = (0, 12, 0, 0, PROXY_FLAG)         # box faces flagged, none at it
+    assert proxy_marker_faces(read_p3d(build_odol(73, [flagged])).lods[0]).tolist() == \
+        [False] * 12 + [True]

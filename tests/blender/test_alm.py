@@ -151,11 +151,55 @@ def test_export_splits_where_uvs_differ_and_triangulates(blender, tmp_path):
     assert res.counts["vertices"] == 24
 
 
-def test_export_refuses_more_than_65535_vertices(blender, tmp_path):
-    bpy.ops.mesh.primitive_grid_add(x_subdivisions=260, y_subdivisions=260)
-    with pytest.raises(ExportError, match="at most 65,535"):
+def test_export_refuses_more_vertices_than_the_engine_reads(blender, tmp_path):
+    """ALM1's own limit: the engine reads face indices as signed 16-bit (0 to 32,767)."""
+    bpy.ops.mesh.primitive_grid_add(x_subdivisions=160, y_subdivisions=160)
+    res = export_alm(bpy.context, str(tmp_path / "fits.alm"))
+    assert 160 * 160 <= res.counts["vertices"] <= 32768
+    assert read_alm1((tmp_path / "fits.alm").read_bytes()).faces.max() <= 32767
+    bpy.ops.object.delete()
+    bpy.ops.mesh.primitive_grid_add(x_subdivisions=182, y_subdivisions=182)   # 33,124+
+    with pytest.raises(ExportError, match="at most 32,768 .indices 0 to 32,767."):
         export_alm(bpy.context, str(tmp_path / "big.alm"))
     assert not (tmp_path / "big.alm").exists()
+
+
+def _bmp_pixels(data):
+    """(h, w, 3) RGB rows bottom-up of a 24-bit BMP, read by the spec (not our writer)."""
+    offset, = struct.unpack_from("<I", data, 10)
+    w, h, planes, bits = struct.unpack_from("<iiHH", data, 18)
+    assert bits == 24 and planes == 1
+    stride = (3 * w + 3) & ~3
+    rows = np.frombuffer(data, np.uint8, h * stride, offset).reshape(h, stride)
+    return rows[:, :3 * w].reshape(h, w, 3)[:, :, ::-1]
+
+
+def test_export_writes_the_texture_the_engine_needs(blender, tmp_path):
+    path = write(tmp_path, ab.wave_grid(2), "Thing.alm")
+    rows = b"\x00\x00\xff\x00\xff\x00\x00\x00" * 2     # red, green on both rows
+    (tmp_path / "Thing.bmp").write_bytes(
+        b"BM" + struct.pack("<IHHI", 54 + len(rows), 0, 0, 54)
+        + struct.pack("<IiiHHIIiiII", 40, 2, 2, 1, 24, 0, len(rows), 2835, 2835, 0, 0) + rows)
+    import_alm_file(bpy.context, str(path))
+    out = tmp_path / "out"
+    out.mkdir()
+    res = export_alm(bpy.context, str(out / "New.alm"))
+    assert res.warnings == [] and res.counts["texture"] == str(out / "New.bmp")
+    got = _bmp_pixels((out / "New.bmp").read_bytes())
+    assert got[:, 0].tolist() == [[255, 0, 0]] * 2 and got[:, 1].tolist() == [[0, 255, 0]] * 2
+    export_alm(bpy.context, str(out / "Plain.alm"), AlmExportOptions(write_texture=False))
+    assert not (out / "Plain.bmp").exists()
+    # exported over itself, its own .bmp is left as it is
+    before = (tmp_path / "Thing.bmp").stat().st_mtime_ns
+    export_alm(bpy.context, str(path))
+    assert (tmp_path / "Thing.bmp").stat().st_mtime_ns == before
+
+
+def test_export_without_an_image_warns(blender, tmp_path):
+    bpy.ops.mesh.primitive_cube_add()
+    res = export_alm(bpy.context, str(tmp_path / "cube.alm"))
+    assert len(res.warnings) == 1 and "refuses a model without its .bmp" in res.warnings[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cube.alm"]
 
 
 def test_sibling_bmp_is_the_texture(blender, tmp_path):

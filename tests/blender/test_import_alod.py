@@ -283,3 +283,15 @@ def test_file_menu_operator_imports_alod_files(blender, tmp_path):
     assert bpy.ops.import_scene.alod(filepath=str(path)) == {"FINISHED"}
     arm = next(o for o in bpy.data.objects if o.type == "ARMATURE")
     assert len(arm.data.bones) == 3
+
+
+def test_matrices_the_other_way_round_are_reported(blender, tmp_path):
+    from io_alamo.formats.alod import write_alod
+    mesh = ab.build_mesh(10)
+    rows = np.asarray(mesh.bones["transform"]).reshape(-1, 4, 4)
+    mesh.bones["transform"] = rows.transpose(0, 2, 1).reshape(len(rows), 16)
+    path = tmp_path / "flipped.alm"
+    path.write_bytes(write_alod(mesh))
+    res = do_import(path)
+    assert any("last row other than (0, 0, 0, 1)" in w for w in res.warnings)
+    assert not any("last row" in w for w in do_import(write(tmp_path)).warnings)

@@ -18,6 +18,7 @@ from ..file_operators import (
 )
 from ..prefs import default_ala_format, user_texture_folders
 from ..progress import reports_progress
+from .exp import textures_out
 from .exp.ala import AnimationExportOptions, export_ala
 from .exp.alo import ExportOptions, export_alo
 from .imp.ala import AnimationImportOptions, import_ala
@@ -99,6 +100,11 @@ class EXPORT_SCENE_OT_alo(bpy.types.Operator, export_base(MODEL)):
         name="Export Animations", default=False,
         description="Also write every action of the armature as <MODEL>_<ACTION>.ala beside "
                     "the model")
+    write_textures: BoolProperty(
+        name="Write Textures", default=False,
+        description="Also write every texture the model names beside it (.dds or .tga, "
+                    "uncompressed) from the image its material shows, e.g. the decoded "
+                    "textures of an imported Arma model")
     ala_format: EnumProperty(name="Animation Format", default="0", items=AS_IMPORTED_FORMAT_ITEMS)
 
     @reports_progress
@@ -108,7 +114,8 @@ class EXPORT_SCENE_OT_alo(bpy.types.Operator, export_base(MODEL)):
                                 own_bones=self.own_bones, animations=self.animations,
                                 ala_format=int(self.ala_format) or None,
                                 new_ala_format=int(default_ala_format(context)))
-        return export_reported(self, context, lambda: export_alo(context, self.filepath, options))
+        return export_reported(self, context, lambda: textures_out.after_export(
+            export_alo(context, self.filepath, options), self.filepath, self.write_textures))
 
 
 class EXPORT_ANIM_OT_ala(bpy.types.Operator, export_base(ANIMATION)):

@@ -13,6 +13,8 @@ import numpy as np
 
 from ...formats.alamo.files import save_all
 from ...formats.alithia.alm1 import (
+    ENGINE_MAX_INDEX,
+    ENGINE_MAX_VERTICES,
     FRAMES_PER_SECOND,
     Alm1FormatError,
     new_model,
@@ -20,11 +22,12 @@ from ...formats.alithia.alm1 import (
     write_alm1,
 )
 from .. import compat
-from ..alamo.exp.common import MAX_VERTICES, ExportError
+from ..alamo.exp.common import ExportError
 from ..alamo.exp.mesh_arrays import distinct_loops, triangles
 from ..results import Result
 from ..source import get_source
 from . import morph
+from .texture_out import texture_item
 
 FRAME_SOURCES = ("SHAPE_KEYS", "SCENE")
 TEMP_NAME = "io_alamo alm normals"
@@ -33,6 +36,7 @@ TEMP_NAME = "io_alamo alm normals"
 @dataclass
 class AlmExportOptions:
     frames: str = "SHAPE_KEYS"   # SHAPE_KEYS: one per key; SCENE: the scene's range at 20 fps
+    write_texture: bool = True   # <name>.bmp beside the model (the engine needs it)
 
 
 @dataclass
@@ -66,7 +70,12 @@ def export_alm(context: bpy.types.Context, path: str,
         raise ValueError(f"frames must be one of {FRAME_SOURCES}")
     obj = find_mesh(context)
     result = AlmExportResult(object=obj)
-    save_all([(build_alm(context, obj, options, result), path)])
+    items = [(build_alm(context, obj, options, result), path)]
+    texture = texture_item(obj, path, result.warnings) if options.write_texture else None
+    if texture is not None:
+        items.append(texture)
+        result.counts["texture"] = texture[1]
+    save_all(items)
     return result
 
 
@@ -206,10 +215,12 @@ def _model(obj, f, result):
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
     first = first[order]
-    if len(first) > MAX_VERTICES:
+    if len(first) > ENGINE_MAX_VERTICES:
         raise ExportError([f"mesh {obj.name!r} needs {len(first):,} vertices once split "
-                           f"where UVs or normals differ; an .alm holds at most "
-                           f"{MAX_VERTICES:,}"], [obj])
+                           f"where UVs or normals differ; the Alithia engine reads face "
+                           f"indices as signed 16-bit, so a model it loads has at most "
+                           f"{ENGINE_MAX_VERTICES:,} (indices 0 to {ENGINE_MAX_INDEX:,})"],
+                          [obj])
     loose = len(f.positions[0]) - len(np.unique(f.corner_vertex))
     if loose:
         result.warnings.append(f"mesh {obj.name!r}: {loose} vertices in no face are not "

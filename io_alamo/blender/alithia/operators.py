@@ -52,10 +52,14 @@ class EXPORT_SCENE_OT_alm(bpy.types.Operator, export_base(FORMAT)):
         items=[("SHAPE_KEYS", "Shape Keys", "One frame per shape key, the basis first"),
                ("SCENE", "Scene Range", "The mesh as it looks (modifiers, armature, shape "
                 "keys) at 20 frames per second over the scene's frame range")])
+    write_texture: BoolProperty(
+        name="Write <name>.bmp", default=True,
+        description="Write the image the mesh's material shows as <name>.bmp beside the model "
+                    "(the engine refuses a model without it)")
 
     def execute(self, context):
         leave_edit_modes(context)
-        options = AlmExportOptions(frames=self.frames)
+        options = AlmExportOptions(frames=self.frames, write_texture=self.write_texture)
         return export_reported(self, context,
                                lambda: export_alm(context, self.filepath, options))
 

@@ -16,7 +16,7 @@ import numpy as np
 from ...formats import registry
 from ...formats.alod import collapse_vertex_maps, lod_stops, lod_triangles, read_alod
 from ...formats.alod.lod import DEFAULT_FRACTIONS
-from ...formats.alod.records import bone_order
+from ...formats.alod.records import bone_order, matrix_row_problems
 from ...formats.files import read_file_bytes
 from ...naming import default_visibility
 from .. import compat
@@ -78,6 +78,8 @@ class _AlodBuilder:
         self.result = AlodImportResult()
         self.name = to_blender(os.path.splitext(os.path.basename(filepath))[0])
         self.rest = _finite(alod.world_matrices())
+        for text in matrix_row_problems(alod):
+            self.result.warn(text)
 
     def warn(self, text):
         self.result.warn(text)

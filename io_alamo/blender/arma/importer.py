@@ -1,5 +1,10 @@
 """Import a binarized Arma model (.p3d, ODOL): one object per LOD in a collection named
-after the file. All-or-nothing like the .alo import: a failure removes what was made."""
+after the file, mapped onto Alamo's conventions (see :mod:`.lods`): visual LODs, the
+collision mesh and the shadow volume hang on an armature named after the model (the
+skeleton's bones, weights as vertex groups and an Armature modifier) with Alamo materials and
+textures, so File > Export > Alamo Model with its defaults writes a unit; the other LODs stay
+in the collection, off the armature. All-or-nothing like the .alo import: a failure removes
+what was made."""
 
 import os
 from dataclasses import dataclass, field
@@ -9,11 +14,14 @@ import numpy as np
 from mathutils import Matrix
 
 from ...formats import registry
-from ...formats.arma import is_visual, lod_name, read_p3d
+from ...formats.arma import is_shadow, lod_name, proxy_marker_faces, read_p3d
+from ...formats.arma.geometry import signed_volume
 from ...formats.files import read_file_bytes
-from ..names import to_blender
+from ..names import IMPORT_NAME_KEY, to_blender
 from ..results import Result
 from ..transaction import Transaction
+from .lods import COLLISION, SHADOW, VISUAL, lod_roles
+from .materials import ArmaMaterials
 from .mesh import (
     add_shape_keys,
     add_vertex_groups,
@@ -22,13 +30,16 @@ from .mesh import (
     fill_mesh,
     to_blender_axes,
 )
+from .skeleton import build_armature, skin
+from .textures import ArmaTextureFinder, search_roots
 
 PROXY_SIZE = 0.1
 
 
 @dataclass
 class P3dImportOptions:
-    hide_other_lods: bool = True       # show only the first visual LOD
+    hide_other_lods: bool = True       # show only the most detailed visual LOD
+    texture_folders: list = field(default_factory=list)   # searched after the model's own
 
 
 @dataclass
@@ -40,7 +51,9 @@ class P3dImportResult(Result):
     def summary(self):
         c = self.counts
         return (f"ODOL v{c.get('version')}: {c.get('lods', 0)} LODs, {c.get('faces', 0):,} "
-                f"faces, {c.get('materials', 0)} materials, {c.get('proxies', 0)} proxies")
+                f"faces, {c.get('materials', 0)} materials, {c.get('proxies', 0)} proxies, "
+                f"{c.get('bones', 0)} bones, {c.get('textures_found', 0)} of "
+                f"{c.get('textures', 0)} textures found")
 
 
 def import_p3d(context: bpy.types.Context, filepath: str,
@@ -58,6 +71,23 @@ def _vector(v):
     return [float(x) for x in to_blender_axes(v)[0]] if v is not None else [0.0, 0.0, 0.0]
 
 
+def _by_detail(model, roles):
+    """The LODs to place bones by: visual ones, most detailed first, then the others."""
+    visual = sorted((i for i, r in enumerate(roles) if r.role == VISUAL),
+                    key=lambda i: -roles[i].level)
+    rest = [i for i in range(len(roles)) if i not in visual]
+    return [model.lods[i] for i in visual + rest]
+
+
+def _size(model):
+    pts = [lod.vertices for lod in model.lods if lod.vertices is not None and len(lod.vertices)]
+    if not pts:
+        return 1.0
+    every = np.concatenate(pts)
+    every = every[np.isfinite(every).all(axis=1)]
+    return float(np.ptp(every, axis=0).max()) if len(every) else 1.0
+
+
 class _Builder:
     def __init__(self, context, tx, model, filepath, options):
         self.context = context
@@ -68,30 +98,62 @@ class _Builder:
         for text in model.warnings:
             self.result.warn(text)
         self.name = to_blender(os.path.splitext(os.path.basename(filepath))[0])
-        self.materials = {}
+        folders = list(options.texture_folders)
+        self.materials = ArmaMaterials(
+            tx, ArmaTextureFinder(search_roots(filepath, folders)), folders, self.result.warn)
 
     def build(self):
         coll = self.tx.add(bpy.data.collections.new(self.name))
         self.context.scene.collection.children.link(coll)
         self.collection = self.result.collection = coll
         self._model_info(coll)
-        shown = next((i for i, lod in enumerate(self.model.lods)
-                      if is_visual(lod.resolution)), None)
+        roles = lod_roles(self.name, self.model.lods)
+        self.arm, self.bone_names = build_armature(
+            self.context, self.tx, coll, self.name, self.model,
+            _by_detail(self.model, roles), _size(self.model))
+        self.result.armature = self.arm
+        self.result.objects.append(self.arm)
+        self.markers = 0
+        shown = max((r.level for r in roles if r.role == VISUAL), default=None)
         for i, lod in enumerate(self.model.lods):
-            obj = self._lod(i, lod)
-            if self.options.hide_other_lods and i != shown:
+            obj = self._lod(i, lod, roles[i])
+            if self.options.hide_other_lods and not (roles[i].role == VISUAL
+                                                     and roles[i].level == shown):
                 obj.hide_set(True)
                 obj.hide_render = True
                 for child in obj.children:
                     child.hide_set(True)
+        self._counts(roles)
+        view_layer = self.context.view_layer
+        for obj in view_layer.objects:
+            obj.select_set(False)
+        self.arm.select_set(True)
+        view_layer.objects.active = self.arm
+        view_layer.update()
+        return self.result
+
+    def _counts(self, roles):
         c = self.result.counts
         c["version"] = self.model.version
         c["lods"] = len(self.model.lods)
         c["faces"] = sum(len(lod.faces) for lod in self.model.lods)
-        c["materials"] = len(self.materials)
+        c["materials"] = len(self.materials.cache)
         c["proxies"] = sum(len(lod.proxies) for lod in self.model.lods)
-        self.context.view_layer.update()
-        return self.result
+        c["proxy_markers"] = self.markers
+        c["bones"] = len(self.bone_names)
+        c["exported_lods"] = sum(r.exported for r in roles)
+        images = self.materials.images
+        c["textures"] = len(images)
+        c["textures_found"] = sum(img is not None for img in images.values())
+        stages = self.materials.stages
+        c["stage_textures"] = len(stages)
+        c["stage_textures_found"] = sum(img is not None for img in stages.values())
+        missing = sorted(path for path, img in stages.items()       # base ones warned already
+                         if img is None and path not in images)
+        if missing:
+            self.result.warn(f"{len(missing)} .rvmat stage texture(s) not found (they are kept "
+                             f"on the materials as paths): {', '.join(missing[:3])}"
+                             + (", ..." if len(missing) > 3 else ""))
 
     def _model_info(self, coll):
         """Model-wide facts as custom properties of the collection."""
@@ -120,53 +182,61 @@ class _Builder:
         if m.animations is not None:
             coll["p3d_animation_classes"] = [to_blender(a.name) for a in m.animations.classes]
 
-    def _lod(self, index, lod):
-        name = lod_name(lod.resolution)
-        warn = self._warner(f"LOD {index} ({name})")
-        me = self.tx.add(bpy.data.meshes.new(name))
-        kept = fill_mesh(me, lod, warn)
-        slots, keys = face_materials(lod, kept)
-        for key in keys:
-            me.materials.append(self._material(*key))
-        if len(keys) > 1:
-            att = me.attributes.new("material_index", "INT", "FACE")
-            att.data.foreach_set("value", slots)
-        obj = self.tx.add(bpy.data.objects.new(name, me))
+    def _lod(self, index, lod, role):
+        warn = self._warner(f"LOD {index} ({lod_name(lod.resolution)})")
+        me = self.tx.add(bpy.data.meshes.new(role.name))
+        markers = proxy_marker_faces(lod)
+        self.markers += int(markers.sum())
+        # a shadow LOD must enclose its volume facing out; some files wind theirs inward
+        reverse = not (is_shadow(lod.resolution) and signed_volume(lod, ~markers) < 0)
+        kept = fill_mesh(me, lod, warn, markers, reverse)
+        obj = self.tx.add(bpy.data.objects.new(role.name, me))
         self.collection.objects.link(obj)
         self.result.objects.append(obj)
         obj["p3d_lod_resolution"] = float(lod.resolution)
-        obj["p3d_lod_type"] = name
+        obj["p3d_lod_type"] = lod_name(lod.resolution)
         obj["p3d_lod_faces"] = len(lod.faces)
+        obj["p3d_proxy_markers"] = int(markers.sum())
         if lod.properties:
             obj["p3d_named_properties"] = {to_blender(k): to_blender(v) for k, v in lod.properties}
+        # skinned: the exported LODs that carry bone weights, but the collision mesh, which
+        # Alamo never skins (it hangs on the root)
+        skinned = skin(obj, lod, self.bone_names) and role.role in (VISUAL, SHADOW)
+        if role.exported:
+            self._on_armature(obj, role, skinned)
+        self._materials(me, lod, kept, role, skinned)
         add_vertex_groups(obj, lod, len(me.vertices))
         add_shape_keys(obj, lod, len(me.vertices), warn)
         for proxy in lod.proxies:
             self._proxy(obj, proxy)
         return obj
 
+    def _on_armature(self, obj, role, skinned):
+        """An exported LOD hangs on the armature (skinned: with an Armature modifier)."""
+        obj.parent = self.arm
+        if skinned:
+            mod = obj.modifiers.new("Armature", "ARMATURE")
+            mod.object = self.arm
+        p = obj.alamo
+        p.role, p.name = "MESH", obj.name
+        obj[IMPORT_NAME_KEY] = obj.name
+        if role.role == COLLISION:
+            p.collision = p.hidden = True
+
+    def _materials(self, me, lod, kept, role, skinned):
+        if role.role in (COLLISION, SHADOW):
+            if len(me.polygons):
+                me.materials.append(self.materials.special(role.role, self.name, skinned))
+            return
+        slots, keys = face_materials(lod, kept)
+        for texture, rvmat, material in keys:
+            me.materials.append(self.materials.visual(texture, rvmat, material, skinned))
+        if len(keys) > 1:
+            att = me.attributes.new("material_index", "INT", "FACE")
+            att.data.foreach_set("value", slots)
+
     def _warner(self, where):
         return lambda text: self.result.warn(f"{where}: {text}")
-
-    def _material(self, texture, path, material):
-        """One Blender material per (texture, .rvmat) pair, shared by every LOD."""
-        key = (texture.lower(), path.lower())
-        if key in self.materials:
-            return self.materials[key]
-        label = os.path.splitext(os.path.basename((path or texture).replace("\\", "/")))[0]
-        mat = self.tx.add(bpy.data.materials.new(to_blender(label or "p3d")))
-        mat["p3d_texture"] = to_blender(texture)
-        mat["p3d_rvmat"] = to_blender(path)
-        if material is not None:
-            mat["p3d_stage_textures"] = [to_blender(s.path) for s in material.stages]
-            mat["p3d_surface"] = to_blender(material.surface)
-            mat["p3d_pixel_shader"] = int(material.pixel_shader)
-            mat["p3d_vertex_shader"] = int(material.vertex_shader)
-            diffuse = material.colors.get("diffuse")
-            if diffuse is not None:
-                mat.diffuse_color = [float(np.clip(c, 0.0, 1.0)) for c in diffuse]
-        self.materials[key] = mat
-        return mat
 
     def _proxy(self, parent, proxy):
         label = os.path.basename(proxy.path.replace("\\", "/")) or "proxy"

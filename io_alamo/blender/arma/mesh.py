@@ -1,14 +1,20 @@
 """One P3D LOD as a Blender mesh: points, triangles and quads, custom normals, UV sets,
 named selections as vertex groups and animation frames as shape keys.
 
-Axes: P3D is y-up and left-handed (x right, y up, z forward); Blender is z-up and
-right-handed. Swapping y and z maps one onto the other (x, y, z) -> (x, z, y); the swap is a
-mirror, which also turns the file's clockwise front faces into Blender's counter-clockwise
-ones, so the corner order is kept as the file has it and normals face out.
+Axes: P3D is y-up (x right, y up, z forward); Blender is z-up. Swapping y and z maps one
+onto the other (x, y, z) -> (x, z, y). What real files hold (111 of 111 checked): in the
+file's own axes the right-handed cross product of each face points outward and the decoded
+normals point inward. The swap is a mirror, so keeping the file's corner order would face
+inward in Blender: each face's corner order is reversed and the normals are negated (both
+are needed: reversing only the winding leaves normals against the faces and renders black).
+Proxy marker triangles (:mod:`io_alamo.formats.arma.markers`) are left out of the mesh; their
+vertices stay (one Blender vertex per file vertex, so selections, weights and frames keep
+their indices).
 """
 
 import numpy as np
 
+from ...formats.arma.markers import face_corners
 from .. import compat
 from ..names import to_blender
 
@@ -25,20 +31,19 @@ def blender_matrix(matrix):
     return m[np.ix_(AXES + [3], AXES + [3])]
 
 
-def usable_faces(faces, n_vertices):
-    """Corner lists Blender can hold: faces naming missing vertices are left out, a quad
-    with one corner twice becomes a triangle, a triangle with one twice is left out.
+def usable_faces(faces, n_vertices, skip=None, reverse=True):
+    """Corner lists Blender can hold, each in reversed order (outward in Blender): faces
+    naming missing vertices are left out, a quad with one corner twice becomes a triangle, a
+    triangle with one twice is left out; faces where ``skip`` is True are left out silently.
     Returns (corner vertex per loop, loop starts, corners per face, kept face indices,
-    number left out)."""
+    number left out as unusable)."""
     sizes = faces.sizes.astype(np.int64)
-    idx = faces.indices
     if not len(sizes):
         empty = np.zeros(0, np.int64)
         return empty, empty, empty, empty, 0
-    corners = np.full((len(sizes), 4), -1, np.int64)
-    for k in range(4):
-        has = sizes > k
-        corners[has, k] = idx[faces.starts[has] + k]
+    corners = face_corners(faces)
+    if reverse:
+        corners = corners[:, ::-1]                  # the -1 padding comes first
     bad = ((corners >= n_vertices) | (corners < -1)).any(axis=1)
     # repeated corners: compare each pair among the four (missing 4th corner = -1)
     same = np.zeros((len(sizes), 4), bool)
@@ -48,6 +53,9 @@ def usable_faces(faces, n_vertices):
             same[:, b] |= dup
     repeats = same.sum(axis=1)
     keep = ~bad & ((sizes - repeats) >= 3)
+    unusable = int((~keep).sum())
+    if skip is not None:
+        keep &= ~skip
     corners[same] = -1
     kept = np.flatnonzero(keep)
     corners = corners[kept]
@@ -55,16 +63,18 @@ def usable_faces(faces, n_vertices):
     counts = valid.sum(axis=1)
     loops = corners[valid]
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
-    return loops, starts, counts, kept, int(len(sizes) - len(kept))
+    return loops, starts, counts, kept, unusable
 
 
-def fill_mesh(me, lod, warn):
-    """Put the LOD's points and faces into the empty mesh ``me``; returns the kept faces."""
+def fill_mesh(me, lod, warn, skip=None, reverse=True):
+    """Put the LOD's points and faces (but those where ``skip`` is True) into the empty mesh
+    ``me``; returns the kept faces. ``reverse`` False keeps the file's corner order and
+    normals (for a shadow LOD wound the other way, see the importer)."""
     points = lod.vertices
     if not len(points) and lod.frames:                 # a frames-only LOD: frame 0 as points
         points = lod.frames[0].points
     n = len(points)
-    loops, starts, counts, kept, dropped = usable_faces(lod.faces, n)
+    loops, starts, counts, kept, dropped = usable_faces(lod.faces, n, skip, reverse)
     if dropped:
         warn(f"{dropped:,} faces name missing vertices or a vertex twice and were left out")
     me.vertices.add(n)
@@ -85,6 +95,8 @@ def fill_mesh(me, lod, warn):
         me.polygons.foreach_set("use_smooth", np.ones(len(kept), bool))
         if len(lod.normals) == n:
             normals = to_blender_axes(lod.normals)[loops]
+            if reverse:
+                normals = -normals                             # stored inward
             length = np.linalg.norm(normals, axis=1, keepdims=True)
             normals = np.divide(normals, length, out=np.zeros_like(normals), where=length > 0)
             compat.set_custom_normals(me, normals)
@@ -92,25 +104,35 @@ def fill_mesh(me, lod, warn):
 
 
 def face_materials(lod, kept):
-    """Each kept face's section (material slot), and per section (texture path, .rvmat
-    path, the binarized Material or None when the section names its .rvmat inline)."""
-    slot_of_face = np.zeros(len(lod.faces), np.int32)
+    """Each kept face's material slot, and per slot (texture path, .rvmat path, the
+    binarized Material or None when the section names its .rvmat inline): one slot per
+    section that has kept faces."""
+    section_of_face = np.zeros(len(lod.faces), np.int32)
     keys = []
     for k, s in enumerate(lod.sections):
-        slot_of_face[s.first_face:s.end_face] = k
+        section_of_face[s.first_face:s.end_face] = k
         tex = lod.textures[s.texture_index] if 0 <= s.texture_index < len(lod.textures) else ""
         if 0 <= s.material_index < len(lod.materials):
             mat = lod.materials[s.material_index]
             keys.append((tex, mat.path, mat))
         else:
             keys.append((tex, s.material_path, None))
-    return slot_of_face[kept], keys
+    # only sections with kept faces get a slot (a section of proxy markers gets none)
+    used, slots = np.unique(section_of_face[kept], return_inverse=True)
+    if not len(kept):
+        used = np.arange(min(len(keys), 1))
+    return slots.astype(np.int32).ravel(), [keys[k] for k in used]
 
 
 def add_vertex_groups(obj, lod, n):
     """Named selections as vertex groups: weights where stored (255 = 1.0), else 1.0. One
-    ``add`` call per distinct weight, not per vertex."""
+    ``add`` call per distinct weight, not per vertex. A selection named like a bone whose
+    weights are already a group (the binariser made the bone weights from it) is not added
+    again."""
+    have = {g.name.lower() for g in obj.vertex_groups}
     for sel in lod.selections:
+        if to_blender(sel.name).lower() in have:
+            continue
         group = obj.vertex_groups.new(name=to_blender(sel.name))
         verts = sel.vertices
         weights = (sel.weights.astype(np.float32) / 255.0 if len(sel.weights) == len(verts)

@@ -12,6 +12,7 @@ from ..file_operators import (
     menu_entries,
     menu_registration,
 )
+from ..prefs import user_texture_folders
 from ..progress import reports_progress
 from .importer import P3dImportOptions, import_p3d
 
@@ -24,13 +25,14 @@ class IMPORT_SCENE_OT_p3d(bpy.types.Operator, import_base(FORMAT)):
     bl_label = "Import Arma Binarized Model"
 
     hide_other_lods: BoolProperty(
-        name="Show First LOD Only",
-        description="Hide every LOD but the first visual one",
+        name="Show One LOD Only",
+        description="Hide every LOD but the most detailed visual one",
         default=True)
 
     @reports_progress
     def execute(self, context):
-        options = P3dImportOptions(hide_other_lods=self.hide_other_lods)
+        options = P3dImportOptions(hide_other_lods=self.hide_other_lods,
+                                   texture_folders=user_texture_folders(context))
         leave_edit_modes(context)
         return import_each(self, self.paths(), lambda path, _: import_p3d(context, path, options))
 

@@ -27,6 +27,7 @@ HEADER_SIZE = HEADER_DTYPE.itemsize                     # 20
 FACE_SIZE = 3 * INDEX_DTYPE.itemsize                    # 6
 MAX_INDEX = np.iinfo(INDEX_DTYPE).max                   # 65,535
 ENGINE_MAX_INDEX = np.iinfo(np.int16).max               # mdl_load reads indices as int16
+ENGINE_MAX_VERTICES = ENGINE_MAX_INDEX + 1              # 32,768: indices 0..32,767
 MAX_COUNT = np.iinfo(np.uint32).max
 # where each field of a vertex starts, and its name in error paths ("frame 3/normals")
 _FIELDS = ((0, "positions"), (12, "normals"), (24, "uvs"))

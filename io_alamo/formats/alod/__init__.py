@@ -20,6 +20,7 @@ from .records import (
     component_dtype,
     edge_collapse_dtype,
     float_dtype,
+    matrix_row_problems,
     rest_matrices,
     triangle_dtype,
 )
@@ -29,7 +30,8 @@ __all__ = [
     "MAGIC", "AlodFormatError", "AlodMesh", "Collapses", "Material", "TangentMap", "Texture",
     "VectorSet", "Vertices", "bone_dtype", "check_indices", "collapse_vertex_maps",
     "component_dtype", "edge_collapse_dtype", "float_dtype", "info_lines", "lod_stops",
-    "lod_triangles", "problems", "read_alod", "rest_matrices", "roundtrip", "triangle_dtype",
+    "lod_triangles", "matrix_row_problems", "problems", "read_alod", "rest_matrices",
+    "roundtrip", "triangle_dtype",
     "write_alod",
 ]
 
@@ -67,7 +69,7 @@ def problems(data: bytes, filename: str | None = None) -> list[str]:
         out.append("collapse errors do not grow along the list")
     if m.trailing:
         out.append(f"{len(m.trailing)} bytes after the last record")
-    return out
+    return out + matrix_row_problems(m)
 
 
 def roundtrip(data: bytes, filename: str | None = None) -> bytes:

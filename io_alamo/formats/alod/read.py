@@ -42,12 +42,38 @@ class AlodFormatError(FormatError):
 
 def read_alod(data: bytes, filename: str | None = None) -> AlodMesh:
     """The mesh in ``data`` (bytes-like), checked; raises :class:`AlodFormatError`."""
+    reader = _Reader(data)
     try:
-        mesh = _Reader(data).read()
+        mesh = reader.read()
         check_indices(mesh)
         return mesh
     except AlodFormatError as e:
-        raise e.with_filename(filename)
+        raise (_paired_ids_error(data, reader) or e).with_filename(filename)
+
+
+def _paired_ids_error(data, failed):
+    """Before version 8, files older than the documented layout store each material's
+    tangent ids as pairs (the spec: "was a pair in earlier versions"). Read as singles, the
+    records after the materials start in the wrong place and fail somewhere else; when the
+    file reads cleanly with pairs, the error names the first material that has tangent ids
+    instead. None when that is not the case."""
+    if getattr(failed, "version", 99) >= 8 or not failed.material_starts:
+        return None
+    retry = _Reader(data)
+    retry.paired_ids = True
+    try:
+        mesh = retry.read()
+        check_indices(mesh)
+    except AlodFormatError:
+        return None
+    k = next((k for k, m in enumerate(mesh.materials) if len(m.bones)), None)
+    if k is None:
+        return None
+    w = len(mesh.materials[k].bones)
+    return AlodFormatError(f"stores its {w} tangent id(s) as pairs ({2 * w} values), the "
+                           "layout of files older than the documented version-7 one, which "
+                           "io_alamo does not read", offset=retry.material_starts[k] + 8 + 4 * w,
+                           path=f"material {k}/tangent_ids")
 
 
 class _Reader:
@@ -57,6 +83,8 @@ class _Reader:
         self.end = len(self.data)
         self.off = 0
         self.offsets = {}
+        self.paired_ids = False         # the pre-documentation layout: tangent ids as pairs
+        self.material_starts = []
 
     def error(self, message, path, offset=None):
         return AlodFormatError(message, offset=self.off if offset is None else offset,
@@ -168,7 +196,7 @@ class _Reader:
         vertices = self._vertices(h["num_vertices"])
         textures = self._textures(h["num_textures"])
         tangent_maps = self._tangent_maps(h.get("num_tangents", 0))
-        materials = self._materials(h["num_materials"])
+        materials = self._materials(h["num_materials"], h)
         self.offsets["triangles"] = self.off
         triangles = self.array(triangle_dtype(), h["num_triangles"], "triangles")
         collapses = self._collapses(h["num_collapses"])
@@ -241,20 +269,23 @@ class _Reader:
                                                 self.vectors(locs[:, 1], counts[:, 1]))))
         return out
 
-    def _materials(self, n):
+    def _materials(self, n, h):
         self.offsets["materials"] = self.off
         if self.version >= 8:
             rec = self.array([("texture_id", ">i4"), ("tangent_id", ">i4")], n, "materials")
             return [Material(int(t), int(g)) for t, g in rec.tolist()]
         self.count_check(n, 8, "materials")
-        out = []
+        out, starts = [], []
         for k in range(n):
+            starts.append(self.off)
             self.need(8, f"material {k}")
             texture_id = int(np.frombuffer(self.data, ">i4", 1, self.off)[0])
             self.off += 4
             weights = self.u32(f"material {k}/num_weights")
-            pairs = self.array(">u4", 2 * weights, f"material {k}/bones")
+            per = 3 if self.paired_ids else 2            # bones, then ids (or id pairs)
+            pairs = self.array(">u4", per * weights, f"material {k}/bones")
             out.append(Material(texture_id, None, pairs[:weights], pairs[weights:]))
+        self.material_starts = starts
         return out
 
     def _collapses(self, n):

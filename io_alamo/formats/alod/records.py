@@ -230,3 +230,36 @@ def bone_order(parents):
             depth[c] = d
             d += 1
     return np.argsort(np.asarray(depth, np.int64), kind="stable")
+
+
+def matrix_row_problems(mesh, tolerance=1e-4):
+    """Messages about 4x4 matrices (version 5+: bone rests and animation frames) whose last
+    row is not (0, 0, 0, 1). The spec's matrices are row-major pre-multiplication ones, the
+    translation in the last column; a file written the other way round holds it in the last
+    row instead, and everything it places is off by that translation."""
+    if mesh.version < 5:
+        return []
+    with np.errstate(invalid="ignore", over="ignore"):     # NaN rows count as wrong
+        return _matrix_rows(mesh, tolerance)
+
+
+def _matrix_rows(mesh, tolerance):
+    want = np.array([0.0, 0.0, 0.0, 1.0])
+    out = []
+    places = [("rest matrices", np.asarray(mesh.bones["transform"], np.float64).reshape(-1, 4, 4),
+               lambda k: f"bone {k}")]
+    if len(mesh.frames):
+        frames = np.asarray(mesh.frames, np.float64).reshape(-1, 4, 4)
+        nb = max(len(mesh.bones), 1)
+        places.append(("frame matrices", frames, lambda k: f"frame {k // nb}/bone {k % nb}"))
+    for what, mats, where in places:
+        rows = mats[:, 3, :]
+        bad = ~(np.abs(rows - want) <= tolerance).all(axis=1)
+        if bad.any():
+            k = int(np.argmax(bad))
+            row = ", ".join(f"{x:g}" for x in rows[k])
+            out.append(f"{int(bad.sum())} of {len(mats)} {what} have a last row other than "
+                       f"(0, 0, 0, 1) (first: {where(k)}: ({row})): the file may store them "
+                       "the other way round (translation in the last row), which places the "
+                       "model wrongly")
+    return out

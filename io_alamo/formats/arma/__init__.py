@@ -5,6 +5,8 @@
 """
 
 from .binary import P3dFormatError
+from .markers import PROXY_SECTION_FLAG, proxy_marker_faces
+from .paa import PaaFormatError, PaaTexture, read_paa
 from .reader import read_p3d
 from .records import (
     Faces,
@@ -19,7 +21,7 @@ from .records import (
     Skeleton,
     StageTexture,
 )
-from .resolution import is_visual, lod_name
+from .resolution import is_shadow, is_visual, lod_name
 
 __all__ = [
     "Faces", "Frame", "Lod", "Material", "ModelInfo", "NamedSelection", "P3dFormatError",

@@ -36,8 +36,9 @@ def _literal_run(flags, bits_left):
     return run
 
 
-def decompress(src, pos, out_size):
-    """Expand the LZSS stream at ``src[pos:]`` to ``out_size`` bytes and check its checksum.
+def decompress(src, pos, out_size, signed_checksum=False):
+    """Expand the LZSS stream at ``src[pos:]`` to ``out_size`` bytes and check its checksum
+    (the sum of the bytes; PAA textures sum them as signed bytes: ``signed_checksum``).
 
     Returns ``(output bytes, number of input bytes consumed, checksum included)``.
     """
@@ -79,7 +80,8 @@ def decompress(src, pos, out_size):
         raise LzssError("the compressed data ends early", n) from None
     out = bytes(buf[WINDOW:])
     stored = int.from_bytes(src[ip:ip + 4], "little")
-    total = int(np.frombuffer(out, np.uint8).sum(dtype=np.uint64)) & 0xFFFFFFFF
+    as_bytes = np.frombuffer(out, np.int8 if signed_checksum else np.uint8)
+    total = int(as_bytes.sum(dtype=np.int64)) & 0xFFFFFFFF
     if stored != total:
         raise LzssError(f"checksum 0x{stored:08x} does not match the data's 0x{total:08x}", ip)
     return out, ip + 4 - pos
