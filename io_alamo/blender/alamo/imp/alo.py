@@ -20,7 +20,7 @@ from ...matrices import inverse, nearest_rotation, rigid_inverse
 from ...names import IMPORT_NAME_KEY, bone_name, to_blender
 from ...problems import WARNING, Problem, texts
 from ...props import BILLBOARD_ITEMS, PARAM_TYPE_ITEMS
-from ...textures import TextureFinder, texture_folders
+from ...textures import TextureFinder
 from ...transaction import Transaction
 from .. import fingerprint
 from ..corners import store_corner_keys
@@ -130,7 +130,7 @@ class _ModelBuilder:
         self.collection = tx.add(bpy.data.collections.new(self.name))
         self.context.scene.collection.children.link(self.collection)
         self._armature()
-        finder = TextureFinder(texture_folders(self.filepath, self.options.texture_folders))
+        finder = TextureFinder.for_model(self.filepath, self.options.texture_folders)
         self.materials = MaterialBuilder(tx, finder, self.warn)
         meshes = []
         for oi, obj in enumerate(self.model.objects):

@@ -1,0 +1,139 @@
+"""A game's (or a mod's) ``Data`` folder and the archives in it, Blender-free.
+
+The games read a file from the loose ``Data`` tree first, then from the ``.meg`` archives their
+``Data/MegaFiles.xml`` lists. Here the archives of a ``Data`` folder are the ones its
+``MegaFiles.xml`` lists, in that order, when it has one (entries that do not exist are
+skipped); else every ``.meg`` in it, by name. :class:`ArchiveSet` looks names up in a list of
+archives, the first archive holding a name winning, opening each archive's index only when a
+look-up first needs it.
+"""
+
+import os
+import re
+
+from .meg import MegArchive, MegFormatError, normal_name
+
+MEGAFILES_XML = "megafiles.xml"
+MAX_XML_BYTES = 1 << 20                 # a real MegaFiles.xml is a few hundred bytes
+_FILE_ENTRY = re.compile(rb"<\s*file\s*>\s*([^<]*?)\s*<\s*/\s*file\s*>", re.IGNORECASE)
+
+
+def child_ci(folder, name):
+    """The entry ``name`` of ``folder`` in whatever case it has on disk, or None."""
+    try:
+        entries = os.listdir(folder)
+    except OSError:
+        return None
+    low = name.lower()
+    match = next((n for n in sorted(entries) if n.lower() == low), None)
+    return os.path.join(folder, match) if match is not None else None
+
+
+def resolve_ci(root, relative):
+    """``relative`` (``\\`` or ``/`` separated) under ``root``, each part matched in any case;
+    None if a part is missing, is ``..`` or the path is absolute."""
+    parts = [p for p in re.split(r"[\\/]+", relative.strip()) if p not in ("", ".")]
+    if not parts or ".." in parts or re.match(r"^([A-Za-z]:|[\\/])", relative.strip()):
+        return None
+    current = root
+    for part in parts:
+        current = child_ci(current, part)
+        if current is None:
+            return None
+    return current
+
+
+def data_folder(folder):
+    """The ``Data`` folder ``folder`` is (by name) or holds, or None."""
+    if not folder or not os.path.isdir(folder):
+        return None
+    if os.path.basename(os.path.normpath(folder)).lower() == "data":
+        return folder
+    found = child_ci(folder, "Data")
+    return found if found and os.path.isdir(found) else None
+
+
+def listed_archives(data):
+    """The archives ``Data/MegaFiles.xml`` lists, in its order (paths in it are relative to
+    the game folder, ``Data\\Models.meg``, or to ``Data``), or None without the file."""
+    xml = child_ci(data, MEGAFILES_XML)
+    if xml is None or not os.path.isfile(xml):
+        return None
+    with open(xml, "rb") as f:
+        text = f.read(MAX_XML_BYTES)
+    game = os.path.dirname(os.path.normpath(data))
+    out = []
+    for m in _FILE_ENTRY.finditer(text):
+        rel = m.group(1).decode("latin-1")
+        path = resolve_ci(game, rel) or resolve_ci(data, rel)
+        if path and os.path.isfile(path) and path not in out:
+            out.append(path)
+    return out
+
+
+def data_archives(data):
+    """The archives of a ``Data`` folder, in the order they are searched."""
+    listed = listed_archives(data)
+    if listed is not None:
+        return listed
+    try:
+        names = sorted(os.listdir(data), key=str.lower)
+    except OSError:
+        return []
+    return [os.path.join(data, n) for n in names
+            if n.lower().endswith(".meg") and os.path.isfile(os.path.join(data, n))]
+
+
+def is_archive_file(path):
+    return bool(path) and str(path).lower().endswith(".meg") and os.path.isfile(path)
+
+
+def source_archives(source):
+    """The archives a search location stands for: a ``.meg`` itself, a ``Data`` folder's, a
+    game or mod folder's (its ``Data``); [] for anything else."""
+    if is_archive_file(source):
+        return [os.fspath(source)]
+    data = data_folder(source)
+    return data_archives(data) if data else []
+
+
+class ArchiveSet:
+    """Names looked up in a list of archives, in order; the first holding a name wins. An
+    archive that cannot be read is skipped and its error kept in :attr:`errors`."""
+
+    def __init__(self, paths):
+        self.paths = list(dict.fromkeys(os.fspath(p) for p in paths))
+        self._opened = []               # (path, MegArchive) in order, opened so far
+        self.errors = []
+
+    def _archives(self):
+        yield from self._opened
+        while len(self._opened) + len(self.errors) < len(self.paths):
+            path = self.paths[len(self._opened) + len(self.errors)]
+            try:
+                meg = MegArchive(path)
+            except (OSError, MegFormatError) as e:
+                self.errors.append(e)
+                continue
+            self._opened.append((path, meg))
+            yield path, meg
+
+    def find(self, name):
+        """(archive path, MegArchive, MegEntry) of the first archive holding ``name``."""
+        key = normal_name(name)
+        for path, meg in self._archives():
+            e = meg.find(key)
+            if e is not None:
+                return path, meg, e
+        return None
+
+    def entries(self):
+        """(archive path, MegArchive, MegEntry) of every member, first occurrence of each name
+        only, archive by archive."""
+        seen = set()
+        for path, meg in self._archives():
+            for e in meg.entries:
+                key = normal_name(e.name)
+                if key not in seen:
+                    seen.add(key)
+                    yield path, meg, e
