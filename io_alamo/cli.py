@@ -6,13 +6,13 @@ import json
 import os
 import sys
 
-from . import batch
+from . import batch, meg_cli
 from .choices import ALA_FORMATS
 from .formats.alamo.animation import convert_animation, read_ala
 from .formats.alamo.chunks import read_chunks
 from .formats.alamo.compare import chunk_path_at, first_difference
 from .formats.alamo.describe import chunk_tree, format_tree, summary, without_filename
-from .formats.alamo.files import encode, read_any, read_file_bytes, save
+from .formats.alamo.files import encode, read_any, save
 from .formats.alamo.sniff import NotAlamoError, check_alamo
 from .formats.alamo.validate import validate
 from .formats.errors import AlamoFormatError, FormatError
@@ -22,7 +22,7 @@ from .formats.kinds import foreign_kind
 def read_input(path):
     """(bytes, ForeignKind or None) of a file the command line was given: another engine's
     format by its magic, else an Alamo file, else :class:`NotAlamoError`."""
-    data = read_file_bytes(path)
+    data = meg_cli.read_input_bytes(path)         # a file, or ARCHIVE.meg:NAME
     kind = foreign_kind(data)
     if kind is None:
         check_alamo(data, filename=path)
@@ -140,6 +140,7 @@ def build_parser(prog=None):
     s.add_argument("--format", type=int, choices=sorted(ALA_FORMATS), required=True,
                    help="1 = Empire at War, 2 = Forces of Corruption")
     s.set_defaults(run=cmd_convert_ala)
+    meg_cli.add_parser(sub)
     sub.add_parser("batch", add_help=False,
                    help="import, export or roundtrip many files through Blender (needs bpy): "
                         "batch {import,export,roundtrip} --help")

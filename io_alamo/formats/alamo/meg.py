@@ -204,14 +204,14 @@ class MegArchive:
         for e in self.entries:
             at = f"offset 0x{offset + RECORD_SIZE * e.record:x}, record #{e.record}"
             if crc_of_name(e.name) != e.crc:
-                out.append(f"{at}: CRC 0x{e.crc:08x} does not match its name {e.name!r} "
+                out.append(f"{at}: CRC 0x{e.crc:08x} does not match its name '{e.name}' "
                            f"(0x{crc_of_name(e.name):08x}); the game will not find it")
             if e.index != e.record:
                 out.append(f"{at}: record index {e.index} (expected {e.record})")
             key = normal_name(e.name)
             other = self._lookup.setdefault(key, e)
             if other is not e:
-                out.append(f"{at}: duplicate name {e.name!r} (also record #{other.record}); "
+                out.append(f"{at}: duplicate name '{e.name}' (also record #{other.record}); "
                            f"record #{other.record} is the one read")
         crcs = table["crc"]
         if len(crcs) > 1 and (np.diff(crcs.astype(np.int64)) < 0).any():
