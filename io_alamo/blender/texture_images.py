@@ -28,7 +28,7 @@ def load_texture(found):
         img.source = "FILE"
         img.filepath_raw = found.file_name
         img[ARCHIVE_MEMBER_KEY] = label
-        if not img.has_data or img.size[0] == 0:
+        if img.size[0] == 0 or not img.has_data:       # size loads the packed bytes
             raise RuntimeError(f"{label}: not an image Blender can read")
     except RuntimeError:
         bpy.data.images.remove(img)

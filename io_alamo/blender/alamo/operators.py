@@ -16,6 +16,7 @@ from ..file_operators import (
 )
 from ..prefs import default_ala_format, user_texture_folders
 from ..progress import reports_progress
+from . import archive_import
 from .exp.ala import AnimationExportOptions, export_ala
 from .exp.alo import ExportOptions, export_alo
 from .imp.ala import AnimationImportOptions, import_ala
@@ -187,6 +188,7 @@ class ALAMO_FH_alo(ViewportDrop, bpy.types.FileHandler):
 
 def menu_import(self, context):
     self.layout.operator(IMPORT_SCENE_OT_alo.bl_idname, text="Alamo Model (.alo)")
+    archive_import.menu_import(self, context)
     self.layout.operator(IMPORT_ANIM_OT_ala.bl_idname, text="Alamo Animation (.ala)")
 
 
@@ -196,6 +198,6 @@ def menu_export(self, context):
 
 
 CLASSES = (IMPORT_SCENE_OT_alo, IMPORT_ANIM_OT_ala, EXPORT_SCENE_OT_alo, EXPORT_ANIM_OT_ala,
-           ALAMO_FH_alo)
+           ALAMO_FH_alo) + archive_import.CLASSES
 
 register, unregister = menu_registration(CLASSES, menu_import, menu_export)

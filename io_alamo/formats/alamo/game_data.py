@@ -11,6 +11,7 @@ look-up first needs it.
 import os
 import re
 
+from ...naming import model_animation_names
 from .meg import MegArchive, MegFormatError, normal_name
 
 MEGAFILES_XML = "megafiles.xml"
@@ -137,3 +138,26 @@ class ArchiveSet:
                 if key not in seen:
                     seen.add(key)
                     yield path, meg, e
+
+
+# --- models inside a game's archives ---------------------------------------------------------
+
+def model_members(archives):
+    """(archive path, member name) of every model (``.ALO``) in an :class:`ArchiveSet`, the
+    first archive holding a name winning, sorted by file name."""
+    found = [(path, e.name) for path, _, e in archives.entries()
+             if e.name.upper().endswith(".ALO")]
+    return sorted(found, key=lambda pe: (pe[1].rpartition("\\")[2], pe[1]))
+
+
+def animation_members(archives, model_name):
+    """(the model's own ``<MODEL>_*.ALA`` members in its folder, {animation: the other model
+    it is left to}), as :func:`io_alamo.naming.model_animation_names` decides for files."""
+    folder, _, base = normal_name(model_name).rpartition("\\")
+    in_folder = {}
+    for _, _, e in archives.entries():
+        f, _, b = normal_name(e.name).rpartition("\\")
+        if f == folder and b.endswith((".ALA", ".ALO")):
+            in_folder[b] = e.name
+    mine, left = model_animation_names(base, list(in_folder))
+    return [in_folder[n] for n in mine], left

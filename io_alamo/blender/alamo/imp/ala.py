@@ -83,11 +83,13 @@ def pose_values(bone, t, q_xyzw, s):
     return loc, quat, s.astype(np.float64)
 
 
-def import_ala(context, armature, filepath, options=None):
-    """Import ``filepath`` onto ``armature``; returns an :class:`AnimationImportResult`."""
+def import_ala(context, armature, filepath, options=None, data=None):
+    """Import ``filepath`` onto ``armature``; returns an :class:`AnimationImportResult`.
+    ``data``: the file's bytes when it is no file (a member of a game archive)."""
     options = options or AnimationImportOptions()
-    data = read_file_bytes(filepath)
+    data = read_file_bytes(filepath) if data is None else data
     anim = read_ala(data, filename=filepath)
+    base = filepath.replace("\\", "/").rpartition("/")[2]
     result = AnimationImportResult()
     targets = match_bones(armature, anim)
     result.missing = [to_blender(b.name) for b, t in zip(anim.bones, targets) if t is None]
@@ -98,7 +100,7 @@ def import_ala(context, armature, filepath, options=None):
     scene = context.scene
     frames = int(anim.num_frames)
     start = scene.frame_start
-    name = to_blender(os.path.splitext(os.path.basename(filepath))[0])
+    name = to_blender(os.path.splitext(base)[0])
     action = bpy.data.actions.new(name)
     modes = [pb.rotation_mode for pb in armature.pose.bones]
     had_animation_data = armature.animation_data is not None
@@ -116,8 +118,8 @@ def import_ala(context, armature, filepath, options=None):
     action.alamo.frames = frames
     action.alamo.fps = float(anim.fps)
     action.alamo.format = str(anim.format)
-    set_source(action, data, os.path.basename(filepath))
-    action[SOURCE_NAME_KEY] = to_blender(os.path.basename(filepath))
+    set_source(action, data, base)
+    action[SOURCE_NAME_KEY] = to_blender(base)
     action.use_frame_range = True
     action.frame_range = (start, start + max(frames - 1, 1))
     action[fingerprint.KEY] = fingerprint.digest(fingerprint.action_parts(action, armature))
