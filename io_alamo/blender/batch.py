@@ -19,6 +19,7 @@ from ..batch_jobs import RESULT_PREFIX, VERBS, build_parser, gather, run_paralle
 from ..batch_report import BatchReport, blender_output_hidden
 from ..formats.alamo.compare import chunk_path_at, first_difference
 from ..formats.alamo.describe import without_filename
+from ..formats.alamo.game_data import is_archive_file
 from ..formats.alamo.sniff import check_alamo
 from .alamo.exp.ala import AnimationExportOptions, export_ala
 from .alamo.exp.alo import ExportOptions, export_alo
@@ -244,9 +245,10 @@ def run(argv, prog, blender_binary=None):
     empty = []
     try:
         tasks = gather(args.inputs, VERBS[args.verb], empty)
-        missing = [d for d in getattr(args, "textures", ()) if not Path(d).is_dir()]
+        missing = [d for d in getattr(args, "textures", ())
+                   if not (Path(d).is_dir() or is_archive_file(d))]
         if missing:
-            raise FileNotFoundError(f"--textures {missing[0]}: no such folder")
+            raise FileNotFoundError(f"--textures {missing[0]}: no such folder or .meg")
     except FileNotFoundError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -26,7 +26,7 @@ def load_texture(found):
     try:
         img.pack(data=data, data_len=len(data))
         img.source = "FILE"
-        img.filepath_raw = found.file_name
+        img.filepath_raw = found.loose_path      # where the game would find it loose
         img[ARCHIVE_MEMBER_KEY] = label
         if img.size[0] == 0 or not img.has_data:       # size loads the packed bytes
             raise RuntimeError(f"{label}: not an image Blender can read")

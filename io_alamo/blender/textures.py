@@ -82,6 +82,13 @@ class ArchiveTexture:
     def file_name(self):
         return self.name.rpartition("\\")[2]
 
+    @property
+    def loose_path(self):
+        """Where the game would read it as a loose file: the member's path under the folder
+        that holds the archive's ``Data`` folder (what *Unpack* writes to)."""
+        game = os.path.dirname(os.path.dirname(os.path.abspath(self.archive)))
+        return os.path.join(game, *[p for p in self.name.split("\\") if p not in ("", "..")])
+
     def __str__(self):
         return member_label(self.archive, self.name)
 

@@ -51,7 +51,8 @@ def test_textures_inside_the_mods_data_archive_are_shown_and_packed(blender, tmp
         assert img.source == "FILE" and img.packed_file is not None
         assert img.size[0] >= 4 and img.size[1] >= 4 and img.has_data     # size loads it
         assert any(v > 0 for v in img.pixels[:4096])       # pixels, not a magenta placeholder
-        assert img["alamo_archive_member"].endswith(img.filepath_raw.upper())
+        member = img["alamo_archive_member"].partition(".meg:")[2]
+        assert img.filepath_raw == str(tmp_path / "MyMod" / member.replace("\\", "/"))
     blend = tmp_path / "saved.blend"
     bpy.ops.wm.save_as_mainfile(filepath=str(blend))
     shutil.rmtree(tmp_path / "MyMod")                        # packed: no file needed any more
@@ -74,7 +75,7 @@ def test_loose_textures_come_first_then_archives_in_megafiles_order(blender, tmp
     (data / "MegaFiles.xml").write_text("<Mega_Files>\n <File>Data\\Z_Listed_First.meg</File>\n"
                                         " <File>Data\\A_First.meg</File>\n</Mega_Files>\n")
     do_import(models / "NV_IPV1.ALO")
-    img = next(i for i in shown_images() if i.filepath_raw.upper() == "NV_IPV1.DDS")
+    img = next(i for i in shown_images() if i.filepath_raw.upper().endswith("NV_IPV1.DDS"))
     assert img.packed_file.size == len(other)                # the first archive listed wins
     assert "Z_Listed_First.meg" in img["alamo_archive_member"]
     bpy.ops.wm.read_factory_settings(use_empty=True)
@@ -148,3 +149,23 @@ def test_the_preferences_hold_the_game_folders(addon):
     from io_alamo.blender.prefs import AlamoPreferences
     props = AlamoPreferences.bl_rna.properties
     assert props["eaw_folder"].subtype == "DIR_PATH" and "foc_folder" in props
+
+
+def test_batch_textures_option_takes_a_meg(blender, tmp_path, capsys):
+    from io_alamo.blender import batch
+    from io_alamo.sample import write_sample
+    write_sample(tmp_path / "models")
+    names = ("Sample_Tank.tga", "Sample_Tank_B.tga")
+    members = {}
+    for name in names:
+        members[f"DATA\\ART\\TEXTURES\\{name.upper()}"] = (tmp_path / "models" / name).read_bytes()
+        (tmp_path / "models" / name).unlink()
+    meg = write_meg(tmp_path / "lib" / "Textures.meg", members)
+    status = batch.run(["import", str(tmp_path / "models"), "--out", str(tmp_path / "o"),
+                        "--textures", str(meg)], "test")
+    out = capsys.readouterr().out
+    assert status == 0 and "not found" not in out, out
+    packed = sorted(bpy.path.basename(i.filepath) for i in bpy.data.images if i.packed_file)
+    assert packed == sorted(n.upper() for n in names)
+    assert batch.run(["import", str(tmp_path / "models"), "--out", str(tmp_path / "o2"),
+                      "--textures", str(tmp_path / "lib" / "nope.meg")], "test") == 2
