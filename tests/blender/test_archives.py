@@ -113,7 +113,8 @@ def test_model_from_game_archives_with_animations_exports_byte_identical(blender
     write_meg(game / "Data" / "Textures.meg", texture_members())
     monkeypatch.setattr(archive_import, "game_folders", lambda context: {"EAW": str(game)})
     items = archive_import.model_items(None, bpy.context)
-    assert [i[1] for i in items] == ["EI_VADER.ALO", "W_GRENADE.ALO"]
+    assert [i[1] for i in items] == ["EI_VADER.ALO (Empire at War)",
+                                     "W_GRENADE.ALO (Empire at War)"]
     before = set(bpy.data.objects)
     assert bpy.ops.import_scene.alamo_from_archives(
         model="EAW|DATA\\ART\\MODELS\\EI_VADER.ALO") == {"FINISHED"}

@@ -9,6 +9,7 @@ Export always writes loose files (a mod overrides archive files with loose ones)
 """
 
 import os
+from dataclasses import replace
 
 import bpy
 from bpy.props import BoolProperty, EnumProperty
@@ -64,7 +65,8 @@ class GameArchives:
             if not self.own.get(key):
                 continue
             for path, name in model_members(ArchiveSet(self.own[key])):
-                out.append((f"{key}{SEPARATOR}{name}", name.rpartition("\\")[2],
+                base = name.rpartition("\\")[2]
+                out.append((f"{key}{SEPARATOR}{name}", f"{base} ({label})",
                             f"{label}: {os.path.basename(path)}, {name}"))
         return out
 
@@ -85,7 +87,8 @@ def import_from_archives(context, game_key, member, folders, options=None):
         for name in names:
             a_path, a_meg, a_entry = archives.find(name)
             animations.append((member_label(a_path, a_entry.name), a_meg.read(a_entry)))
-    options.texture_folders = games.data_folders(game_key) + list(options.texture_folders)
+    options = replace(options, texture_folders=games.data_folders(game_key)
+                      + list(options.texture_folders))
     return import_alo(context, member_label(path, entry.name), options,
                       data=meg.read(entry), animations=animations)
 

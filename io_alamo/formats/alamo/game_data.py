@@ -98,6 +98,24 @@ def source_archives(source):
     return data_archives(data) if data else []
 
 
+_indexes = {}                           # (path, size, mtime): MegArchive, the last few read
+MAX_CACHED = 64
+
+
+def open_archive(path):
+    """The index of the archive at ``path``, read once while the file stays the same (a
+    game's archives are searched again for every texture a material edit names)."""
+    st = os.stat(path)
+    key = (os.path.abspath(path), st.st_size, st.st_mtime_ns)
+    meg = _indexes.get(key)
+    if meg is None:
+        meg = MegArchive(path)
+        if len(_indexes) >= MAX_CACHED:
+            _indexes.pop(next(iter(_indexes)))
+        _indexes[key] = meg
+    return meg
+
+
 class ArchiveSet:
     """Names looked up in a list of archives, in order; the first holding a name wins. An
     archive that cannot be read is skipped and its error kept in :attr:`errors`."""
@@ -112,7 +130,7 @@ class ArchiveSet:
         while len(self._opened) + len(self.errors) < len(self.paths):
             path = self.paths[len(self._opened) + len(self.errors)]
             try:
-                meg = MegArchive(path)
+                meg = open_archive(path)
             except (OSError, MegFormatError) as e:
                 self.errors.append(e)
                 continue
