@@ -241,3 +241,22 @@ def test_a_broken_archive_in_a_set_is_skipped_with_its_error(tmp_path):
     s = ArchiveSet([bad, good])
     assert s.find("DATA\\X.TXT")[0] == str(good)
     assert len(s.errors) == 1 and "Bad.meg" in str(s.errors[0])
+
+
+def test_megafiles_xml_variants(tmp_path):
+    data = tmp_path / "Mods" / "MyMod" / "Data"
+    write_meg(data / "Textures.meg", {"DATA\\A.TXT": b"a"})
+    write_meg(data / "Models.meg", {"DATA\\B.TXT": b"b"})
+    xml = data / "megafiles.XML"
+    # a mod's list naming its archives from the game's folder, as UTF-16 with a BOM
+    xml.write_text("<Mega_Files><File>Mods\\MyMod\\Data\\Textures.meg</File>"
+                   "<file>MODS/MYMOD/DATA/MODELS.MEG</file></Mega_Files>", encoding="utf-16")
+    assert [os.path.basename(p) for p in data_archives(str(data))] == ["Textures.meg",
+                                                                       "Models.meg"]
+    xml.write_text("<Mega_Files><File>Data\\Gone.meg</File></Mega_Files>")
+    assert [os.path.basename(p) for p in data_archives(str(data))] == ["Models.meg",
+                                                                       "Textures.meg"]
+    write_meg(tmp_path / "Mods" / "Outside.meg", {"DATA\\C.TXT": b"c"})
+    xml.write_text("<Mega_Files><File>..\\..\\Outside.meg</File><File>/Outside.meg</File>"
+                   "<File>Data\\Models.meg</File></Mega_Files>")
+    assert [os.path.basename(p) for p in data_archives(str(data))] == ["Models.meg"]

@@ -16,7 +16,7 @@ from .meg import MegArchive, MegFormatError, normal_name
 
 MEGAFILES_XML = "megafiles.xml"
 MAX_XML_BYTES = 1 << 20                 # a real MegaFiles.xml is a few hundred bytes
-_FILE_ENTRY = re.compile(rb"<\s*file\s*>\s*([^<]*?)\s*<\s*/\s*file\s*>", re.IGNORECASE)
+_FILE_ENTRY = re.compile(r"<\s*file\s*>\s*([^<]*?)\s*<\s*/\s*file\s*>", re.IGNORECASE)
 
 
 def child_ci(folder, name):
@@ -55,18 +55,25 @@ def data_folder(folder):
 
 
 def listed_archives(data):
-    """The archives ``Data/MegaFiles.xml`` lists, in its order (paths in it are relative to
-    the game folder, ``Data\\Models.meg``, or to ``Data``), or None without the file."""
+    """The archives ``Data/MegaFiles.xml`` lists, in its order, or None without the file.
+    Paths in it are relative to the game folder (``Data\\Models.meg``) or to ``Data``; an
+    entry found in neither is looked for by its file name in ``Data`` (a mod's list may name
+    its archives from the game's folder); entries that do not exist are skipped."""
     xml = child_ci(data, MEGAFILES_XML)
     if xml is None or not os.path.isfile(xml):
         return None
     with open(xml, "rb") as f:
-        text = f.read(MAX_XML_BYTES)
+        raw = f.read(MAX_XML_BYTES)
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        text = raw.decode("utf-16", errors="replace")
+    else:
+        text = raw.decode("utf-8-sig", errors="replace")
     game = os.path.dirname(os.path.normpath(data))
     out = []
     for m in _FILE_ENTRY.finditer(text):
-        rel = m.group(1).decode("latin-1")
-        path = resolve_ci(game, rel) or resolve_ci(data, rel)
+        rel = m.group(1)
+        path = (resolve_ci(game, rel) or resolve_ci(data, rel)
+                or resolve_ci(data, re.split(r"[\\/]", rel)[-1]))
         if path and os.path.isfile(path) and path not in out:
             out.append(path)
     return out
@@ -75,7 +82,7 @@ def listed_archives(data):
 def data_archives(data):
     """The archives of a ``Data`` folder, in the order they are searched."""
     listed = listed_archives(data)
-    if listed is not None:
+    if listed:                          # a list naming no archive that exists counts as none
         return listed
     try:
         names = sorted(os.listdir(data), key=str.lower)

@@ -56,14 +56,19 @@ class MegEntry:
     record: int             # position of its record in the table (0-based)
 
 
+def _ascii_upper(name):
+    """Upper case of the ASCII letters only (as the games fold names); other bytes kept."""
+    return name.encode("latin-1", "replace").upper()
+
+
 def crc_of_name(name):
     """CRC-32 of the name in upper case, as the records store it."""
-    return zlib.crc32(name.upper().encode("latin-1"))
+    return zlib.crc32(_ascii_upper(name))
 
 
 def normal_name(name):
-    """The key a member is looked up by: upper case, ``\\`` separators."""
-    return name.replace("/", "\\").upper()
+    """The key a member is looked up by: upper case (ASCII letters), ``\\`` separators."""
+    return _ascii_upper(name.replace("/", "\\")).decode("latin-1")
 
 
 def later_layout(head):
