@@ -15,6 +15,7 @@ from ..formats.alamo.game_data import ArchiveSet, data_folder, data_archives, so
 from ..formats.alamo.meg import member_label
 
 EXTENSIONS = (".dds", ".tga")
+TEXTURES_IN_ARCHIVE = "DATA\\ART\\TEXTURES\\"     # where the games look textures up
 MAX_WALK_UP = 8
 
 
@@ -157,8 +158,20 @@ class TextureFinder:
                     path = os.path.join(folder, real)
                     if os.path.isfile(path):
                         return path
-        for c in candidates:
-            found = self.archives.find("DATA\\ART\\TEXTURES\\" + c)
+        for c in _archive_names(texture_name) + candidates:
+            found = self.archives.find(TEXTURES_IN_ARCHIVE + c)
             if found is not None:
                 return ArchiveTexture(found[0], found[2].name, self.archives)
         return None
+
+
+def _archive_names(texture_name):
+    """A name with folders (``Units\\X.dds``) is first looked for as it is below
+    ``DATA\\ART\\TEXTURES`` (with .dds and .tga standing in for each other), when it neither
+    climbs out nor is absolute; then by its file name."""
+    rel = texture_name.replace("/", "\\").strip()
+    parts = rel.split("\\")
+    if len(parts) < 2 or ".." in parts or "" in parts or ntpath.splitdrive(rel)[0]:
+        return []
+    stem, ext = os.path.splitext(rel)
+    return [rel] + [stem + e for e in EXTENSIONS if e != ext.lower()]

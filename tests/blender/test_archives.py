@@ -170,3 +170,18 @@ def test_batch_textures_option_takes_a_meg(blender, tmp_path, capsys):
     assert packed == sorted(n.upper() for n in names)
     assert batch.run(["import", str(tmp_path / "models"), "--out", str(tmp_path / "o2"),
                       "--textures", str(tmp_path / "lib" / "nope.meg")], "test") == 2
+
+
+def test_texture_names_in_archives_any_case_folders_and_stand_ins(tmp_path):
+    from io_alamo.blender.textures import ArchiveTexture, TextureFinder
+    meg = write_meg(tmp_path / "Data" / "Textures.meg",
+                    {"DATA\\ART\\TEXTURES\\UNITS\\X.DDS": b"x", "DATA\\ART\\TEXTURES\\Y.DDS": b"y",
+                     "DATA\\ART\\Y.TGA": b"elsewhere"})
+    finder = TextureFinder([str(tmp_path / "nothing here")], [str(meg)])
+    found = finder.find("units/x.tga")
+    assert isinstance(found, ArchiveTexture) and found.read() == b"x"
+    for name in ("y.tga", "..\\..\\Y.dds", "C:\\Art\\y.dds", "Units\\y.dds"):
+        assert finder.find(name).name == "DATA\\ART\\TEXTURES\\Y.DDS", name
+    assert finder.find("x.dds") is None                    # not in DATA\ART\TEXTURES itself
+    assert finder.searched == "1 folders and 1 archives"
+    assert found.loose_path == str(tmp_path / "DATA" / "ART" / "TEXTURES" / "UNITS" / "X.DDS")
