@@ -131,8 +131,12 @@ class TextureFinder:
     def searched(self):
         """'N folders and M archives', for messages."""
         text = f"{len(self.folders)} folders"
-        return text + (f" and {len(self.archives.paths)} archives" if self.archives.paths
-                       else "")
+        if self.archives.paths:
+            text += f" and {len(self.archives.paths)} archives"
+        errors = self.archives.errors
+        if errors:
+            text += f"; {len(errors)} archives could not be read: {errors[0]}"
+        return text
 
     def _names(self, folder):
         if folder not in self._listing:

@@ -185,3 +185,8 @@ def test_texture_names_in_archives_any_case_folders_and_stand_ins(tmp_path):
     assert finder.find("x.dds") is None                    # not in DATA\ART\TEXTURES itself
     assert finder.searched == "1 folders and 1 archives"
     assert found.loose_path == str(tmp_path / "DATA" / "ART" / "TEXTURES" / "UNITS" / "X.DDS")
+    (tmp_path / "Data" / "Broken.meg").write_bytes(b"\xff\xff\xff\xff\xa4\x70\x7d\x3f")
+    finder = TextureFinder([], [str(tmp_path / "Data" / "Broken.meg"), str(meg)])
+    assert finder.find("y.dds").name == "DATA\\ART\\TEXTURES\\Y.DDS"
+    assert "1 archives could not be read" in finder.searched
+    assert "MEG v2/v3" in finder.searched and "Broken.meg" in finder.searched
