@@ -101,6 +101,12 @@ def plan_extraction(meg, out, entries, overwrite):
         if os.path.isdir(target):
             raise FileExistsError(f"{target}: a folder is in the way of {e.name}; "
                                   "nothing was extracted")
+        parent = os.path.dirname(target)
+        while len(parent) > len(root):
+            if os.path.lexists(parent) and not os.path.isdir(parent):
+                raise FileExistsError(f"{parent}: a file is in the way of the folder of "
+                                      f"{e.name}; nothing was extracted")
+            parent = os.path.dirname(parent)
         if os.path.lexists(target) and not overwrite:
             raise FileExistsError(f"{target} exists (--overwrite replaces it); "
                                   "nothing was extracted")

@@ -104,6 +104,12 @@ def test_extract_patterns_keep_folders_and_never_overwrite_unasked(tmp_path):
     (out / "DATA" / "SCRIPTS" / "C.LUA").unlink()
     (out / "DATA" / "SCRIPTS" / "C.LUA").mkdir()           # a folder is never replaced
     assert cli.main(["meg", "extract", "--overwrite", str(path), str(out), "*.lua"]) == 1
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "DATA").write_bytes(b"a file where a folder should be")
+    with pytest.raises(FileExistsError, match="a file is in the way"):
+        extract(path, other, overwrite=True)
+    assert [p.name for p in other.iterdir()] == ["DATA"]
 
 
 @pytest.mark.parametrize("name", ["..\\..\\x.txt", "DATA\\..\\..\\x.txt", "\\x.txt",
