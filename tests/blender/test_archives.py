@@ -108,13 +108,24 @@ def test_model_from_game_archives_with_animations_exports_byte_identical(blender
     names = ["EI_VADER.ALO", "EI_VADER_BLOCK_BLASTER_00.ALA", "EI_VADER_IDLE_00.ALA",
              "EI_VADER_SPINMOVE_00.ALA", "W_Grenade.alo", "W_Grenade_Idle_00.ala"]
     files = {f"DATA\\ART\\MODELS\\{n.upper()}": (CORPUS / n).read_bytes() for n in names}
+    # a model of the same folder whose longer name claims this animation (left to it)
+    files["DATA\\ART\\MODELS\\EI_VADER_BLOCK.ALO"] = files["DATA\\ART\\MODELS\\W_GRENADE.ALO"]
     game = tmp_path / "GameData"
     write_meg(game / "Data" / "Models.meg", files)
     write_meg(game / "Data" / "Textures.meg", texture_members())
     monkeypatch.setattr(archive_import, "game_folders", lambda context: {"EAW": str(game)})
     items = archive_import.model_items(None, bpy.context)
     assert [i[1] for i in items] == ["EI_VADER.ALO (Empire at War)",
+                                     "EI_VADER_BLOCK.ALO (Empire at War)",
                                      "W_GRENADE.ALO (Empire at War)"]
+    result = archive_import.import_from_archives(
+        bpy.context, "EAW", "data/art/models/ei_vader.alo", {"EAW": str(game)})
+    assert result.left_animations == {"EI_VADER_BLOCK_BLASTER_00.ALA": "EI_VADER_BLOCK.ALO"}
+    assert result.counts["animations"] == 2
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    del files["DATA\\ART\\MODELS\\EI_VADER_BLOCK.ALO"]
+    write_meg(game / "Data" / "Models.meg", files)
+    assert len(archive_import.model_items(None, bpy.context)) == 2     # the list follows
     before = set(bpy.data.objects)
     assert bpy.ops.import_scene.alamo_from_archives(
         model="EAW|DATA\\ART\\MODELS\\EI_VADER.ALO") == {"FINISHED"}

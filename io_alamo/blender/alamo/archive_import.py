@@ -81,28 +81,33 @@ def import_from_archives(context, game_key, member, folders, options=None):
     if found is None:
         raise FileNotFoundError(f"no model {member} in the archives of {folders.get(game_key)}")
     path, meg, entry = found
-    animations = []
+    animations, left = [], {}
     if options.import_animations:
-        names, _ = animation_members(archives, entry.name)
+        names, left = animation_members(archives, entry.name)
         for name in names:
             a_path, a_meg, a_entry = archives.find(name)
             animations.append((member_label(a_path, a_entry.name), a_meg.read(a_entry)))
     options = replace(options, texture_folders=games.data_folders(game_key)
                       + list(options.texture_folders))
-    return import_alo(context, member_label(path, entry.name), options,
-                      data=meg.read(entry), animations=animations)
+    result = import_alo(context, member_label(path, entry.name), options,
+                        data=meg.read(entry), animations=animations)
+    result.left_animations = left            # as for loose files: others' animations named
+    return result
 
 
 _cache = {"key": None, "items": [], "empty": []}
 
 
 def model_items(self, context):
-    """The enum's items: the models of the games set in the preferences (cached: Blender needs
-    the strings kept alive, and listing archives takes a moment)."""
+    """The enum's items: the models of the games set in the preferences (cached while the
+    folders and their archives stay the same: Blender needs the strings kept alive, and
+    listing archives takes a moment)."""
     folders = game_folders(context) if context else {}
-    key = tuple(sorted(folders.items()))
+    games = GameArchives(folders)
+    key = tuple(sorted(folders.items())) + tuple(
+        (p, os.stat(p).st_size, os.stat(p).st_mtime_ns)
+        for paths in games.own.values() for p in paths)
     if key != _cache["key"]:
-        games = GameArchives(folders)
         _cache["items"] = [(ident, name, desc, k)
                            for k, (ident, name, desc) in enumerate(games.models())]
         _cache["empty"] = games.empty_games()
