@@ -98,6 +98,14 @@ def import_from_archives(context, game_key, member, folders, options=None):
 _cache = {"key": None, "items": [], "empty": []}
 
 
+def _stamp(path):
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
 def model_items(self, context):
     """The enum's items: the models of the games set in the preferences (cached while the
     folders and their archives stay the same: Blender needs the strings kept alive, and
@@ -105,8 +113,7 @@ def model_items(self, context):
     folders = game_folders(context) if context else {}
     games = GameArchives(folders)
     key = tuple(sorted(folders.items())) + tuple(
-        (p, os.stat(p).st_size, os.stat(p).st_mtime_ns)
-        for paths in games.own.values() for p in paths)
+        (p, _stamp(p)) for paths in games.own.values() for p in paths)
     if key != _cache["key"]:
         _cache["items"] = [(ident, name, desc, k)
                            for k, (ident, name, desc) in enumerate(games.models())]
