@@ -9,7 +9,8 @@ Verbs:
         Blender's glTF exporter (what the game shows; --glb-all: every mesh) and a small PNG
         render (Cycles on the CPU). Textures are looked up as the add-on does (beside the
         model, the mod's Data/Art/Textures found from the model and from each input folder,
-        the add-on's folders) and in --textures
+        the add-on's folders) and in --textures (folders, game Data folders or .meg files),
+        then in the archives of the Data folders found from the model
     export FILES_OR_DIRS --out DIR [--ala-format 1|2]
         each .blend back to .alo, and its armature's actions to .ala
     roundtrip FILES_OR_DIRS

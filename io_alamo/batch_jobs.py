@@ -134,8 +134,10 @@ def build_parser(prog):
                        help="list every warning, and show Blender's own output")
         if verb == "import":
             p.add_argument("--textures", action="append", default=[], metavar="DIR",
-                           help="also look for textures in DIR (repeatable); the mod's "
-                                "Data/Art/Textures is found from the input path")
+                           help="also look for textures in DIR (repeatable): a folder, a "
+                                "game's Data folder or a .meg (its archives are searched "
+                                "after the loose folders); the mod's Data/Art/Textures and "
+                                "Data/*.meg are found from the input path")
         if verb != "roundtrip":
             p.add_argument("--out", type=Path, required=True, help="output folder")
         else:

@@ -11,14 +11,14 @@ import json
 import os
 import sys
 
-from . import __version__, batch
+from . import __version__, batch, meg_cli
 from .choices import ALA_FORMATS
 from .formats import registry
 from .formats.alamo.compare import chunk_path_at
 from .formats.alamo.describe import format_tree
 from .formats.alamo.files import save
 from .formats.errors import FormatError, without_filename
-from .formats.files import first_difference, read_file_bytes
+from .formats.files import first_difference
 
 __all__ = ["build_parser", "chunk_path_at", "first_difference", "main", "program_name"]
 
@@ -27,7 +27,7 @@ def open_input(path, verb):
     """(bytes, Format) of a file the command line was given; a FormatError if it is in no
     format io_alamo reads (``not an Alamo file (starts with ...)``) or in one ``verb`` does
     not work on."""
-    data = read_file_bytes(path)
+    data = meg_cli.read_input_bytes(path)          # a file, or ARCHIVE.meg:NAME
     fmt = registry.recognise(data, path)
     if not fmt.supports(verb):
         raise registry.refuse_verb(data, path, verb)
@@ -218,6 +218,7 @@ def build_parser(prog=None):
     s.add_argument("output", metavar="OUTPUT")
     s.add_argument("--format", type=int, choices=sorted(ALA_FORMATS), required=True,
                    help="1 = Empire at War, 2 = Forces of Corruption")
+    meg_cli.add_parser(sub)
     sub.add_parser("batch", add_help=False,
                    help="import, export or roundtrip many files through Blender (needs bpy): "
                         "batch {import,export,roundtrip} --help")

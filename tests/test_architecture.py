@@ -54,6 +54,11 @@ KNOWN_CROSSINGS = {
     ("io_alamo.blender.alithia.exporter", "io_alamo.blender.alamo.exp.common"),
     ("io_alamo.blender.alithia.exporter", "io_alamo.blender.alamo.exp.mesh_arrays"),
     ("io_alamo.blender.alithia.exporter", "io_alamo.formats.alamo.files"),
+    # Texture lookup (neutral: it serves every engine's materials) and the batch's --textures
+    # search the Alamo games' own archives (.meg, issue 28) after the loose folders.
+    ("io_alamo.blender.textures", "io_alamo.formats.alamo.game_data"),
+    ("io_alamo.blender.textures", "io_alamo.formats.alamo.meg"),
+    ("io_alamo.blender.batch", "io_alamo.formats.alamo.game_data"),
     # The Alamo properties every panel shows use Alamo's enums; blender/props.py is neutral
     # by place only (moving it under blender/alamo/ waits for the issue-27 branch).
     ("io_alamo.blender.props", "io_alamo.formats.alamo.model"),

@@ -15,6 +15,7 @@ import bpy
 from ..batch_jobs import INPUT_FORMAT, RESULT_PREFIX, VERBS, build_parser, gather, run_parallel
 from ..batch_report import BatchReport, blender_output_hidden
 from ..formats import registry
+from ..formats.alamo.game_data import is_archive_file
 from ..formats.errors import FormatError, without_filename
 from .alamo import batch as alamo_batch
 from .outputs import finish
@@ -87,9 +88,10 @@ def run(argv, prog, blender_binary=None):
     empty = []
     try:
         tasks = gather(args.inputs, VERBS[args.verb], empty)
-        missing = [d for d in getattr(args, "textures", ()) if not Path(d).is_dir()]
+        missing = [d for d in getattr(args, "textures", ())
+                   if not (Path(d).is_dir() or is_archive_file(d))]
         if missing:
-            raise FileNotFoundError(f"--textures {missing[0]}: no such folder")
+            raise FileNotFoundError(f"--textures {missing[0]}: no such folder or .meg")
     except FileNotFoundError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

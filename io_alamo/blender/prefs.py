@@ -1,4 +1,5 @@
-"""Add-on preferences: where to look for textures, the default animation format."""
+"""Add-on preferences: where to look for textures, the games' folders (their archives), the
+default animation format."""
 
 import bpy
 from bpy.props import CollectionProperty, EnumProperty, StringProperty
@@ -10,13 +11,23 @@ ADDON_ID = __package__.rpartition(".")[0]     # "io_alamo", or "bl_ext.<repo>.io
 
 class AlamoTextureFolder(bpy.types.PropertyGroup):
     path: StringProperty(name="Folder", subtype="DIR_PATH",
-                         description="A folder searched for textures (.dds, .tga)")
+                         description="A folder searched for textures (.dds, .tga); a game's "
+                                     "Data folder or a .meg file: its archives are searched")
 
 
 class AlamoPreferences(bpy.types.AddonPreferences):
     bl_idname = ADDON_ID
 
     texture_folders: CollectionProperty(type=AlamoTextureFolder, name="Texture Folders")
+    eaw_folder: StringProperty(
+        name="Empire at War", subtype="DIR_PATH",
+        description="Empire at War's game folder (GameData) or its Data folder: models and "
+                    "textures are read from its archives (.meg)")
+    foc_folder: StringProperty(
+        name="Forces of Corruption", subtype="DIR_PATH",
+        description="Forces of Corruption's game folder (corruption) or its Data folder: "
+                    "models and textures are read from its archives (.meg), then Empire at "
+                    "War's")
     ala_format: EnumProperty(
         name="Animation Format", default="2",
         description="Format of animations made in Blender (imported ones keep their own)",
@@ -25,8 +36,13 @@ class AlamoPreferences(bpy.types.AddonPreferences):
     def draw(self, context):
         self.layout.prop(self, "ala_format")
         col = self.layout.column()
+        col.label(text="Game folders (File > Import > Alamo Model from Game Archives; their "
+                       "archives are searched for textures):")
+        col.prop(self, "foc_folder")
+        col.prop(self, "eaw_folder")
+        col = self.layout.column()
         col.label(text="Texture folders (searched after the model's folder and the mod's "
-                       "Data/Art/Textures):")
+                       "Data/Art/Textures; a game's Data folder or a .meg also works):")
         for i, f in enumerate(self.texture_folders):
             row = col.row(align=True)
             row.prop(f, "path", text="")
@@ -71,6 +87,16 @@ def user_texture_folders(context):
     if addon is None or addon.preferences is None:
         return []
     return [bpy.path.abspath(f.path) for f in addon.preferences.texture_folders if f.path]
+
+
+def game_folders(context):
+    """{"FOC": folder, "EAW": folder} of the games set in the preferences."""
+    addon = context.preferences.addons.get(ADDON_ID)
+    if addon is None or addon.preferences is None:
+        return {}
+    p = addon.preferences
+    return {key: bpy.path.abspath(folder) for key, folder in
+            (("FOC", p.foc_folder), ("EAW", p.eaw_folder)) if folder}
 
 
 def default_ala_format(context):

@@ -1,11 +1,21 @@
 """Finding the texture files a material names, case-insensitively, in the places modders keep
 them. Only the file name of what a model says is used: ``..\\..\\x.dds`` or ``C:\\x.dds``
-is looked up as ``x.dds`` inside the search folders, never anywhere else."""
+is looked up as ``x.dds`` inside the search folders, never anywhere else.
+
+After the loose folders come the games' archives: those of each ``Data`` folder found walking
+up from the model, then those the search locations stand for (a ``.meg``, a ``Data`` folder, a
+game folder), where a texture is the member ``DATA\\ART\\TEXTURES\\<NAME>`` (any case).
+Blender-free: :func:`io_alamo.blender.texture_images.load_texture` makes the image."""
 
 import ntpath
 import os
+from dataclasses import dataclass
+
+from ..formats.alamo.game_data import ArchiveSet, data_folder, data_archives, source_archives
+from ..formats.alamo.meg import member_label
 
 EXTENSIONS = (".dds", ".tga")
+TEXTURES_IN_ARCHIVE = "DATA\\ART\\TEXTURES\\"     # where the games look textures up
 MAX_WALK_UP = 8
 
 
@@ -26,6 +36,11 @@ def texture_folders(model_path, extra_folders=()):
             break
         current = parent
     folders += [f for f in extra_folders if f]
+    for f in extra_folders:                 # a game's or a mod's Data folder: its loose textures
+        data = data_folder(f) if f else None
+        found = _find_path_ci(data, ("Art", "Textures")) if data else None
+        if found:
+            folders.append(found)
     seen, out = set(), []
     for f in folders:
         key = os.path.normcase(os.path.abspath(f))
@@ -33,6 +48,50 @@ def texture_folders(model_path, extra_folders=()):
             seen.add(key)
             out.append(f)
     return out
+
+
+def texture_archives(model_path, extra_folders=()):
+    """The archives searched after the loose folders: each ``Data`` folder's found walking up
+    from the model (nearest first), then those of the user's locations, without repeats."""
+    out = []
+    current = os.path.dirname(os.path.abspath(model_path))
+    for _ in range(MAX_WALK_UP + 1):
+        data = data_folder(current)
+        if data:
+            out += data_archives(data)
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    for f in extra_folders:
+        out += source_archives(f) if f else []
+    return list(dict.fromkeys(out))
+
+
+@dataclass(frozen=True)
+class ArchiveTexture:
+    """A texture found inside a game archive."""
+    archive: str            # the .meg's path
+    name: str               # the member, e.g. DATA\\ART\\TEXTURES\\W_TEST.DDS
+    reader: object = None   # the ArchiveSet that found it
+
+    def read(self):
+        found = self.reader.find(self.name)
+        return found[1].read(found[2])
+
+    @property
+    def file_name(self):
+        return self.name.rpartition("\\")[2]
+
+    @property
+    def loose_path(self):
+        """Where the game would read it as a loose file: the member's path under the folder
+        that holds the archive's ``Data`` folder (what *Unpack* writes to)."""
+        game = os.path.dirname(os.path.dirname(os.path.abspath(self.archive)))
+        return os.path.join(game, *[p for p in self.name.split("\\") if p not in ("", "..")])
+
+    def __str__(self):
+        return member_label(self.archive, self.name)
 
 
 def _find_path_ci(root, parts):
@@ -54,9 +113,30 @@ def _find_path_ci(root, parts):
 class TextureFinder:
     """Looks texture names up in a list of folders; each folder is listed once."""
 
-    def __init__(self, folders):
-        self.folders = list(folders)
+    def __init__(self, folders, archives=()):
+        """``folders`` may also hold ``.meg`` files and game or ``Data`` folders: their
+        archives are searched after ``archives``, once every loose folder has been."""
+        self.folders = [f for f in folders if not (f and os.path.isfile(f))]
+        more = [a for f in folders if f for a in source_archives(f)]
+        self.archives = ArchiveSet(list(archives) + more)
         self._listing = {}
+
+    @classmethod
+    def for_model(cls, model_path, extra_folders=()):
+        """The finder an import uses: see :func:`texture_folders`, :func:`texture_archives`."""
+        return cls([f for f in texture_folders(model_path, extra_folders)],
+                   texture_archives(model_path, extra_folders))
+
+    @property
+    def searched(self):
+        """'N folders and M archives', for messages."""
+        text = f"{len(self.folders)} folders"
+        if self.archives.paths:
+            text += f" and {len(self.archives.paths)} archives"
+        errors = self.archives.errors
+        if errors:
+            text += f"; {len(errors)} archives could not be read: {errors[0]}"
+        return text
 
     def _names(self, folder):
         if folder not in self._listing:
@@ -67,7 +147,8 @@ class TextureFinder:
         return self._listing[folder]
 
     def find(self, texture_name):
-        """Path of the texture file, trying its own extension, then .dds and .tga; or None."""
+        """Path of the texture file, trying its own extension, then .dds and .tga, in the
+        loose folders, then an :class:`ArchiveTexture` from the archives; or None."""
         base = ntpath.basename(texture_name.replace("/", "\\")).strip()
         if not base or base in (".", ".."):
             return None
@@ -81,4 +162,20 @@ class TextureFinder:
                     path = os.path.join(folder, real)
                     if os.path.isfile(path):
                         return path
+        for c in _archive_names(texture_name) + candidates:
+            found = self.archives.find(TEXTURES_IN_ARCHIVE + c)
+            if found is not None:
+                return ArchiveTexture(found[0], found[2].name, self.archives)
         return None
+
+
+def _archive_names(texture_name):
+    """A name with folders (``Units\\X.dds``) is first looked for as it is below
+    ``DATA\\ART\\TEXTURES`` (with .dds and .tga standing in for each other), when it neither
+    climbs out nor is absolute; then by its file name."""
+    rel = texture_name.replace("/", "\\").strip()
+    parts = rel.split("\\")
+    if len(parts) < 2 or ".." in parts or "" in parts or ntpath.splitdrive(rel)[0]:
+        return []
+    stem, ext = os.path.splitext(rel)
+    return [rel] + [stem + e for e in EXTENSIONS if e != ext.lower()]

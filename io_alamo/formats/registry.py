@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from . import alod
-from .alamo import AlamoFormatError, ChunkType, read_ala, read_alo, write_ala, write_alo
+from .alamo import AlamoFormatError, ChunkType, meg, read_ala, read_alo, write_ala, write_alo
 from .alamo import verbs as alamo_verbs
 from .alamo.compare import chunk_path_at
 from .alamo.sniff import ROOT_TYPES, check_alamo
@@ -133,6 +133,9 @@ FORMATS: tuple = (
            read_p3d, p3d_describe.info_lines, p3d_describe.problems, detail=_odol_version,
            import_operator="import_scene.p3d", import_label="Arma Binarized Model (.p3d)",
            error=P3dFormatError),
+    # MEG has no magic: a guess from its header, so it comes after every format that has one
+    Format("meg", "Alamo", "a Petroglyph MEG archive", (".meg",), meg.looks_like_meg,
+           meg.MegArchive, meg.info_lines, meg.problems, error=meg.MegFormatError),
 )
 
 # Files people open by mistake that no entry reads: told by name, not by their bytes.
@@ -145,7 +148,7 @@ OTHER_KINDS = (
 
 
 def by_key(key: str) -> Format:
-    """The entry with ``key`` ("alo", "ala", "alm1", "alod", "p3d")."""
+    """The entry with ``key`` ("alo", "ala", "alm1", "alod", "p3d", "meg")."""
     for fmt in FORMATS:
         if fmt.key == key:
             return fmt
@@ -159,8 +162,8 @@ def for_extension(ext: str) -> tuple:
 
 
 def identify(data: bytes) -> Optional[Format]:
-    """The format ``data`` is in, by its magic, or None."""
-    head = bytes(data[:16])
+    """The format ``data`` is in, by its magic (MEG archives: by their header), or None."""
+    head = bytes(data[:64])
     for fmt in FORMATS:
         if fmt.matches(head):
             return fmt

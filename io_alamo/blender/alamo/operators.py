@@ -18,6 +18,7 @@ from ..file_operators import (
 )
 from ..prefs import default_ala_format, user_texture_folders
 from ..progress import reports_progress
+from . import archive_import
 from .exp import textures_out
 from .exp.ala import AnimationExportOptions, export_ala
 from .exp.alo import ExportOptions, export_alo
@@ -171,12 +172,14 @@ class EXPORT_ANIM_OT_ala(bpy.types.Operator, export_base(ANIMATION)):
 
 ALAMO_FH_alo = drop_handler("ALAMO_FH_alo", "Alamo Model", MODEL)
 menu_import = menu_entries((IMPORT_SCENE_OT_alo, MODEL.import_label),
+                           (archive_import.IMPORT_SCENE_OT_alamo_from_archives,
+                            archive_import.MENU_LABEL),
                            (IMPORT_ANIM_OT_ala, ANIMATION.import_label))
 menu_export = menu_entries((EXPORT_SCENE_OT_alo, MODEL.export_label),
                            (EXPORT_ANIM_OT_ala, ANIMATION.export_label))
 
 
 CLASSES = (IMPORT_SCENE_OT_alo, IMPORT_ANIM_OT_ala, EXPORT_SCENE_OT_alo, EXPORT_ANIM_OT_ala,
-           ALAMO_FH_alo)
+           ALAMO_FH_alo) + archive_import.CLASSES
 
 register, unregister = menu_registration(CLASSES, menu_import, menu_export)

@@ -82,12 +82,15 @@ def pose_values(bone, t, q_xyzw, s):
 
 
 def import_ala(context: bpy.types.Context, armature: bpy.types.Object, filepath: str,
-               options: AnimationImportOptions | None = None) -> AnimationImportResult:
-    """Import ``filepath`` onto ``armature``; returns an :class:`AnimationImportResult`."""
+               options: AnimationImportOptions | None = None,
+               data: bytes | None = None) -> AnimationImportResult:
+    """Import ``filepath`` onto ``armature``; returns an :class:`AnimationImportResult`.
+    ``data``: the file's bytes when it is no file (a member of a game archive)."""
     options = options or AnimationImportOptions()
-    data = read_file_bytes(filepath)
+    data = read_file_bytes(filepath) if data is None else data
     registry.require(data, filepath, "ala")
     anim = read_ala(data, filename=filepath)
+    base = filepath.replace("\\", "/").rpartition("/")[2]
     result = AnimationImportResult()
     targets = match_bones(armature, anim)
     result.missing = [to_blender(b.name) for b, t in zip(anim.bones, targets) if t is None]
@@ -98,7 +101,7 @@ def import_ala(context: bpy.types.Context, armature: bpy.types.Object, filepath:
     scene = context.scene
     frames = int(anim.num_frames)
     start = scene.frame_start
-    name = to_blender(os.path.splitext(os.path.basename(filepath))[0])
+    name = to_blender(os.path.splitext(base)[0])
     action = bpy.data.actions.new(name)
     modes = [pb.rotation_mode for pb in armature.pose.bones]
     had_animation_data = armature.animation_data is not None
@@ -116,8 +119,8 @@ def import_ala(context: bpy.types.Context, armature: bpy.types.Object, filepath:
     action.alamo.frames = frames
     action.alamo.fps = float(anim.fps)
     action.alamo.format = str(anim.format)
-    set_source(action, data, os.path.basename(filepath))
-    action[SOURCE_NAME_KEY] = to_blender(os.path.basename(filepath))
+    set_source(action, data, base)
+    action[SOURCE_NAME_KEY] = to_blender(base)
     action.use_frame_range = True
     action.frame_range = (start, start + max(frames - 1, 1))
     action[fingerprint.KEY] = fingerprint.digest(fingerprint.action_parts(action, armature))

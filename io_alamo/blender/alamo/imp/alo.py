@@ -23,7 +23,7 @@ from ...names import IMPORT_NAME_KEY, bone_name, to_blender
 from ...props import BILLBOARD_ITEMS
 from ...results import Result
 from ...source import SOURCE_NAME_KEY, set_source, source_text
-from ...textures import TextureFinder, texture_folders
+from ...textures import TextureFinder
 from ...transaction import Transaction
 from .. import fingerprint
 from ..corners import store_corner_keys
@@ -79,17 +79,29 @@ class NotAModelError(AlamoFormatError):
 
 
 def import_alo(context: bpy.types.Context, filepath: str,
-               options: ImportOptions | None = None) -> ImportResult:
-    """Import the model at ``filepath`` into a new collection of the active scene."""
+               options: ImportOptions | None = None, *, data: bytes | None = None,
+               animations: list | None = None) -> ImportResult:
+    """Import the model at ``filepath`` into a new collection of the active scene.
+
+    A model that is no file (one inside a game archive) comes as ``data``, its bytes, with
+    ``filepath`` naming it (``...\\Models.meg:DATA\\ART\\MODELS\\X.ALO``) and ``animations``,
+    [(name, bytes)], instead of the .ala files beside it; the rest is the same."""
     options = options or ImportOptions()
-    data = read_file_bytes(filepath)
+    data = read_file_bytes(filepath) if data is None else data
     registry.require(data, filepath, "alo")      # a .p3d or a PNG: what it is, and where
     model = read_alo(data, filename=filepath)
     if isinstance(model, ParticleEffect):
         raise NotAModelError("this .alo is a particle effect, not a model; nothing was "
                              "imported", filename=filepath)
     with Transaction(context) as tx:
-        return _ModelBuilder(context, tx, model, data, filepath, options).build()
+        builder = _ModelBuilder(context, tx, model, data, filepath, options)
+        builder.given_animations = animations
+        return builder.build()
+
+
+def file_name(path):
+    """The file name of a path, or of a member of an archive (``\\`` separated)."""
+    return path.replace("\\", "/").rpartition("/")[2]
 
 
 def _translation(v):
@@ -107,7 +119,8 @@ class _ModelBuilder:
         self.filepath = filepath
         self.options = options
         self.result = ImportResult()
-        self.name = to_blender(os.path.splitext(os.path.basename(filepath))[0])
+        self.name = to_blender(os.path.splitext(file_name(filepath))[0])
+        self.given_animations = None
         self.worlds = (model.skeleton.world_matrices() if model.skeleton is not None
                        else np.zeros((0, 4, 4)))
         self.worlds[~np.isfinite(self.worlds)] = 0.0
@@ -122,7 +135,7 @@ class _ModelBuilder:
         self.collection = tx.add(bpy.data.collections.new(self.name))
         self.context.scene.collection.children.link(self.collection)
         self._armature()
-        finder = TextureFinder(texture_folders(self.filepath, self.options.texture_folders))
+        finder = TextureFinder.for_model(self.filepath, self.options.texture_folders)
         self.materials = MaterialBuilder(tx, finder, self.warn)
         meshes = []
         for oi, obj in enumerate(self.model.objects):
@@ -152,14 +165,19 @@ class _ModelBuilder:
         return self.result
 
     def _animations(self):
-        paths, self.result.left_animations = model_animations(self.filepath)
+        if self.given_animations is None:
+            paths, self.result.left_animations = model_animations(self.filepath)
+            items = [(path, None) for path in paths]
+        else:
+            items = self.given_animations
         self.result.counts["animations"] = 0
-        for k, path in enumerate(paths):
+        for k, (path, data) in enumerate(items):
             first = k == 0
             try:
                 # the armature keeps the file's bind pose: no animation is made active
                 res = import_ala(self.context, self.arm_obj, path, AnimationImportOptions(
-                    set_scene_frame_rate=first, set_scene_range=first, make_active=False))
+                    set_scene_frame_rate=first, set_scene_range=first, make_active=False),
+                    data=data)
             except AlamoFormatError as e:
                 self.warn(f"animation not imported: {e}")
                 continue
@@ -168,7 +186,7 @@ class _ModelBuilder:
                 self.tx.add(source_text(res.action))
             self.result.counts["animations"] += 1
             for w in res.warnings:
-                self.warn(f"{os.path.basename(path)}: {w}")
+                self.warn(f"{file_name(path)}: {w}")
 
     def _link(self, obj):
         self.collection.objects.link(obj)
@@ -187,8 +205,8 @@ class _ModelBuilder:
         self.arm_obj, self.arm = arm_obj, arm
         arm_obj.alamo.role = "SKELETON"
         arm_obj.alamo.name = self.name
-        tx.add(set_source(arm_obj, self.data, os.path.basename(self.filepath)))
-        arm_obj[SOURCE_NAME_KEY] = to_blender(os.path.basename(self.filepath))
+        tx.add(set_source(arm_obj, self.data, file_name(self.filepath)))
+        arm_obj[SOURCE_NAME_KEY] = to_blender(file_name(self.filepath))
         arm_obj.show_in_front = True
         self.result.armature = arm_obj
         bones = self.model.bones

@@ -12,6 +12,7 @@ from ....formats.alamo.model import ParamType, ShaderParam
 from ... import compat
 from ...names import to_blender
 from ...props import param_value
+from ...texture_images import load_texture
 from ...textures import EXTENSIONS, TextureFinder
 
 BASE_TEXTURE_NAMES = ("basetexture", "diffusetexture", "texture", "basemap", "diffusemap")
@@ -87,12 +88,12 @@ class MaterialBuilder:
         img = None
         if path is not None:
             try:
-                img = bpy.data.images.load(path, check_existing=True)
+                img = load_texture(path)
             except RuntimeError as e:
                 self.warn(f"texture {texture_name!r} found at {path} but could not be read: {e}")
         else:
             self.warn(f"texture {texture_name!r} not found (searched "
-                      f"{len(self.finder.folders)} folders); a placeholder is shown")
+                      f"{self.finder.searched}); a placeholder is shown")
         if img is None:
             img = bpy.data.images.new(to_blender(texture_name), 16, 16)
             img.generated_color = PLACEHOLDER_COLOR
@@ -218,7 +219,7 @@ def find_image(texture_name, folders=()):
     path = TextureFinder(folders).find(texture_name)
     if path is not None:
         try:
-            return bpy.data.images.load(path, check_existing=True)
+            return load_texture(path)
         except RuntimeError:
             pass
     img = bpy.data.images.new(ntpath.basename(texture_name.replace("/", "\\")).strip(), 16, 16)
