@@ -200,8 +200,9 @@ def refuse_verb(data: bytes, filename: str, verb: str) -> Optional[WrongFormatEr
     fmt = recognise(data, filename)
     if fmt.supports(verb):
         return None
-    return WrongFormatError(f"is {fmt.what(data)}; {verb} works on {_who_supports(verb)} only",
-                            filename=filename, found=fmt.key)
+    hint = "; its members: io-alamo meg list" if fmt.key == "meg" else ""
+    return WrongFormatError(f"is {fmt.what(data)}; {verb} works on {_who_supports(verb)} only"
+                            f"{hint}", filename=filename, found=fmt.key)
 
 
 def _who_supports(verb):
