@@ -1,0 +1,50 @@
+"""Planet and Skydome: a base texture under scrolling clouds.
+
+- Planet: ``surface = base + Atmosphere * pow(1 - N.V, AtmospherePower) * 2 * Atmosphere.a``
+  (the rim glows in the atmosphere's colour), specular masked by the normal map's alpha, then
+  ``lerp(lit, cloud, cloud.a)`` with the clouds scrolling at CloudScrollRate in u;
+- Skydome: ``lerp(base, cloud, cloud.a)``, clouds scrolling at CloudScrollRate, plus Emissive."""
+
+from .lit import BASE, highlight, normal_map
+
+CLOUD = "Cloud Texture"
+
+
+def _clouds(r, colour, y=-250):
+    """``lerp(colour, cloud, cloud.a)`` with the CloudTexture (scrolled), or ``colour``."""
+    name = r.texture_name("CloudTexture")
+    if not name:
+        return colour
+    uv = r.uv("Cloud Scroll", "CloudScrollRate", -7, y, "CloudScale"
+              if "cloudscale" in r.params else None)
+    tex = r.texture(CLOUD, name, -6, y, uv=uv)
+    return r.mix(colour, tex.outputs["Color"], tex.outputs["Alpha"], "MIX", x=-1, y=150,
+                 name="Clouds")
+
+
+def planet(r):
+    bsdf = r.principled()
+    colour = (1.0, 1.0, 1.0, 1.0)
+    if r.base:
+        colour = r.texture(BASE, r.base, -6, 300).outputs["Color"]
+    facing = r.node("ShaderNodeLayerWeight", "Facing", -5, 0)
+    rim = r.math("POWER", facing.outputs["Facing"], r.value("Atmosphere Power", -5, -150),
+                 x=-4, y=0)
+    rim = r.math("MULTIPLY", rim, r.value("Atmosphere Strength", -4, -150), x=-3, y=0)
+    glow = r.mix((0.0, 0.0, 0.0, 1.0), r.rgb("Atmosphere", -3, -150), rim, "MIX", x=-2, y=0)
+    colour = r.mix(colour, glow, 1.0, "ADD", x=-2, y=300)
+    r.link(_clouds(r, colour), bsdf.inputs["Base Color"])
+    normal = normal_map(r, bsdf)
+    highlight(r, bsdf, normal.outputs["Alpha"] if normal is not None else None)
+    return bsdf
+
+
+def skydome(r):
+    bsdf = r.principled()
+    colour = (1.0, 1.0, 1.0, 1.0)
+    if r.base:
+        colour = r.texture(BASE, r.base, -6, 300).outputs["Color"]
+    r.link(_clouds(r, colour), bsdf.inputs["Base Color"])
+    bsdf.inputs["Specular IOR Level"].default_value = 0.0
+    r.link(r.rgb("Emissive", -2, -1100), bsdf.inputs["Emission Color"])
+    return bsdf
