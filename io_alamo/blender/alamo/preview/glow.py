@@ -1,10 +1,15 @@
 """Recipes that add light: ``texel * colour`` blended ONE/ONE in the game. In Blender an
 Emission added to a fully Transparent BSDF: black is invisible, nothing behind is hidden, and
-an Emit bake gives ``texel * colour``. UVScrollRate scrolls the texture with the frame."""
+an Emit bake gives ``texel * colour``
+(the Transparent BSDF lets 99.9% through: Cycles bakes nothing of a wholly transparent
+surface). UVScrollRate scrolls the texture with the frame."""
 
 from .lit import BASE
 
 WHITE = (1.0, 1.0, 1.0, 1.0)
+# what passes through: all but a thousandth (invisible), as Cycles bakes nothing of a surface
+# that is wholly transparent, so an Emit bake would lose the glow
+CLEAR = (0.999, 0.999, 0.999, 1.0)
 
 
 def _glow(r, colour):
@@ -13,7 +18,7 @@ def _glow(r, colour):
     emission.inputs["Strength"].default_value = 1.0
     r.link(colour, emission.inputs["Color"])
     clear = r.node("ShaderNodeBsdfTransparent", "Transparent", 0, -50)
-    clear.inputs["Color"].default_value = WHITE
+    clear.inputs["Color"].default_value = CLEAR
     add = r.node("ShaderNodeAddShader", "Add", 1, 100)
     r.link(clear.outputs[0], add.inputs[0])
     r.link(emission.outputs[0], add.inputs[1])
@@ -29,7 +34,9 @@ def additive(r):
     colour = r.rgb("Color", -3, 0) if "color" in r.params else WHITE
     if r.base:
         tex = _scrolled_base(r, "UVScrollRate")
-        colour = r.mix(tex.outputs["Color"], colour, 1.0, "MULTIPLY", x=-2, y=200)
+        colour = r.tinted(tex.outputs["Color"], colour, x=-1, y=200)
+    elif colour is not WHITE:
+        colour = r.from_game(colour, x=-1, y=200)
     if "vcolor" in r.shader.lower():
         vc = r.node("ShaderNodeVertexColor", "Vertex Colour", -3, -200)
         colour = r.mix(colour, vc.outputs["Color"], 1.0, "MULTIPLY", x=-1, y=100)
@@ -52,7 +59,9 @@ def shield(r):
     colour = r.rgb("Color", -3, 0)
     if r.base:
         tex = _scrolled_base(r, "BaseUVScrollRate", "BaseUVScale")
-        colour = r.mix(tex.outputs["Color"], colour, 1.0, "MULTIPLY", x=-2, y=200)
+        colour = r.tinted(tex.outputs["Color"], colour, x=-1, y=200)
+    else:
+        colour = r.from_game(colour, x=-1, y=200)
     wave = r.texture_name("WaveTexture")
     if wave:
         tex = _scrolled_base(r, "WaveUVScrollRate", "WaveUVScale", "Wave Texture", wave, -300)

@@ -16,8 +16,8 @@ NORMAL = NORMAL_NODE[len(PREFIX):]
 
 
 def surface(r, bsdf, colorize, alpha=None):
-    """Base Color = base texture x lerp(1, team colour, base.a) x Diffuse (the tint made
-    linear after the game's multiplications); returns the base texture node or None."""
+    """Base Color = base texture x lerp(1, team colour, base.a) x Diffuse, multiplied as the
+    game does (in sRGB numbers); returns the base texture node or None."""
     if not r.base:
         return None
     tex = r.texture(BASE, r.base, -6, 300)
@@ -26,8 +26,7 @@ def surface(r, bsdf, colorize, alpha=None):
         team = r.team_colour(-4, -150)
         mask = r.mix(WHITE, team, tex.outputs["Alpha"], "MULTIPLY", x=-3, y=0)
         tint = r.mix(mask, tint, 1.0, "MULTIPLY", x=-2, y=100)
-    colour = r.mix(tex.outputs["Color"], r.gamma(tint, x=-2, y=-100), 1.0, "MULTIPLY",
-                   x=-1, y=300, name="Surface")
+    colour = r.tinted(tex.outputs["Color"], tint, x=-1, y=300, name="Surface")
     r.link(colour, bsdf.inputs["Base Color"])
     if alpha == "alpha":
         r.link(r.math("MULTIPLY", tex.outputs["Alpha"], r.value("Diffuse Alpha", -2, -300),

@@ -118,13 +118,41 @@ class Recipe:
         self._set(node.inputs[1], b)
         return node.outputs[0]
 
-    def gamma(self, colour, x=0, y=0.0):
-        """Game colours (sRGB numbers, as the shader multiplies them) to Blender's linear
-        colour: ``colour ** 2.2``."""
-        node = self.node("ShaderNodeGamma", f"Gamma {len(self.nodes)}", x, y, label="To Linear")
-        self._set(node.inputs["Color"], colour)
-        node.inputs["Gamma"].default_value = 2.2
+    def vector_math(self, op, a, b, c=None, x=0, y=0.0):
+        node = self.node("ShaderNodeVectorMath", f"Vector {len(self.nodes)}", x, y, label=op)
+        node.operation = op
+        for sock, value in zip(node.inputs, (a, b, c)):
+            if value is not None:
+                self._set(sock, value)
         return node.outputs[0]
+
+    def power(self, colour, exponent, x=0, y=0.0):
+        node = self.node("ShaderNodeGamma", f"Power {len(self.nodes)}", x, y, label="Power")
+        self._set(node.inputs["Color"], colour)
+        node.inputs["Gamma"].default_value = exponent
+        return node.outputs[0]
+
+    def to_game(self, colour, x=0, y=0.0):
+        """Blender's linear colour to the sRGB numbers the game's shader multiplies:
+        ``1.055 * c ** (1 / 2.4) - 0.055`` (the sRGB curve; its linear toe below 0.0031 is
+        left out: under 0.005 off)."""
+        encoded = self.vector_math("MULTIPLY_ADD", self.power(colour, 1 / 2.4, x, y),
+                                   (1.055,) * 3, (-0.055,) * 3, x + 0.5, y)
+        return self.vector_math("MAXIMUM", encoded, (0.0,) * 3, x=x + 1, y=y)
+
+    def from_game(self, colour, x=0, y=0.0):
+        """sRGB numbers back to linear colour (the inverse of :meth:`to_game`)."""
+        shifted = self.vector_math("MULTIPLY_ADD", colour, (1 / 1.055,) * 3,
+                                   (0.055 / 1.055,) * 3, x, y)
+        return self.power(shifted, 2.4, x + 0.5, y)
+
+    def tinted(self, texel, tint, x=0, y=0.0, name=None):
+        """``texel * tint`` as the game computes it: the texel (a linear image colour) in
+        sRGB numbers times ``tint`` (sRGB numbers), made linear again. Exact where a
+        product of linear colours is not (dark and mid colours)."""
+        raw = self.mix(self.to_game(texel, x - 2, y), tint, 1.0, "MULTIPLY", x=x - 0.5, y=y,
+                       name=name)
+        return self.from_game(raw, x, y)
 
     def _set(self, sock, value):
         if isinstance(value, bpy.types.NodeSocket):

@@ -15,8 +15,9 @@ def _clouds(r, colour, y=-250):
     name = r.texture_name("CloudTexture")
     if not name:
         return colour
-    uv = r.uv("Cloud Scroll", "CloudScrollRate", -7, y, "CloudScale"
-              if "cloudscale" in r.params else None)
+    scale = "CloudScale" if "cloudscale" in r.params else None
+    uv = r.uv("Cloud Scroll", "CloudScrollRate", -7, y, scale)
+    uv.node["alamo_scroll_scaled"] = scale is not None    # Skydome: (uv + t * rate) * scale
     tex = r.texture(CLOUD, name, -6, y, uv=uv)
     return r.mix(colour, tex.outputs["Color"], tex.outputs["Alpha"], "MIX", x=-1, y=150,
                  name="Clouds")

@@ -42,7 +42,7 @@ RGB_NODES = {
     "Colorization": ("Colorization", (1, 1, 1, 1), RAW),
     "Emissive": ("Emissive", (0, 0, 0, 0), LINEAR),
     "Specular": ("Specular", (1, 1, 1, 1), LINEAR),
-    "Color": ("Color", (1, 1, 1, 1), LINEAR),
+    "Color": ("Color", (1, 1, 1, 1), RAW),
     "Atmosphere": ("Atmosphere", (0, 0, 0, 0), LINEAR),
 }
 VALUE_NODES = {
@@ -116,14 +116,15 @@ def _scroll(tree, values, fps):
             continue
         rate = values.get(rate_name.lower(), 0.0)
         rate = list(rate) if isinstance(rate, tuple) else [0.0, float(rate)]
-        speeds = (float(rate[0]) / fps, -float(rate[1] if len(rate) > 1 else 0.0) / fps)
+        scale_name = node.get("alamo_scale")
+        scale = float(values.get(scale_name.lower(), 1.0)) or 1.0 if scale_name else 1.0
+        k = scale if node.get("alamo_scroll_scaled") else 1.0
+        speeds = (k * float(rate[0]) / fps, -k * float(rate[1] if len(rate) > 1 else 0.0) / fps)
         path = f'nodes["{node.name}"].inputs[1].default_value'
         for axis, speed in enumerate(speeds):
             fc = ad.drivers.find(path, index=axis)
             expression = f"frame*{speed!r}" if speed else "0.0"
             if fc is not None and fc.driver.expression != expression:
                 fc.driver.expression = expression
-        scale_name = node.get("alamo_scale")
         if scale_name:
-            s = float(values.get(scale_name.lower(), 1.0)) or 1.0
-            node.inputs["Scale"].default_value = (s, s, 1.0)
+            node.inputs["Scale"].default_value = (scale, scale, 1.0)
