@@ -208,7 +208,8 @@ def render_over_world(samples=16):
     """The quad filling a 16 x 16 orthographic render over a uniform world colour, linear."""
     scene = cycles(samples)
     world = bpy.data.worlds.new("W")
-    world.use_nodes = True
+    if world.node_tree is None:
+        world.use_nodes = True
     world.node_tree.nodes["Background"].inputs["Color"].default_value = (*WORLD, 1.0)
     scene.world = world
     cam = bpy.data.objects.new("Cam", bpy.data.cameras.new("Cam"))
