@@ -24,6 +24,7 @@ from .alamo.exp.ala import AnimationExportOptions, export_ala
 from .alamo.exp.alo import ExportOptions, export_alo
 from .alamo.imp.ala import SOURCE_NAME_KEY
 from .alamo.imp.alo import ImportOptions, NotAModelError, import_alo
+from .alamo.preview.gltf import gltf_look
 from .alamo.shown import prepare_gltf_export
 from .prefs import user_texture_folders
 from .textures import texture_folders
@@ -76,9 +77,10 @@ def _export_glb(target, everything=False):
     global _hard_exit
     _hard_exit = _hard_exit or bpy.app.version < (4, 5, 0)
     try:
-        bpy.ops.export_scene.gltf(filepath=str(target), export_format="GLB",
-                                  export_animations=True, check_existing=False,
-                                  **prepare_gltf_export(bpy.context, everything))
+        with gltf_look(bpy.context.scene):       # glTF cannot mask: the preview's colours baked
+            bpy.ops.export_scene.gltf(filepath=str(target), export_format="GLB",
+                                      export_animations=True, check_existing=False,
+                                      **prepare_gltf_export(bpy.context, everything))
     finally:
         if not enabled:      # Blender 4.2/4.5 crash at exit if its classes stay registered
             addon_utils.disable("io_scene_gltf2", default_set=False)

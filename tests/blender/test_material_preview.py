@@ -336,3 +336,81 @@ def test_every_catalogue_shader_gets_a_recipe_that_bakes(blender):
         assert np.isfinite(emit).all(), name
         bpy.data.objects.remove(obj)
     assert families == set(RECIPES)
+
+
+# --- glTF: the colorized base colour baked into the texture it writes ----------------------------
+
+def colorize_model(folder, team=(0.1, 0.3, 1.0, 1.0)):
+    """A quad .alo with MeshBumpColorize and the BASE texture beside it, as a .tga."""
+    import specbuild as sb
+
+    from io_alamo.sample import write_tga
+    folder.mkdir(exist_ok=True)
+    write_tga(folder / "W_Team.tga", np.round(BASE[::-1] * 255).astype(np.uint8))
+    corners = [(0.0, 1.0), (1.0, 1.0), (1.0, 0.0), (0.0, 0.0)]
+    verts = sb._quad_vertices(extra=lambda i: {"uv": [corners[i], (0, 0), (0, 0), (0, 0)]})
+    sub = sb._submesh("MeshBumpColorize.fx", vertices=verts,
+                      params=[("float4", "Colorization", team),
+                              ("float4", "Diffuse", (1.0, 0.8, 0.6, 1.0)),
+                              ("texture", "BaseTexture", "W_Team.tga")])
+    spec = sb._model_spec([sb._bone("Root", -1)], [sb._mesh_obj("Quad", [sub])], [(0, 0)])
+    path = folder / "Panel.alo"
+    path.write_bytes(sb.build_alo(spec))
+    return path
+
+
+def test_gltf_look_bakes_the_colorized_base_colour_and_puts_everything_back(blender, tmp_path):
+    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
+    from io_alamo.blender.alamo.preview.gltf import gltf_look
+    import_alo(bpy.context, str(colorize_model(tmp_path)), ImportOptions())
+    mat = bpy.data.objects["Quad"].active_material
+    bsdf = next(n for n in mat.node_tree.nodes if n.type == "BSDF_PRINCIPLED")
+    before = sorted((ln.from_node.name, ln.to_socket.name) for ln in mat.node_tree.links)
+    images = len(bpy.data.images)
+    bpy.context.scene.alamo_team.override = True
+    bpy.context.scene.alamo_team.color = (1.0, 0.0, 0.0)
+    with gltf_look(bpy.context.scene):
+        link = bsdf.inputs["Base Color"].links[0]
+        assert link.from_node.type == "TEX_IMAGE"           # what glTF exporters read
+        img = link.from_node.image
+        px = np.empty(SIZE * SIZE * 4, np.float32)
+        img.pixels.foreach_get(px)
+        close(px.reshape(SIZE, SIZE, 4)[..., :3], colorize(BASE, (1, 0, 0), (1, 0.8, 0.6)),
+              tol=1 / 255 + 1e-4, where=np.ones((SIZE, SIZE), bool))
+    assert sorted((ln.from_node.name, ln.to_socket.name) for ln in mat.node_tree.links) == before
+    assert len(bpy.data.images) == images
+
+
+def glb_base_colour(path, tmp_path):
+    """The base colour texture of the first material of a .glb, as (h, w, 4) numbers."""
+    import json
+    import struct
+    data = path.read_bytes()
+    length = struct.unpack("<I", data[12:16])[0]
+    gltf = json.loads(data[20:20 + length])
+    binary = data[20 + length + 8:]
+    tex = gltf["materials"][0]["pbrMetallicRoughness"]["baseColorTexture"]["index"]
+    view = gltf["bufferViews"][gltf["images"][gltf["textures"][tex]["source"]]["bufferView"]]
+    png = tmp_path / "base.png"
+    png.write_bytes(binary[view.get("byteOffset", 0):][:view["byteLength"]])
+    img = bpy.data.images.load(str(png))
+    px = np.empty(len(img.pixels), np.float32)
+    img.pixels.foreach_get(px)
+    w, h = img.size
+    bpy.data.images.remove(img)
+    return px.reshape(h, w, 4)
+
+
+def test_batch_glb_writes_the_colorized_base_colour(blender, tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    model = colorize_model(tmp_path / "in")
+    r = subprocess.run([sys.executable, "-m", "io_alamo.batch", "import", str(model), "--out",
+                        str(tmp_path / "out"), "--glb"], capture_output=True, text=True,
+                       timeout=600, cwd=root)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    px = glb_base_colour(tmp_path / "out" / "Panel.glb", tmp_path)
+    close(px[..., :3], colorize(BASE, (0.1, 0.3, 1.0), (1.0, 0.8, 0.6)), tol=1 / 255 + 1e-4,
+          where=np.ones((SIZE, SIZE), bool))
