@@ -4,8 +4,9 @@ per model and colour. Run with a Python that has bpy:
     python scripts/preview_team_colours.py OUT MODEL.alo [MODEL.alo ...] [--textures DIR]
 
 Each model is imported with its textures (beside it, in Data/Art/Textures or DIR), then
-rendered with the scene's team colour set to each of the presets below (the material files
-are unchanged: the override is a preview setting)."""
+rendered with the scene's team colour set to each of ``--teams`` (faction presets of the
+sidebar, or ``Own`` for each material's own Colorization); the override is a preview setting
+and changes nothing the export writes."""
 
 import argparse
 import os
@@ -39,8 +40,9 @@ def main(argv):
                 bpy.ops.wm.read_factory_settings(use_empty=True)
                 import_alo(bpy.context, str(model), ImportOptions(texture_folders=args.textures))
                 scene = bpy.context.scene
-                scene.alamo_team.color = PRESETS[team]
-                scene.alamo_team.override = True
+                if team in PRESETS:           # "Own": each material's own Colorization
+                    scene.alamo_team.color = PRESETS[team]
+                scene.alamo_team.override = team in PRESETS
                 target = args.out / f"{model.stem}_{team}.png"
                 render_preview(bpy.context, target, size=args.size, samples=16)
                 print(target)

@@ -414,3 +414,12 @@ def test_batch_glb_writes_the_colorized_base_colour(blender, tmp_path):
     px = glb_base_colour(tmp_path / "out" / "Panel.glb", tmp_path)
     close(px[..., :3], colorize(BASE, (0.1, 0.3, 1.0), (1.0, 0.8, 0.6)), tol=1 / 255 + 1e-4,
           where=np.ones((SIZE, SIZE), bool))
+
+
+def test_a_missing_texture_stays_magenta_whatever_the_team_colour(blender):
+    obj, mat = quad("MeshBumpColorize.fx", BaseTexture="W_Missing.tga",
+                    Diffuse=(1.0, 1.0, 1.0, 1.0))
+    assert mat.node_tree.nodes["Alamo Base Texture"].image.source == "GENERATED"
+    bpy.context.scene.alamo_team.override = True
+    bpy.context.scene.alamo_team.color = (0.0, 0.0, 1.0)
+    close(bake(obj, "DIFFUSE"), np.broadcast_to((1.0, 0.0, 1.0), (SIZE, SIZE, 3)))

@@ -95,6 +95,7 @@ class MaterialBuilder:
         if img is None:
             img = bpy.data.images.new(to_blender(texture_name), 16, 16)
             img.generated_color = PLACEHOLDER_COLOR
+            img[preview.PLACEHOLDER_KEY] = True
         if img.as_pointer() not in self._existing:
             self.tx.add(img)
             self._existing.add(img.as_pointer())
@@ -178,6 +179,7 @@ def find_image(texture_name, folders=()):
             pass
     img = bpy.data.images.new(ntpath.basename(texture_name.replace("/", "\\")).strip(), 16, 16)
     img.generated_color = PLACEHOLDER_COLOR
+    img[preview.PLACEHOLDER_KEY] = True
     return img
 
 

@@ -8,7 +8,7 @@ scene's team colour, read by View Layer attribute nodes (nothing is written into
 
 from .... import shaders
 from . import glow, lit, sky, values
-from .nodes import BASE_NODE, NORMAL_NODE, Recipe
+from .nodes import BASE_NODE, NORMAL_NODE, PLACEHOLDER_KEY, Recipe
 
 RECIPES = {
     "plain": lit.plain, "gloss": lit.gloss, "bump-colorize": lit.bump_colorize,
@@ -20,7 +20,8 @@ RECIPES = {
 BLENDED = {"alpha", "additive", "shield", "nebula", "heat"}
 COLORIZE = {"bump-colorize", "gloss-colorize"}
 
-__all__ = ["BASE_NODE", "NORMAL_NODE", "build", "follow_param_edit", "RECIPES"]
+__all__ = ["BASE_NODE", "NORMAL_NODE", "PLACEHOLDER_KEY", "build", "follow_param_edit",
+           "RECIPES"]
 
 
 def build(mat, params, image, base=None, normal=None):

@@ -8,7 +8,7 @@ shader's surface colour, so a Diffuse Color bake gives what the game multiplies 
   ``base.a * Diffuse.a``; terrain: specular by the normal map's alpha (else the base alpha);
 - Emissive adds (emission), Specular tints the highlight, Shininess sets its roughness."""
 
-from .nodes import BASE_NODE, NORMAL_NODE, PREFIX
+from .nodes import BASE_NODE, NORMAL_NODE, PLACEHOLDER_KEY, PREFIX
 
 WHITE = (1.0, 1.0, 1.0, 1.0)
 BASE = BASE_NODE[len(PREFIX):]
@@ -22,7 +22,7 @@ def surface(r, bsdf, colorize, alpha=None):
         return None
     tex = r.texture(BASE, r.base, -6, 300)
     tint = r.rgb("Diffuse", -4, 100)
-    if colorize:
+    if colorize and not (tex.image is not None and tex.image.get(PLACEHOLDER_KEY)):
         team = r.team_colour(-4, -150)
         mask = r.mix(WHITE, team, tex.outputs["Alpha"], "MULTIPLY", x=-3, y=0)
         tint = r.mix(mask, tint, 1.0, "MULTIPLY", x=-2, y=100)

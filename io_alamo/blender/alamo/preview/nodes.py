@@ -17,6 +17,9 @@ KEPT = (BASE_NODE, NORMAL_NODE)
 TEAM_OVERRIDE_ATTRIBUTE = "alamo_team.override"
 TEAM_COLOUR_ATTRIBUTE = "alamo_team.color"
 COLUMN = 220
+# on the magenta image shown for a texture that was not found: it stays magenta (no team
+# colour on it), so a missing texture is never mistaken for a team-coloured part
+PLACEHOLDER_KEY = "alamo_placeholder"
 
 
 class Recipe:
