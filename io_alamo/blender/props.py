@@ -59,10 +59,14 @@ class AlamoBone(bpy.types.PropertyGroup):
                                             "parent (kept for lossless export)")
 
 
+# called with the AlamoShaderParam whose value changed: the material preview puts itself here
+# (alamo/preview), so it follows edits made from scripts too
+PARAM_EDIT_HOOKS = []
+
+
 def _param_edited(self, context):
-    """The material preview follows a parameter's new value (node values only: cheap)."""
-    from .alamo.preview import follow_param_edit
-    follow_param_edit(self)
+    for hook in PARAM_EDIT_HOOKS:
+        hook(self)
 
 
 def _team_edited(self, context):

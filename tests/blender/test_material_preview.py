@@ -122,8 +122,8 @@ def close(got, want, tol=TOL, where=INNER):
 def test_colorize_bakes_the_team_coloured_surface_and_emissive(blender, shader):
     image("T_Base.tga", BASE)
     team, diffuse, emissive = (0.9, 0.2, 0.1, 1.0), (1.0, 0.8, 0.6, 1.0), (0.1, 0.3, 0.05, 0)
-    obj, mat = quad(shader, BaseTexture="T_Base.tga", Colorization=team, Diffuse=diffuse,
-                    Emissive=emissive)
+    obj, _ = quad(shader, BaseTexture="T_Base.tga", Colorization=team, Diffuse=diffuse,
+                  Emissive=emissive)
     close(bake(obj, "DIFFUSE"), colorize(BASE, team, diffuse))
     close(bake(obj, "EMIT"), np.broadcast_to(emissive[:3], (SIZE, SIZE, 3)))
 
@@ -409,7 +409,7 @@ def test_batch_glb_writes_the_colorized_base_colour(blender, tmp_path):
     model = colorize_model(tmp_path / "in")
     r = subprocess.run([sys.executable, "-m", "io_alamo.batch", "import", str(model), "--out",
                         str(tmp_path / "out"), "--glb"], capture_output=True, text=True,
-                       timeout=600, cwd=root)
+                       timeout=600, cwd=root, check=False)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     px = glb_base_colour(tmp_path / "out" / "Panel.glb", tmp_path)
     close(px[..., :3], colorize(BASE, (0.1, 0.3, 1.0), (1.0, 0.8, 0.6)), tol=1 / 255 + 1e-4,
@@ -423,3 +423,15 @@ def test_a_missing_texture_stays_magenta_whatever_the_team_colour(blender):
     bpy.context.scene.alamo_team.override = True
     bpy.context.scene.alamo_team.color = (0.0, 0.0, 1.0)
     close(bake(obj, "DIFFUSE"), np.broadcast_to((1.0, 0.0, 1.0), (SIZE, SIZE, 3)))
+
+
+def test_faction_presets_in_the_sidebar_set_the_team_colour(blender):
+    from io_alamo.blender.ui.team import PRESETS
+    image("T_Base.tga", BASE)
+    obj, _ = quad("MeshGlossColorize.fx", BaseTexture="T_Base.tga",
+                    Colorization=(0.0, 1.0, 0.0, 1.0), Diffuse=(1.0, 1.0, 1.0, 1.0))
+    assert hasattr(bpy.types, "VIEW3D_PT_alamo_team")
+    assert bpy.ops.alamo.team_preset(preset="Rebellion") == {"FINISHED"}
+    team = bpy.context.scene.alamo_team
+    assert team.override and np.allclose(team.color, PRESETS["Rebellion"])
+    close(bake(obj, "DIFFUSE"), colorize(BASE, PRESETS["Rebellion"]))

@@ -7,6 +7,7 @@ colour comes from the material's Colorization or, when the scene's override is o
 scene's team colour, read by View Layer attribute nodes (nothing is written into the file)."""
 
 from .... import shaders
+from ... import props
 from . import glow, lit, sky, values
 from .nodes import BASE_NODE, NORMAL_NODE, PLACEHOLDER_KEY, Recipe
 
@@ -18,10 +19,15 @@ RECIPES = {
 }
 # families drawn over what is behind them (EEVEE sorts and blends them)
 BLENDED = {"alpha", "additive", "shield", "nebula", "heat"}
-COLORIZE = {"bump-colorize", "gloss-colorize"}
 
-__all__ = ["BASE_NODE", "NORMAL_NODE", "PLACEHOLDER_KEY", "build", "follow_param_edit",
-           "RECIPES"]
+__all__ = [
+    "BASE_NODE",
+    "NORMAL_NODE",
+    "PLACEHOLDER_KEY",
+    "RECIPES",
+    "build",
+    "follow_param_edit",
+]
 
 
 def build(mat, params, image, base=None, normal=None):
@@ -54,5 +60,5 @@ def follow_param_edit(param):
         values.apply(mat)
 
 
-def is_colorize(shader):
-    return shaders.family(shader) in COLORIZE
+if follow_param_edit not in props.PARAM_EDIT_HOOKS:
+    props.PARAM_EDIT_HOOKS.append(follow_param_edit)

@@ -35,8 +35,8 @@ def specular_level(specular):
 
 
 # node name -> (parameter, default, what the node gets)
-RAW = lambda v: _rgb(v) + [1.0]                                     # noqa: E731
-LINEAR = lambda v: [float(x) for x in srgb_to_linear(_rgb(v))] + [1.0]  # noqa: E731
+RAW = lambda v: _rgb(v) + [1.0]
+LINEAR = lambda v: [float(x) for x in srgb_to_linear(_rgb(v))] + [1.0]
 RGB_NODES = {
     "Diffuse": ("Diffuse", (1, 1, 1, 1), RAW),
     "Colorization": ("Colorization", (1, 1, 1, 1), RAW),
