@@ -435,3 +435,13 @@ def test_faction_presets_in_the_sidebar_set_the_team_colour(blender):
     team = bpy.context.scene.alamo_team
     assert team.override and np.allclose(team.color, PRESETS["Rebellion"])
     close(bake(obj, "DIFFUSE"), colorize(BASE, PRESETS["Rebellion"]))
+
+
+@pytest.mark.parametrize("shader", ["MeshAdditive.fx", "MeshAdditiveVColor.fx", "Nebula.fx",
+                                    "MeshShield.fx", "MeshAdditiveReflection.fx"])
+def test_glowing_shaders_without_textures_still_build(blender, shader):
+    from io_alamo import shaders
+    blank = {p.name: "" for p in shaders.find(shader).params if p.type == "TEXTURE"}
+    obj, mat = quad(shader, **blank)
+    assert mat.node_tree.nodes.get("Alamo Emission") is not None
+    assert np.isfinite(bake(obj, "EMIT")).all()

@@ -94,7 +94,8 @@ class Recipe:
         return node
 
     def link(self, a, b):
-        self.tree.links.new(a, b)
+        """Connect output ``a`` to input ``b``; a plain value becomes ``b``'s value."""
+        self._set(b, a)
 
     # --- values --------------------------------------------------------------------------
     def rgb(self, name, x, y=0.0):
@@ -159,7 +160,7 @@ class Recipe:
 
     def _set(self, sock, value):
         if isinstance(value, bpy.types.NodeSocket):
-            self.link(value, sock)
+            self.tree.links.new(value, sock)
         else:
             sock.default_value = value
 
