@@ -445,3 +445,18 @@ def test_glowing_shaders_without_textures_still_build(blender, shader):
     obj, mat = quad(shader, **blank)
     assert mat.node_tree.nodes.get("Alamo Emission") is not None
     assert np.isfinite(bake(obj, "EMIT")).all()
+
+
+def test_team_panel_and_material_note_draw(blender):
+    from test_ui import Context, draw
+
+    from io_alamo.blender import ui
+    _, mat = quad("MeshBumpColorize.fx")
+    texts = draw(ui.team.VIEW3D_PT_alamo_team)
+    assert any("Colorization" in t for t in texts)
+    draw(ui.team.VIEW3D_PT_alamo_team, method="draw_header")
+    texts = draw(ui.material.MATERIAL_PT_alamo, Context(region=None, material=mat))
+    assert "Preview: bump-colorize, team colour from Colorization" in texts
+    bpy.context.scene.alamo_team.override = True
+    texts = draw(ui.material.MATERIAL_PT_alamo, Context(region=None, material=mat))
+    assert "Preview: bump-colorize, team colour from the sidebar" in texts

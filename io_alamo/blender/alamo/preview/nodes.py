@@ -201,8 +201,8 @@ class Recipe:
         if image is not None and image.source in ("FILE", "TILED") and data \
                 and image.colorspace_settings.name != "Non-Color":
             image.colorspace_settings.name = "Non-Color"
-        if image is not None and not data:
-            image.alpha_mode = "CHANNEL_PACKED"
+        if image is not None and not data and image.alpha_mode != "CHANNEL_PACKED":
+            image.alpha_mode = "CHANNEL_PACKED"          # (setting it reloads the image)
         if uv is not None:
             self.link(uv, node.inputs["Vector"])
         return node
