@@ -218,7 +218,7 @@ def test_opaque_shader_shows_the_whole_texture_whatever_its_alpha(blender, tmp_p
     tex = mat.node_tree.nodes["Alamo Base Texture"]
     # alpha is data (the gloss mask), never transparency
     assert not reaches(tex.outputs["Alpha"], "BSDF_PRINCIPLED", "Alpha")
-    assert reaches(tex.outputs["Alpha"], "BSDF_PRINCIPLED", "Specular IOR Level")
+    assert reaches(tex.outputs["Alpha"], "BSDF_GLOSSY", "Color")         # the highlight
     assert tex.image.alpha_mode == "CHANNEL_PACKED"
     opaque_red, other = red_and_other(preview_pixels(tmp_path, "opaque"))
     assert opaque_red > 500 and other < 0.03 * opaque_red    # no black half where alpha is 0

@@ -6,7 +6,8 @@ shader's surface colour, so a Diffuse Color bake gives what the game multiplies 
   alpha, gloss variants from the GlossTexture's red;
 - gloss: specular masked by the base alpha; alpha: ``rgb * Diffuse``, blended by
   ``base.a * Diffuse.a``; terrain: specular by the normal map's alpha (else the base alpha);
-- Emissive adds (emission), Specular tints the highlight, Shininess sets its roughness."""
+- Emissive adds (emission); the highlight is a Glossy BSDF added on top (the game's
+  ``diffuse + spec``), coloured by Specular, its roughness from Shininess."""
 
 from .nodes import BASE_NODE, NORMAL_NODE, PLACEHOLDER_KEY, PREFIX
 
@@ -43,18 +44,27 @@ def normal_map(r, bsdf):
     nmap = r.node("ShaderNodeNormalMap", "Normal Map", -1, -500)
     r.link(tex.outputs["Color"], nmap.inputs["Color"])
     r.link(nmap.outputs["Normal"], bsdf.inputs["Normal"])
+    r.normal_vector = nmap.outputs["Normal"]
     return tex
 
 
-def highlight(r, bsdf, mask):
-    """Specular: tint from Specular, level from Specular x ``mask`` (a socket, or None for
-    no mask), roughness from Shininess; Emissive as emission."""
-    r.link(r.rgb("Specular", -2, -700), bsdf.inputs["Specular Tint"])
-    level = r.value("Specular Level", -2, -850)
+def highlight(r, bsdf, mask, normal=None):
+    """The game's ``diffuse + spec``: a Glossy BSDF added to the surface, coloured by
+    Specular x ``mask`` (a socket, or None for no mask), its roughness from Shininess; Emissive
+    as the surface's emission."""
+    colour = r.rgb("Specular", -2, -700)
     if mask is not None:
-        level = r.math("MULTIPLY", mask, level, x=-1, y=-800)
-    r.link(level, bsdf.inputs["Specular IOR Level"])
-    r.link(r.value("Roughness", -2, -950), bsdf.inputs["Roughness"])
+        colour = r.mix((0.0, 0.0, 0.0, 1.0), colour, mask, "MIX", x=-1, y=-700,
+                       name="Specular Mask")
+    glossy = r.node("ShaderNodeBsdfAnisotropic", "Highlight", 0, -700)
+    r.link(colour, glossy.inputs["Color"])
+    r.link(r.value("Roughness", -2, -950), glossy.inputs["Roughness"])
+    if normal is not None:
+        r.link(normal, glossy.inputs["Normal"])
+    add = r.node("ShaderNodeAddShader", "Diffuse + Spec", 1, -300)
+    r.link(bsdf.outputs["BSDF"], add.inputs[0])
+    r.link(glossy.outputs["BSDF"], add.inputs[1])
+    r.output(add.outputs[0])
     r.link(r.rgb("Emissive", -2, -1100), bsdf.inputs["Emission Color"])
 
 
@@ -80,7 +90,7 @@ def lit(r, colorize=False, spec=None, alpha=None):
             (base.outputs["Alpha"] if base is not None and alpha is None else None)
     elif spec == "gloss":
         mask = gloss_red(r)
-    highlight(r, bsdf, mask)
+    highlight(r, bsdf, mask, getattr(r, "normal_vector", None))
     return bsdf
 
 

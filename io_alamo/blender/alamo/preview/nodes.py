@@ -20,6 +20,8 @@ COLUMN = 220
 # on the magenta image shown for a texture that was not found: it stays magenta (no team
 # colour on it), so a missing texture is never mistaken for a team-coloured part
 PLACEHOLDER_KEY = "alamo_placeholder"
+# the sRGB curve's power branch at 0: (0.055 / 1.055) ** 2.4
+TOE = (0.055 / 1.055) ** 2.4
 
 
 class Recipe:
@@ -72,13 +74,14 @@ class Recipe:
 
     def principled(self):
         """The material's Principled BSDF (reused, or added), reset to a plain surface and
-        connected to the output."""
+        connected to the output. Its own specular is off: the game's highlight is added on
+        top (lit.highlight), so a Diffuse Color bake gives exactly the Base Color."""
         bsdf = next((n for n in self.nodes if n.type == "BSDF_PRINCIPLED"), None)
         if bsdf is None:
             bsdf = self.nodes.new("ShaderNodeBsdfPrincipled")
         for name, value in (("Alpha", 1.0), ("Emission Strength", 1.0),
                             ("Emission Color", (0.0, 0.0, 0.0, 1.0)), ("Metallic", 0.0),
-                            ("Roughness", 0.5), ("Specular IOR Level", 0.5)):
+                            ("Roughness", 0.5), ("Specular IOR Level", 0.0)):
             sock = bsdf.inputs[name]
             for link in list(sock.links):
                 self.tree.links.remove(link)
@@ -137,18 +140,22 @@ class Recipe:
         return node.outputs[0]
 
     def to_game(self, colour, x=0, y=0.0):
-        """Blender's linear colour to the sRGB numbers the game's shader multiplies:
-        ``1.055 * c ** (1 / 2.4) - 0.055`` (the sRGB curve; its linear toe below 0.0031 is
-        left out: under 0.005 off)."""
-        encoded = self.vector_math("MULTIPLY_ADD", self.power(colour, 1 / 2.4, x, y),
-                                   (1.055,) * 3, (-0.055,) * 3, x + 0.5, y)
-        return self.vector_math("MAXIMUM", encoded, (0.0,) * 3, x=x + 1, y=y)
+        """Blender's linear colour to the sRGB numbers the game's shader multiplies: the sRGB
+        curve ``1.055 * c ** (1 / 2.4) - 0.055``, its foot moved so 0 stays 0 (the curve's
+        linear toe below 0.0031 is left out: at most 1/255 off, only where a dark texel is
+        multiplied by a colour other than white)."""
+        lifted = self.vector_math("MULTIPLY_ADD", colour, (1 - TOE,) * 3, (TOE,) * 3, x=x, y=y)
+        encoded = self.vector_math("MULTIPLY_ADD", self.power(lifted, 1 / 2.4, x + 0.25, y),
+                                   (1.055,) * 3, (-0.055,) * 3, x=x + 0.5, y=y)
+        return self.vector_math("MAXIMUM", encoded, (0.0,) * 3, x=x + 0.75, y=y)
 
     def from_game(self, colour, x=0, y=0.0):
         """sRGB numbers back to linear colour (the inverse of :meth:`to_game`)."""
         shifted = self.vector_math("MULTIPLY_ADD", colour, (1 / 1.055,) * 3,
-                                   (0.055 / 1.055,) * 3, x, y)
-        return self.power(shifted, 2.4, x + 0.5, y)
+                                   (0.055 / 1.055,) * 3, x=x, y=y)
+        lin = self.power(shifted, 2.4, x + 0.25, y)
+        return self.vector_math("MULTIPLY_ADD", lin, (1 / (1 - TOE),) * 3,
+                                (-TOE / (1 - TOE),) * 3, x=x + 0.5, y=y)
 
     def tinted(self, texel, tint, x=0, y=0.0, name=None):
         """``texel * tint`` as the game computes it: the texel (a linear image colour) in

@@ -36,7 +36,8 @@ def planet(r):
     colour = r.mix(colour, glow, 1.0, "ADD", x=-2, y=300)
     r.link(_clouds(r, colour), bsdf.inputs["Base Color"])
     normal = normal_map(r, bsdf)
-    highlight(r, bsdf, normal.outputs["Alpha"] if normal is not None else None)
+    highlight(r, bsdf, normal.outputs["Alpha"] if normal is not None else None,
+              getattr(r, "normal_vector", None))
     return bsdf
 
 
@@ -46,6 +47,5 @@ def skydome(r):
     if r.base:
         colour = r.texture(BASE, r.base, -6, 300).outputs["Color"]
     r.link(_clouds(r, colour), bsdf.inputs["Base Color"])
-    bsdf.inputs["Specular IOR Level"].default_value = 0.0
     r.link(r.rgb("Emissive", -2, -1100), bsdf.inputs["Emission Color"])
     return bsdf

@@ -28,26 +28,23 @@ def roughness(shininess):
     return float(np.sqrt(2.0 / (max(float(shininess), 0.0) + 2.0)))
 
 
-def specular_level(specular):
-    """Principled specular level from the Specular colour: 0.5 (the default dielectric) at
-    white, none at black."""
-    return float(np.clip(max(_rgb(specular)), 0.0, 2.0)) * 0.5
-
-
 # node name -> (parameter, default, what the node gets)
 RAW = lambda v: _rgb(v) + [1.0]
 LINEAR = lambda v: [float(x) for x in srgb_to_linear(_rgb(v))] + [1.0]
+# the highlight's reflectance at Specular white (about a dielectric's, for a glossy BSDF
+# that has no Fresnel falloff)
+HIGHLIGHT_SCALE = 0.1
+HIGHLIGHT = lambda v: [HIGHLIGHT_SCALE * float(x) for x in srgb_to_linear(_rgb(v))] + [1.0]  # noqa: E731
 RGB_NODES = {
     "Diffuse": ("Diffuse", (1, 1, 1, 1), RAW),
     "Colorization": ("Colorization", (1, 1, 1, 1), RAW),
     "Emissive": ("Emissive", (0, 0, 0, 0), LINEAR),
-    "Specular": ("Specular", (1, 1, 1, 1), LINEAR),
+    "Specular": ("Specular", (1, 1, 1, 1), HIGHLIGHT),
     "Color": ("Color", (1, 1, 1, 1), RAW),
     "Atmosphere": ("Atmosphere", (0, 0, 0, 0), LINEAR),
 }
 VALUE_NODES = {
     "Diffuse Alpha": ("Diffuse", (1, 1, 1, 1), _alpha),
-    "Specular Level": ("Specular", (1, 1, 1, 1), specular_level),
     "Roughness": ("Shininess", 32.0, roughness),
     "Atmosphere Strength": ("Atmosphere", (0, 0, 0, 0), lambda v: 2.0 * _alpha(v, 0.0)),
     "Atmosphere Power": ("AtmospherePower", 1.0, float),
