@@ -34,12 +34,8 @@ def build(mat, params, image, base=None, normal=None):
     """(Re)build the preview nodes of ``mat`` for its shader: ``params`` are its parameters
     (ShaderParam), ``image(texture name)`` gives the image to show, ``base``/``normal`` name
     the base texture and normal map. Returns the family drawn."""
-    shader = mat.alamo.shader
-    family = shaders.family(shader)
-    r = Recipe(mat, params, image)
-    r.shader = shader or ""
-    r.blend = shaders.blend_mode(shader)
-    r.base, r.normal = base, normal
+    family = shaders.family(mat.alamo.shader)
+    r = Recipe(mat, params, image, base, normal)
     r.clear()
     RECIPES[family](r)
     r.finish()

@@ -90,7 +90,7 @@ def lit(r, colorize=False, spec=None, alpha=None):
             (base.outputs["Alpha"] if base is not None and alpha is None else None)
     elif spec == "gloss":
         mask = gloss_red(r)
-    highlight(r, bsdf, mask, getattr(r, "normal_vector", None))
+    highlight(r, bsdf, mask, r.normal_vector)
     return bsdf
 
 

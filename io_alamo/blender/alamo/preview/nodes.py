@@ -4,6 +4,7 @@ nodes are kept and reused; nodes a user added are left alone)."""
 
 import bpy
 
+from .... import shaders
 from ....formats.alamo.model import ParamType
 from ... import compat
 
@@ -28,11 +29,15 @@ class Recipe:
     """One material's node tree while a recipe builds it: named nodes, links, and the
     textures its parameters name (``image(name)`` resolves a texture name to an image)."""
 
-    def __init__(self, mat, params, image):
+    def __init__(self, mat, params, image, base=None, normal=None):
         self.mat = mat
+        self.shader = mat.alamo.shader or ""
+        self.blend = shaders.blend_mode(self.shader)
         self.tree = compat.ensure_node_tree(mat)
         self.nodes = self.tree.nodes
         self.params = {p.name.lower(): p for p in params}
+        self.base, self.normal = base, normal     # texture names of the base and normal map
+        self.normal_vector = None                 # the normal map's output, once made
         self._image = image
         self.used = set()
 

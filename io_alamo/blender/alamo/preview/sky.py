@@ -37,7 +37,7 @@ def planet(r):
     r.link(_clouds(r, colour), bsdf.inputs["Base Color"])
     normal = normal_map(r, bsdf)
     highlight(r, bsdf, normal.outputs["Alpha"] if normal is not None else None,
-              getattr(r, "normal_vector", None))
+              r.normal_vector)
     return bsdf
 
 
