@@ -125,7 +125,8 @@ def test_colorize_bakes_the_team_coloured_surface_and_emissive(blender, shader):
     obj, _ = quad(shader, BaseTexture="T_Base.tga", Colorization=team, Diffuse=diffuse,
                   Emissive=emissive)
     close(bake(obj, "DIFFUSE"), colorize(BASE, team, diffuse))
-    close(bake(obj, "EMIT"), np.broadcast_to(emissive[:3], (SIZE, SIZE, 3)))
+    # Emissive is added to the light that multiplies the surface: surface * Emissive * 2
+    close(bake(obj, "EMIT"), colorize(BASE, team, 2 * np.asarray(emissive[:3])))
 
 
 def test_editing_colorization_or_the_team_colour_updates_the_preview(blender):

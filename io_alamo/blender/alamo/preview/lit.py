@@ -6,7 +6,7 @@ shader's surface colour, so a Diffuse Color bake gives what the game multiplies 
   alpha, gloss variants from the GlossTexture's red;
 - gloss: specular masked by the base alpha; alpha: ``rgb * Diffuse``, blended by
   ``base.a * Diffuse.a``; terrain: specular by the normal map's alpha (else the base alpha);
-- Emissive adds (emission); the highlight is a Glossy BSDF added on top (the game's
+- Emissive glows through the texture (surface x Emissive x 2); the highlight is a Glossy BSDF added on top (the game's
   ``diffuse + spec``), coloured by Specular, its roughness from Shininess."""
 
 from .nodes import BASE_NODE, NORMAL_NODE, PLACEHOLDER_KEY, PREFIX
@@ -18,17 +18,25 @@ NORMAL = NORMAL_NODE[len(PREFIX):]
 
 def surface(r, bsdf, colorize, alpha=None):
     """Base Color = base texture x lerp(1, team colour, base.a) x Diffuse, multiplied as the
-    game does (in sRGB numbers); returns the base texture node or None."""
+    game does (in sRGB numbers); Emission = the same surface x Emissive x 2 (the game adds
+    Emissive to the light that multiplies the texture). Returns the base texture node or
+    None."""
     if not r.base:
+        r.link(r.from_game(r.rgb("Emissive", -2, -1100), x=-1, y=-1100),
+               bsdf.inputs["Emission Color"])
         return None
     tex = r.texture(BASE, r.base, -6, 300)
-    tint = r.rgb("Diffuse", -4, 100)
+    texel = r.to_game(tex.outputs["Color"], -5, 450)
+    tint, glow = r.rgb("Diffuse", -4, 100), r.rgb("Emissive", -4, -1100)
     if colorize and not (tex.image is not None and tex.image.get(PLACEHOLDER_KEY)):
         team = r.team_colour(-4, -150)
         mask = r.mix(WHITE, team, tex.outputs["Alpha"], "MULTIPLY", x=-3, y=0)
         tint = r.mix(mask, tint, 1.0, "MULTIPLY", x=-2, y=100)
-    colour = r.tinted(tex.outputs["Color"], tint, x=-1, y=300, name="Surface")
-    r.link(colour, bsdf.inputs["Base Color"])
+        glow = r.mix(mask, glow, 1.0, "MULTIPLY", x=-2, y=-1100)
+    colour = r.mix(texel, tint, 1.0, "MULTIPLY", x=-2, y=300, name="Surface")
+    r.link(r.from_game(colour, x=-1, y=300), bsdf.inputs["Base Color"])
+    glow = r.mix(texel, glow, 1.0, "MULTIPLY", x=-2, y=-900, name="Glow")
+    r.link(r.from_game(glow, x=-1, y=-900), bsdf.inputs["Emission Color"])
     if alpha == "alpha":
         r.link(r.math("MULTIPLY", tex.outputs["Alpha"], r.value("Diffuse Alpha", -2, -300),
                       x=-1, y=-250), bsdf.inputs["Alpha"])
@@ -50,8 +58,7 @@ def normal_map(r, bsdf):
 
 def highlight(r, bsdf, mask, normal=None):
     """The game's ``diffuse + spec``: a Glossy BSDF added to the surface, coloured by
-    Specular x ``mask`` (a socket, or None for no mask), its roughness from Shininess; Emissive
-    as the surface's emission."""
+    Specular x ``mask`` (a socket, or None for no mask), its roughness from Shininess."""
     colour = r.rgb("Specular", -2, -700)
     if mask is not None:
         colour = r.mix((0.0, 0.0, 0.0, 1.0), colour, mask, "MIX", x=-1, y=-700,
@@ -65,7 +72,6 @@ def highlight(r, bsdf, mask, normal=None):
     r.link(bsdf.outputs["BSDF"], add.inputs[0])
     r.link(glossy.outputs["BSDF"], add.inputs[1])
     r.output(add.outputs[0])
-    r.link(r.rgb("Emissive", -2, -1100), bsdf.inputs["Emission Color"])
 
 
 def gloss_red(r):

@@ -3,7 +3,8 @@
 - Planet: ``surface = base + Atmosphere * pow(1 - N.V, AtmospherePower) * 2 * Atmosphere.a``
   (the rim glows in the atmosphere's colour), specular masked by the normal map's alpha, then
   ``lerp(lit, cloud, cloud.a)`` with the clouds scrolling at CloudScrollRate in u;
-- Skydome: ``lerp(base, cloud, cloud.a)``, clouds scrolling at CloudScrollRate, plus Emissive."""
+- Skydome: ``lerp(base, cloud, cloud.a)``, clouds scrolling at CloudScrollRate;
+- both glow by ``surface * Emissive * 2`` (Emissive is added to the light)."""
 
 from .lit import BASE, highlight, normal_map
 
@@ -34,7 +35,9 @@ def planet(r):
     rim = r.math("MULTIPLY", rim, r.value("Atmosphere Strength", -4, -150), x=-3, y=0)
     glow = r.mix((0.0, 0.0, 0.0, 1.0), r.rgb("Atmosphere", -3, -150), rim, "MIX", x=-2, y=0)
     colour = r.mix(colour, glow, 1.0, "ADD", x=-2, y=300)
-    r.link(_clouds(r, colour), bsdf.inputs["Base Color"])
+    surface = _clouds(r, colour)
+    r.link(surface, bsdf.inputs["Base Color"])
+    _glow(r, bsdf, surface)
     normal = normal_map(r, bsdf)
     highlight(r, bsdf, normal.outputs["Alpha"] if normal is not None else None,
               r.normal_vector)
@@ -46,6 +49,14 @@ def skydome(r):
     colour = (1.0, 1.0, 1.0, 1.0)
     if r.base:
         colour = r.texture(BASE, r.base, -6, 300).outputs["Color"]
-    r.link(_clouds(r, colour), bsdf.inputs["Base Color"])
-    r.link(r.rgb("Emissive", -2, -1100), bsdf.inputs["Emission Color"])
+    surface = _clouds(r, colour)
+    r.link(surface, bsdf.inputs["Base Color"])
+    _glow(r, bsdf, surface)
     return bsdf
+
+
+def _glow(r, bsdf, surface):
+    """Emissive x 2 lights the surface colour (the game adds it to the light)."""
+    glow = r.from_game(r.rgb("Emissive", -3, -1100), x=-2, y=-1100)
+    r.link(r.mix(surface, glow, 1.0, "MULTIPLY", x=-1, y=-1100, name="Glow"),
+           bsdf.inputs["Emission Color"])

@@ -35,10 +35,11 @@ LINEAR = lambda v: [float(x) for x in srgb_to_linear(_rgb(v))] + [1.0]
 # that has no Fresnel falloff)
 HIGHLIGHT_SCALE = 0.1
 HIGHLIGHT = lambda v: [HIGHLIGHT_SCALE * float(x) for x in srgb_to_linear(_rgb(v))] + [1.0]  # noqa: E731
+TWICE = lambda v: [2.0 * x for x in _rgb(v)] + [1.0]                  # noqa: E731
 RGB_NODES = {
     "Diffuse": ("Diffuse", (1, 1, 1, 1), RAW),
     "Colorization": ("Colorization", (1, 1, 1, 1), RAW),
-    "Emissive": ("Emissive", (0, 0, 0, 0), LINEAR),
+    "Emissive": ("Emissive", (0, 0, 0, 0), TWICE),
     "Specular": ("Specular", (1, 1, 1, 1), HIGHLIGHT),
     "Color": ("Color", (1, 1, 1, 1), RAW),
     "Atmosphere": ("Atmosphere", (0, 0, 0, 0), LINEAR),
