@@ -9,6 +9,10 @@ from pathlib import Path
 CATALOGUE = Path(__file__).with_name("data") / "shaders.json"
 PARAM_TYPES = ("INT", "FLOAT", "FLOAT3", "FLOAT4", "TEXTURE")
 BLEND_MODES = ("alpha", "additive", "clip")
+# the preview recipes (io_alamo/blender/alamo/preview): which one draws a shader is its
+# catalogue entry's "family"
+FAMILIES = ("plain", "gloss", "bump-colorize", "gloss-colorize", "alpha", "additive", "shield",
+            "nebula", "planet", "skydome", "terrain", "heat", "hidden")
 
 
 @dataclass(frozen=True)
@@ -27,6 +31,7 @@ class ShaderSpec:
     params: tuple
     skinned: str = None       # the counterpart for skinned meshes
     blend: str = None         # alpha, additive, clip (alpha-tested); None: opaque
+    family: str = "plain"     # the preview recipe that draws it (FAMILIES)
 
 
 def _key(name):
@@ -46,9 +51,11 @@ def catalogue():
                 raise ValueError(f"shader catalogue: {s['name']}: unknown type {p.type}")
         if s.get("blend") not in BLEND_MODES + (None,):
             raise ValueError(f"shader catalogue: {s['name']}: unknown blend {s['blend']}")
+        if s.get("family", "plain") not in FAMILIES:
+            raise ValueError(f"shader catalogue: {s['name']}: unknown family {s['family']}")
         out[_key(s["name"])] = ShaderSpec(s["name"], s["vertex_format"], s.get("kind", "mesh"),
                                           s.get("description", ""), params, s.get("skinned"),
-                                          s.get("blend"))
+                                          s.get("blend"), s.get("family", "plain"))
     return out
 
 
@@ -77,6 +84,22 @@ def blend_mode(name):
         return spec.blend
     lower = (name or "").lower()
     return next((mode for mode in BLEND_MODES if mode in lower), None)
+
+
+def family(name):
+    """The preview recipe that draws the shader (see FAMILIES). Shaders the catalogue does not
+    know (a mod's own .fx) are judged by their name, as the game's own names follow the
+    families."""
+    spec = find(name)
+    if spec is not None:
+        return spec.family
+    lower = (name or "").lower()
+    for word, fam in (("colorize", "bump-colorize"), ("additive", "additive"),
+                      ("alpha", "alpha"), ("shadow", "hidden"), ("collision", "hidden"),
+                      ("gloss", "gloss"), ("shield", "shield"), ("planet", "planet")):
+        if word in lower:
+            return "gloss-colorize" if fam == "bump-colorize" and "gloss" in lower else fam
+    return "plain"
 
 
 def vertex_format(name, skinned=False):

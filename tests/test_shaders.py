@@ -47,10 +47,12 @@ def test_catalogue_loads_with_the_expected_schema():
     assert set(data) == {"version", "note", "shaders"}
     assert data["shaders"]
     for s in data["shaders"]:
-        assert {"name", "vertex_format", "kind", "description", "params", "source"} <= set(s), s
-        assert set(s) <= {"name", "vertex_format", "kind", "description", "params", "source",
-                          "skinned", "blend"}, s["name"]
+        assert {"name", "vertex_format", "kind", "family", "description", "params",
+                "source"} <= set(s), s
+        assert set(s) <= {"name", "vertex_format", "kind", "family", "description", "params",
+                          "source", "skinned", "blend"}, s["name"]
         assert s.get("blend", "alpha") in shaders.BLEND_MODES, s["name"]
+        assert s["family"] in shaders.FAMILIES, s["name"]
         assert s["name"].endswith(".fx") and s["description"] and s["source"] and s["kind"]
     assert len(shaders.catalogue()) == len(data["shaders"])
 
@@ -153,3 +155,23 @@ def test_params_agree_allows_only_missing_textures():
     assert not _params_agree([want[1], want[0]], want)              # order differs
     assert not _params_agree(want + [("Extra", "FLOAT")], want)     # extra parameter
     assert not _params_agree([("Emissive", "FLOAT3")] + want[1:], want)
+
+
+def test_each_shader_says_which_preview_family_draws_it():
+    """The families follow the game's shader sources: colorize shaders by their specular
+    mask, the glowing ones added, the blending ones blended; a mod's own .fx by its name."""
+    fam = {s.name: s.family for s in shaders.catalogue().values()}
+    assert fam["MeshBumpColorize.fx"] == fam["RSkinBumpColorize.fx"] == "bump-colorize"
+    assert fam["MeshGlossColorize.fx"] == fam["RSkinGlossColorize.fx"] == "gloss-colorize"
+    assert fam["MeshGloss.fx"] == fam["RSkinGloss.fx"] == "gloss"
+    assert {fam[n] for n in ("MeshAdditive.fx", "RSkinAdditive.fx", "MeshAdditiveVColor.fx")} \
+        == {"additive"}
+    assert fam["MeshAlpha.fx"] == fam["RSkinAlpha.fx"] == "alpha"
+    assert fam["MeshShadowVolume.fx"] == fam["MeshCollision.fx"] == "hidden"
+    assert set(fam.values()) == set(shaders.FAMILIES)
+    for s in shaders.catalogue().values():       # the blending families blend
+        if s.family in ("alpha", "additive"):
+            assert s.blend == s.family, s.name
+    assert shaders.family("MyMod_RSkinGlossColorize.fx") == "gloss-colorize"
+    assert shaders.family("MyMod_Glow_Additive") == "additive"
+    assert shaders.family("") == "plain"

@@ -10,6 +10,7 @@ import bpy
 import numpy as np
 from mathutils import Vector
 
+from .alamo.preview.gltf import gltf_look
 from .alamo.shown import prepare_gltf_export
 
 __all__ = ["export_glb", "finish", "render_preview"]
@@ -38,9 +39,10 @@ def export_glb(target, everything=False):
     global _hard_exit
     _hard_exit = _hard_exit or bpy.app.version < (4, 5, 0)
     try:
-        bpy.ops.export_scene.gltf(filepath=str(target), export_format="GLB",
-                                  export_animations=True, check_existing=False,
-                                  **prepare_gltf_export(bpy.context, everything))
+        with gltf_look(bpy.context.scene):       # glTF cannot mask: the preview's colours baked
+            bpy.ops.export_scene.gltf(filepath=str(target), export_format="GLB",
+                                      export_animations=True, check_existing=False,
+                                      **prepare_gltf_export(bpy.context, everything))
     finally:
         if not enabled:      # Blender 4.2/4.5 crash at exit if its classes stay registered
             addon_utils.disable("io_scene_gltf2", default_set=False)

@@ -59,13 +59,27 @@ class AlamoBone(bpy.types.PropertyGroup):
                                             "parent (kept for lossless export)")
 
 
+# called with the AlamoShaderParam whose value changed: the material preview puts itself here
+# (alamo/preview), so it follows edits made from scripts too
+PARAM_EDIT_HOOKS = []
+
+
+def _param_edited(self, context):
+    for hook in PARAM_EDIT_HOOKS:
+        hook(self)
+
+
+def _team_edited(self, context):
+    self.id_data.update_tag()        # colorize previews read it through attribute nodes
+
+
 class AlamoShaderParam(bpy.types.PropertyGroup):
     name: StringProperty(name="Name", description="Shader parameter name")
     type: EnumProperty(name="Type", items=PARAM_TYPE_ITEMS, default="FLOAT")
     int_value: IntProperty(name="Value")
-    float_value: FloatProperty(name="Value")
-    float3_value: FloatVectorProperty(name="Value", size=3)
-    float4_value: FloatVectorProperty(name="Value", size=4)
+    float_value: FloatProperty(name="Value", update=_param_edited)
+    float3_value: FloatVectorProperty(name="Value", size=3, update=_param_edited)
+    float4_value: FloatVectorProperty(name="Value", size=4, update=_param_edited)
     texture: StringProperty(name="Texture", description="Texture file name, as the game looks it up")
 
 
@@ -91,6 +105,16 @@ def find_param(material_props, name):
     """The first parameter called ``name`` (case-insensitive) of an AlamoMaterial, or None."""
     low = name.lower()
     return next((p for p in material_props.params if p.name.lower() == low), None)
+
+
+class AlamoTeam(bpy.types.PropertyGroup):
+    """The scene-wide team colour of the material previews (never written into a file)."""
+    override: BoolProperty(name="Team Colour", update=_team_edited,
+                           description="Show every colorize material in this team colour "
+                                       "instead of its own Colorization (preview only)")
+    color: FloatVectorProperty(name="Colour", subtype="COLOR_GAMMA", size=3, min=0.0,
+                               max=1.0, default=(0.8, 0.1, 0.1), update=_team_edited,
+                               description="Team colour, as the game's shader gets it")
 
 
 class AlamoObject(bpy.types.PropertyGroup):
@@ -144,7 +168,7 @@ class AlamoAction(bpy.types.PropertyGroup):
 
 
 CLASSES = (AlamoBone, AlamoShaderParam, AlamoMaterial, AlamoObject, AlamoPoseBone,
-           AlamoAction)
+           AlamoAction, AlamoTeam)
 
 
 def register():
@@ -155,9 +179,11 @@ def register():
     bpy.types.Object.alamo = PointerProperty(type=AlamoObject)
     bpy.types.PoseBone.alamo = PointerProperty(type=AlamoPoseBone)
     bpy.types.Action.alamo = PointerProperty(type=AlamoAction)
+    bpy.types.Scene.alamo_team = PointerProperty(type=AlamoTeam)
 
 
 def unregister():
+    del bpy.types.Scene.alamo_team
     del bpy.types.Action.alamo
     del bpy.types.PoseBone.alamo
     del bpy.types.Object.alamo

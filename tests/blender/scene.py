@@ -114,3 +114,19 @@ def datablock_counts():
     names = ("objects", "meshes", "materials", "armatures", "lights", "images", "collections",
              "actions", "node_groups", "textures")
     return {n: len(getattr(bpy.data, n)) for n in names}
+
+
+def reaches(socket, node_type, input_name):
+    """Whether a node output feeds, through any nodes between, the input ``input_name`` of a
+    node of ``node_type`` (e.g. the base texture's alpha into the Principled BSDF's Alpha)."""
+    seen, todo = set(), [socket]
+    while todo:
+        out = todo.pop()
+        for link in out.links:
+            node = link.to_node
+            if node.type == node_type and link.to_socket.name == input_name:
+                return True
+            if node.as_pointer() not in seen:
+                seen.add(node.as_pointer())
+                todo.extend(node.outputs)
+    return False

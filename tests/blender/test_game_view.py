@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import specbuild as sb
 from corpus import corpus_params
-from scene import deformed_corners_world, load_model
+from scene import deformed_corners_world, load_model, reaches
 
 from io_alamo.formats.alamo.files import save
 from io_alamo.sample import sample_animation, sample_model, write_tga
@@ -216,14 +216,18 @@ def test_opaque_shader_shows_the_whole_texture_whatever_its_alpha(blender, tmp_p
     do_import(textured_quad(tmp_path / "opaque", "MeshGloss.fx"))
     mat = bpy.data.objects["Quad"].active_material
     tex = mat.node_tree.nodes["Alamo Base Texture"]
-    assert not tex.outputs["Alpha"].is_linked and tex.image.alpha_mode == "CHANNEL_PACKED"
+    # alpha is data (the gloss mask), never transparency
+    assert not reaches(tex.outputs["Alpha"], "BSDF_PRINCIPLED", "Alpha")
+    assert reaches(tex.outputs["Alpha"], "BSDF_GLOSSY", "Color")         # the highlight
+    assert tex.image.alpha_mode == "CHANNEL_PACKED"
     opaque_red, other = red_and_other(preview_pixels(tmp_path, "opaque"))
     assert opaque_red > 500 and other < 0.03 * opaque_red    # no black half where alpha is 0
 
     bpy.ops.wm.read_factory_settings(use_empty=True)
     do_import(textured_quad(tmp_path / "alpha", "MeshAlpha.fx"))
     mat = bpy.data.objects["Quad"].active_material
-    assert mat.node_tree.nodes["Alamo Base Texture"].outputs["Alpha"].is_linked
+    assert reaches(mat.node_tree.nodes["Alamo Base Texture"].outputs["Alpha"],
+                   "BSDF_PRINCIPLED", "Alpha")
     red, other = red_and_other(preview_pixels(tmp_path, "alpha"))
     # the blending shader lets the background through on the transparent half
     assert 0.35 < red / opaque_red < 0.7 and other < 0.1 * opaque_red
@@ -234,9 +238,15 @@ def test_switching_to_a_blending_shader_links_the_alpha(blender, tmp_path):
     mat = bpy.data.objects["Quad"].active_material
     tex = mat.node_tree.nodes["Alamo Base Texture"]
     assert bpy.ops.alamo.set_shader(material=mat.name, shader="MeshAdditive.fx") == {"FINISHED"}
-    assert tex.outputs["Alpha"].is_linked and mat.surface_render_method == "BLENDED"
+    # additive: the texel glows (emission) over what is behind, whatever its alpha
+    assert reaches(tex.outputs["Color"], "EMISSION", "Color")
+    assert mat.surface_render_method == "BLENDED"
+    assert bpy.ops.alamo.set_shader(material=mat.name, shader="MeshAlpha.fx") == {"FINISHED"}
+    assert reaches(tex.outputs["Alpha"], "BSDF_PRINCIPLED", "Alpha")
+    assert mat.surface_render_method == "BLENDED"
     assert bpy.ops.alamo.set_shader(material=mat.name, shader="MeshGloss.fx") == {"FINISHED"}
-    assert not tex.outputs["Alpha"].is_linked and mat.surface_render_method == "DITHERED"
+    assert not reaches(tex.outputs["Alpha"], "BSDF_PRINCIPLED", "Alpha")
+    assert mat.surface_render_method == "DITHERED"
 
 
 # --- glTF -----------------------------------------------------------------------------------

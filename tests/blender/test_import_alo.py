@@ -12,6 +12,7 @@ from scene import (
     file_corners,
     load_model,
     objects_by_role,
+    reaches,
     uv,
 )
 
@@ -281,7 +282,7 @@ def test_textures_found_case_insensitively_in_the_mod_folders(blender, tmp_path)
     mat = objects_by_role("MESH")[0].data.materials[0]
     node = mat.node_tree.nodes["Alamo Base Texture"]
     assert node.image.filepath.endswith("SHIP.TGA") and node.image.size[0] == 64
-    assert any(link.to_node.type == "BSDF_PRINCIPLED" for link in node.outputs["Color"].links)
+    assert reaches(node.outputs["Color"], "BSDF_PRINCIPLED", "Base Color")
 
 
 def test_missing_texture_is_a_warning_and_a_placeholder(blender, tmp_path):

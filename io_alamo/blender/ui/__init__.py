@@ -6,12 +6,12 @@ are thin: the work is done by Blender-layer modules outside this package (shadin
 lod_alt, visibility, actions, add, targets), which scripts and tests can call too.
 """
 
-from . import add, animations, bones, checks, legacy, lod_alt, material, objects, textures
+from . import add, animations, bones, checks, legacy, lod_alt, material, objects, team, textures
 
 # registration order: the sidebar panels in the order the original module registered them
 # (their bl_order decides where they show); each module registers its own property groups
 # before the properties that point to them
-MODULES = (add, textures, objects, bones, lod_alt, animations, checks, material, legacy)
+MODULES = (add, textures, objects, bones, lod_alt, animations, checks, material, team, legacy)
 CLASSES = tuple(cls for module in MODULES for cls in module.CLASSES)
 # The session's validation results and list positions (not saved with the file).
 WINDOW_MANAGER_PROPERTIES = checks.WINDOW_MANAGER_PROPERTIES + \

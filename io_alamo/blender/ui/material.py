@@ -201,6 +201,8 @@ class MATERIAL_PT_alamo(bpy.types.Panel):
                     "are kept as they are", "INFO")
         elif spec.description:
             layout.label(text=spec.description)
+        if props.shader:
+            self.draw_preview_note(layout, context, props.shader)
         if props.vertex_format:
             layout.label(text=f"Vertex format: {props.vertex_format}", icon="MESH_DATA")
         known = {(p.name.lower(), p.type) for p in spec.params} if spec else None
@@ -216,6 +218,16 @@ class MATERIAL_PT_alamo(bpy.types.Panel):
         if spec is None and props.shader:
             op = row.operator(ALAMO_OT_param_add.bl_idname, text="Add Parameter", icon="ADD")
             op.material = mat.name
+
+    def draw_preview_note(self, layout, context, shader):
+        """Which preview recipe draws the shader, and where its team colour comes from."""
+        family = shaders.family(shader)
+        text = f"Preview: {family}"
+        if family.endswith("colorize"):
+            team = getattr(context.scene, "alamo_team", None)
+            text += ", team colour " + ("from the sidebar" if team is not None and
+                                         team.override else "from Colorization")
+        layout.label(text=text, icon="MATERIAL")
 
     def draw_param(self, layout, mat, p, index, known):
         split = layout.split(factor=0.35)

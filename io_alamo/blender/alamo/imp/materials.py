@@ -1,5 +1,5 @@
 """Materials: the shader and its parameters as editable properties, and preview nodes that
-show the base texture (and normal map) in Material Preview."""
+draw what the game's shader draws (the recipes of :mod:`..preview`)."""
 
 import ntpath
 import os
@@ -9,18 +9,17 @@ import numpy as np
 
 from .... import shaders
 from ....formats.alamo.model import ParamType, ShaderParam
-from ... import compat
 from ...names import to_blender
 from ...props import param_value
 from ...texture_images import load_texture
 from ...textures import EXTENSIONS, TextureFinder
+from .. import preview
 
 BASE_TEXTURE_NAMES = ("basetexture", "diffusetexture", "texture", "basemap", "diffusemap")
 NORMAL_HINTS = ("normal", "bump")
-COLOR_PARAM_NAMES = ("diffuse", "color", "diffusecolor", "basecolor")
 PLACEHOLDER_COLOR = (1.0, 0.0, 1.0, 1.0)
-BASE_NODE = "Alamo Base Texture"
-NORMAL_NODE = "Alamo Normal Texture"
+BASE_NODE = preview.BASE_NODE
+NORMAL_NODE = preview.NORMAL_NODE
 
 
 def _param_ident(ptype):
@@ -97,6 +96,7 @@ class MaterialBuilder:
         if img is None:
             img = bpy.data.images.new(to_blender(texture_name), 16, 16)
             img.generated_color = PLACEHOLDER_COLOR
+            img[preview.PLACEHOLDER_KEY] = True
         if img.as_pointer() not in self._existing:
             self.tx.add(img)
             self._existing.add(img.as_pointer())
@@ -104,17 +104,8 @@ class MaterialBuilder:
         return img
 
     def _preview_nodes(self, mat, params):
-        tree = compat.ensure_node_tree(mat)
-        bsdf = principled_node(tree)
         base, normal = base_and_normal_textures(params)
-        if base:
-            tex = _base_texture_node(tree, bsdf)
-            tex.image = self.image(base)
-            use_texture_alpha(mat, tex, bsdf)
-        else:
-            _preview_colour(bsdf, params)
-        if normal:
-            _set_normal_image(_normal_texture_node(tree, bsdf), self.image(normal))
+        preview.build(mat, params, self.image, base, normal)
 
 
 def principled_node(tree):
@@ -127,14 +118,6 @@ def principled_node(tree):
             nodes.new("ShaderNodeOutputMaterial")
         tree.links.new(bsdf.outputs["BSDF"], out.inputs["Surface"])
     return bsdf
-
-
-def _base_texture_node(tree, bsdf):
-    tex = tree.nodes.new("ShaderNodeTexImage")
-    tex.name = tex.label = BASE_NODE
-    tex.location = (bsdf.location.x - 400, bsdf.location.y)
-    tree.links.new(tex.outputs["Color"], bsdf.inputs["Base Color"])
-    return tex
 
 
 def use_texture_alpha(mat, tex, bsdf):
@@ -152,33 +135,6 @@ def use_texture_alpha(mat, tex, bsdf):
         tree.links.new(tex.outputs["Alpha"], alpha)
     elif tex.image is not None:
         tex.image.alpha_mode = "CHANNEL_PACKED"
-
-
-def _normal_texture_node(tree, bsdf):
-    tex = tree.nodes.new("ShaderNodeTexImage")
-    tex.name = tex.label = NORMAL_NODE
-    tex.location = (bsdf.location.x - 700, bsdf.location.y - 300)
-    nmap = tree.nodes.new("ShaderNodeNormalMap")
-    nmap.location = (bsdf.location.x - 300, bsdf.location.y - 300)
-    tree.links.new(tex.outputs["Color"], nmap.inputs["Color"])
-    tree.links.new(nmap.outputs["Normal"], bsdf.inputs["Normal"])
-    return tex
-
-
-def _set_normal_image(tex, image):
-    if tex.image != image:
-        tex.image = image
-    if image.source == "FILE" and image.colorspace_settings.name != "Non-Color":
-        image.colorspace_settings.name = "Non-Color"
-
-
-def _preview_colour(bsdf, params):
-    """Base colour from a colour parameter (Diffuse, Color...), where there is no texture."""
-    colour = next((p for p in params if p.type in (ParamType.FLOAT4, ParamType.FLOAT3)
-                   and p.name.lower() in COLOR_PARAM_NAMES), None)
-    if colour is not None:
-        rgb = [float(np.clip(x, 0.0, 1.0)) for x in list(colour.value)[:3]]
-        bsdf.inputs["Base Color"].default_value = (*rgb, 1.0)
 
 
 def image_file_name(image):
@@ -224,36 +180,23 @@ def find_image(texture_name, folders=()):
             pass
     img = bpy.data.images.new(ntpath.basename(texture_name.replace("/", "\\")).strip(), 16, 16)
     img.generated_color = PLACEHOLDER_COLOR
+    img[preview.PLACEHOLDER_KEY] = True
     return img
 
 
 def refresh_preview(mat, folders=()):
-    """Make the preview nodes follow the material's Alamo parameters after an edit: the base
-    texture and normal map nodes show the textures the parameters name (added or removed as
-    needed) and, without a base texture, the base colour follows the colour parameter. Other
-    nodes are left alone."""
+    """Make the preview nodes follow the material's Alamo shader and parameters after an edit:
+    the recipe of the shader's family, showing the textures the parameters name (found as
+    :func:`find_image` finds them) with the parameters' values. Nodes the recipes did not
+    make are left alone."""
     params = [ShaderParam(p.name, ParamType[p.type], param_value(p)) for p in mat.alamo.params]
     base, normal = base_and_normal_textures(params)
-    tree = compat.ensure_node_tree(mat)
-    nodes = tree.nodes
-    bsdf = principled_node(tree)
-    tex = nodes.get(BASE_NODE)
-    if base:
-        tex = tex or _base_texture_node(tree, bsdf)
-        image = find_image(base, folders)
-        if tex.image != image:
-            tex.image = image
-        use_texture_alpha(mat, tex, bsdf)
-    else:
-        if tex is not None:
-            nodes.remove(tex)
-        _preview_colour(bsdf, params)
-    tex = nodes.get(NORMAL_NODE)
-    if normal:
-        tex = tex or _normal_texture_node(tree, bsdf)
-        _set_normal_image(tex, find_image(normal, folders))
-    elif tex is not None:
-        for link in list(tex.outputs["Color"].links):
-            if link.to_node.type == "NORMAL_MAP":
-                nodes.remove(link.to_node)
-        nodes.remove(tex)
+    found = {}
+
+    def image(name):
+        key = name.lower()
+        if key not in found:
+            found[key] = find_image(name, folders)
+        return found[key]
+
+    preview.build(mat, params, image, base, normal)

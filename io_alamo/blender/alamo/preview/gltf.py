@@ -1,0 +1,130 @@
+"""The preview's look for glTF, which cannot mask: while a glTF file is written, each
+material's Base Color is a texture baked from the recipe's formula (the colorized surface
+``lerp(base, team * base, base.a) * Diffuse``; for glowing shaders ``texel * colour`` as
+emission over a transparent surface). Everything is put back afterwards."""
+
+import os
+from contextlib import contextmanager
+
+import bpy
+import numpy as np
+
+from .nodes import BASE_NODE, PREFIX
+from .values import material_values
+
+BAKED = PREFIX + "glTF Base Colour"
+
+
+def _srgb_numbers(image):
+    """The image's RGBA as the game reads them (sRGB numbers), (h, w, 4)."""
+    w, h = image.size
+    px = np.empty(w * h * 4, np.float32)
+    image.pixels.foreach_get(px)
+    px = px.reshape(h, w, 4)
+    if image.is_float and image.colorspace_settings.name != "Non-Color":
+        c = np.clip(px[..., :3], 0.0, None)
+        px[..., :3] = np.where(c <= 0.0031308, c * 12.92, 1.055 * c ** (1 / 2.4) - 0.055)
+    return px
+
+
+def _rgb(v, default):
+    v = list(v) if v is not None else list(default)
+    return np.asarray((v + [1.0, 1.0, 1.0])[:3], np.float32)
+
+
+def team_colour(scene, values):
+    team = getattr(scene, "alamo_team", None)
+    if team is not None and team.override:
+        return np.asarray(team.color, np.float32)
+    return _rgb(values.get("colorization"), (1, 1, 1))
+
+
+def surface_pixels(mat, scene):
+    """(RGBA in sRGB numbers, emits) the material's preview draws from its base texture, or
+    None when it has no base texture node."""
+    nodes = mat.node_tree.nodes
+    tex = nodes.get(BASE_NODE)
+    if tex is None or tex.image is None or not tex.image.size[0]:
+        return None
+    px = _srgb_numbers(tex.image)
+    values = material_values(mat)
+    rgb, a = px[..., :3], px[..., 3:]
+    if nodes.get(PREFIX + "Emission") is not None:                 # glowing shaders
+        glow = rgb * _rgb(values.get("color"), (1, 1, 1))
+        return np.concatenate([glow, glow.max(axis=-1, keepdims=True)], axis=-1), True
+    out = rgb
+    if nodes.get(PREFIX + "Team") is not None:
+        out = rgb * (1 - a) + team_colour(scene, values) * rgb * a
+    out = out * _rgb(values.get("diffuse"), (1, 1, 1))
+    alpha = a if mat.surface_render_method == "BLENDED" else np.ones_like(a)
+    return np.concatenate([np.clip(out, 0, 1), alpha], axis=-1), False
+
+
+@contextmanager
+def gltf_look(scene, materials=None):
+    """While inside, materials show glTF their preview's colours as a plain texture."""
+    undo = []
+    try:
+        for mat in materials if materials is not None else bpy.data.materials:
+            if mat.node_tree is not None and mat.node_tree.nodes.get(BASE_NODE) is not None:
+                made = _bake(mat, scene)
+                if made is not None:
+                    undo.append(made)
+        yield
+    finally:
+        for restore in reversed(undo):
+            restore()
+
+
+def _bake(mat, scene):
+    baked = surface_pixels(mat, scene)
+    if baked is None:
+        return None
+    px, emits = baked
+    h, w = px.shape[:2]
+    base = mat.node_tree.nodes[BASE_NODE].image
+    image = bpy.data.images.new(f"{os.path.splitext(base.name)[0]}_preview", w, h,
+                                alpha=True)
+    image.pixels.foreach_set(np.ascontiguousarray(px, np.float32).ravel())
+    image.pack()
+    tree = mat.node_tree
+    bsdf = next((n for n in tree.nodes if n.type == "BSDF_PRINCIPLED"), None)
+    out = next((n for n in tree.nodes if n.type == "OUTPUT_MATERIAL"), None)
+    if bsdf is None or out is None:
+        bpy.data.images.remove(image)
+        return None
+    saved = [(link.from_socket, link.to_socket) for link in tree.links
+             if link.to_node == bsdf or link.to_node == out]
+    defaults = {name: _copy(bsdf.inputs[name].default_value)
+                for name in ("Base Color", "Emission Color", "Emission Strength", "Alpha")}
+    node = tree.nodes.new("ShaderNodeTexImage")
+    node.name = BAKED
+    node.image = image
+    for link in list(tree.links):
+        if link.to_node == bsdf and link.to_socket.name in defaults:
+            tree.links.remove(link)
+    tree.links.new(bsdf.outputs["BSDF"], out.inputs["Surface"])
+    if emits:
+        bsdf.inputs["Base Color"].default_value = (0.0, 0.0, 0.0, 1.0)
+        tree.links.new(node.outputs["Color"], bsdf.inputs["Emission Color"])
+        bsdf.inputs["Emission Strength"].default_value = 1.0
+    else:
+        tree.links.new(node.outputs["Color"], bsdf.inputs["Base Color"])
+    if emits or mat.surface_render_method == "BLENDED":
+        tree.links.new(node.outputs["Alpha"], bsdf.inputs["Alpha"])
+
+    def restore():
+        tree.nodes.remove(node)
+        bpy.data.images.remove(image)
+        for link in list(tree.links):
+            if link.to_node == bsdf or link.to_node == out:
+                tree.links.remove(link)
+        for a, b in saved:
+            tree.links.new(a, b)
+        for name, value in defaults.items():
+            bsdf.inputs[name].default_value = value
+    return restore
+
+
+def _copy(value):
+    return tuple(value) if hasattr(value, "__len__") else value
