@@ -33,6 +33,7 @@ from .common import ExportError, Report
 from .skeleton import build_skeleton, parse_source
 
 MAX_FRAMES = 100_000
+SOURCE_NAME_KEY = "alamo_source_file"      # the imported file's name (imp/ala.py sets it)
 VISIBLE_PATH = "alamo.visible"
 
 
@@ -87,12 +88,19 @@ def file_name_for(model_path, action):
     """``<MODEL>_<ACTION>.ala`` beside the model (no second prefix when the action already
     has it, as imported ones do)."""
     folder, base = os.path.split(model_path)
-    model = os.path.splitext(base)[0]
+    model, ext = os.path.splitext(base)
+    # an imported action goes back under its file's exact name (EI_VADER_IDLE_00.ALA stays
+    # so: on a case-sensitive file system another case would be a second file)
+    source = action.get(SOURCE_NAME_KEY)
+    if isinstance(source, str) and source.lower().startswith(model.lower() + "_") \
+            and source.lower() == action.name.lower() + ".ala" \
+            and os.path.basename(source) == source:
+        return os.path.join(folder, model + source[len(model):])
     name = action.name
     if not name.lower().startswith(model.lower() + "_"):
         name = f"{model}_{name}"
     safe = "".join(c if c.isalnum() or c in "-_. " else "_" for c in name)
-    return os.path.join(folder, safe + ".ala")
+    return os.path.join(folder, safe + (".ALA" if ext == ".ALO" else ".ala"))
 
 
 def frame_span(context, action, options):

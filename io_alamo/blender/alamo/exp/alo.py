@@ -306,6 +306,12 @@ class _Exporter:
             for p in e.details:
                 self.report.error(f"mesh {obj.name!r}: {p.text}", [obj], p.elements_selected)
             return None
+        for sub in mesh.submeshes:
+            v = sub.vertices
+            floats = [v[f] for f in v.dtype.names if v.dtype[f].base.kind == "f"]
+            if not all(self.report.check_finite(f"mesh {obj.name!r}", a, [obj])
+                       for a in floats):
+                return None
         return plugin_data.apply_mesh_flags(obj, mesh, self.report)
 
     def _mesh_context(self):
@@ -378,6 +384,9 @@ class _Exporter:
             return src
         if isinstance(src, Light):
             rec.layout = src.layout
+        self.report.check_finite(f"light {obj.name!r}", [*rec.color, rec.intensity,
+                                 rec.far_attenuation_end, rec.far_attenuation_start,
+                                 rec.hotspot, rec.falloff], [obj])
         return rec
 
     # --- proxies and dazzles ----------------------------------------------------------------
@@ -442,6 +451,13 @@ class _Exporter:
                                          "tex_y", "tex_size", "texture", "frequency", "phase",
                                          "night_only", "hidden", "bias")):
                     rec = s
+            if rec is not s:
+                self.report.check_finite(
+                    f"dazzle {obj.name!r}", [*rec.position, *rec.color, rec.radius,
+                                             rec.frequency, rec.phase], [obj],
+                    f" (its position relative to bone {self.skeleton.bones[bone].name!r}, "
+                    "whose matrix cannot be inverted or is not finite)"
+                    if not np.all(np.isfinite(local)) else "")
             out.append(rec)
         return out
 

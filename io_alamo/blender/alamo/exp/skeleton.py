@@ -73,6 +73,10 @@ def build_skeleton(arm, source, report):
         else:
             matrix = _bone_matrix(b, p, parent, worlds, as_file)
         record = _bone_record(src, n_src, p, name, parent, matrix)
+        from_file = src.bones[p.index] if src and 0 <= p.index < n_src else None
+        if record is not from_file:
+            report.check_finite(f"bone {name!r}", record.matrix, [arm],
+                                " (its rest matrix)")
         out.append(record)
         w = np.eye(4)
         w[:3, :] = np.asarray(record.matrix, np.float64)
