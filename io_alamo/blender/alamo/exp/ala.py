@@ -28,7 +28,14 @@ from ...matrices import inverse
 from .. import fingerprint
 from ..fingerprint import bone_of_path
 from ..source import get_source, has_source
-from .ala_bones import merge_steps, moving_bones, renamed, source_animation, source_bones
+from .ala_bones import (
+    keep_unedited,
+    merge_steps,
+    moving_bones,
+    renamed,
+    source_animation,
+    source_bones,
+)
 from .common import ExportError, Report
 from .skeleton import build_skeleton, parse_source
 
@@ -52,6 +59,7 @@ class AnimationExportResult:
     frames: int = 0
     fps: float = 0.0
     bones: int = 0
+    kept_bones: int = 0              # bones written from the imported file as they were
     warnings: list = field(default_factory=list)
     timings: dict = field(default_factory=dict)
 
@@ -226,6 +234,11 @@ def build_animation(context, armature, action, options, source=_UNPARSED):
         result.animation = encode_animation(data, fmt)
     except AlamoFormatError as e:
         raise ExportError([f"action {action.name!r}: {e}"]) from None
+    if src is not None:
+        # bones whose motion was not edited keep the file's data exactly
+        result.animation, result.kept_bones = keep_unedited(
+            result.animation, src_anim, armature, skeleton, bone_index, rows,
+            (t, q, s, reach), (visible[rows], has_visibility[rows], step, has_step))
     result.timings["encode"] = time.perf_counter() - clock
     result.frames, result.fps, result.bones = frames, fps, len(rows)
     return result
