@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ....formats.alamo import AlamoFormatError, read_ala
+from ....formats.alamo import AlamoFormatError, convert_animation, decode_bone, read_ala
+from ....formats.alamo.animation import drop_step_bits
 from ....formats.alamo.ala_codec import unpack_bits
 from ...armature import match_bones
 from ..source import get_source
@@ -115,14 +116,15 @@ def keep_unedited(anim, src_anim, armature, skeleton, bone_index, rows, motion, 
     ``reach``: (B,) how far from the origin each bone and its parent get (float noise);
     ``bits``: (visible, has_visibility, step, has_step) per written row. Returns the
     animation and how many bones were kept."""
-    from ....formats.alamo import convert_animation
-
     frames = int(anim.num_frames)
     if int(src_anim.num_frames) != frames:
         return anim, 0
     base = renamed(src_anim, armature, skeleton, bone_index)
-    if base.format != anim.format:
-        base = convert_animation(base, anim.format)
+    # new records (the source's are shared with what import keeps); format #2 holds no
+    # step bits
+    base = convert_animation(base, anim.format)
+    if base.format == 2:
+        drop_step_bits(base)
     by_row = {}
     for ab, bone in zip(base.bones, match_bones(armature, src_anim)):
         if bone is not None and bone.name in bone_index:
@@ -160,8 +162,6 @@ def _same_bits(old, bits, i, frames, fmt):
 def _same_motion(old, motion, frames):
     """Whether the pose's parent-relative motion is the bone's stored motion (within half a
     quantisation step and the float noise of evaluating it in Blender)."""
-    from ....formats.alamo import decode_bone
-
     t, q, s, reach = motion
     ot, oq, os_, _, _ = decode_bone(old, frames)
     reach = max(1.0, float(reach), float(np.abs(ot).max(initial=0.0)))
