@@ -36,6 +36,7 @@ from .ala_bones import (
     source_animation,
     source_bones,
 )
+from .bake import applied_scale, bake_of
 from .common import ExportError, Report
 from .skeleton import build_skeleton, parse_source
 
@@ -170,7 +171,9 @@ def build_animation(context, armature, action, options, source=_UNPARSED):
     # the model export's findings about the skeleton are its own: not repeated here
     built = build_skeleton(armature, source, Report())
     skeleton, bone_index = built.skeleton, built.bone_index
-    kept = _source_animation(action, armature, frames, fps)
+    bake, keys_scale = bake_of(armature), applied_scale(armature)
+    as_shown = bake.identity and keys_scale == 1.0     # else positions are written scaled
+    kept = _source_animation(action, armature, frames, fps) if as_shown else None
     if kept is not None:
         kept = renamed(kept, armature, skeleton, bone_index)
         anim = kept if kept.format == fmt else convert_animation(kept, fmt)
@@ -189,7 +192,10 @@ def build_animation(context, armature, action, options, source=_UNPARSED):
 
     clock = time.perf_counter()
     matrices = _sample_pose(context, armature, action,
-                            [blender_of.get(k) for k in range(len(names))], start, frames)
+                            [blender_of.get(k) for k in range(len(names))], start, frames,
+                            keys_scale)
+    if not bake.identity:
+        matrices = bake.rigid(matrices)
     # bone 0 never moves in a game animation: it stays where the model has it (identity for
     # a Root the export adds or writes as identity), and motion given to it in Blender is
     # carried by its children
@@ -324,9 +330,10 @@ class _Assigned:
         return False
 
 
-def _sample_pose(context, armature, action, order, start, frames):
+def _sample_pose(context, armature, action, order, start, frames, keys_scale=1.0):
     """(F, B, 4, 4) armature-space pose matrices of the bones in ``order``, each frame
-    (identity for None: a Root bone the export adds)."""
+    (identity for None: a Root bone the export adds). ``keys_scale``: the factor Apply Scale
+    left out of the location keys (they are read scaled by it)."""
     pose_bones = armature.pose.bones
     index = {pb.name: k for k, pb in enumerate(pose_bones)}
     have = np.array([n is not None for n in order], bool)
@@ -335,7 +342,7 @@ def _sample_pose(context, armature, action, order, start, frames):
     out = np.tile(np.eye(4), (frames, len(order), 1, 1))
     scene = context.scene
     progress.expect(frames)
-    with _Assigned(context, armature, action):
+    with _Assigned(context, armature, action), _ScaledLocations(action, keys_scale):
         for k in range(frames):
             progress.advance()
             scene.frame_set(start + k)
@@ -343,6 +350,37 @@ def _sample_pose(context, armature, action, order, start, frames):
             # column-major 4x4s
             out[k, have] = buf.reshape(-1, 4, 4)[pick].transpose(0, 2, 1)
     return out
+
+
+class _ScaledLocations:
+    """Temporarily scale the action's bone location keys (values and handles) by ``k``;
+    every key is put back exactly after."""
+
+    def __init__(self, action, k):
+        self.curves = [fc for fc in compat.action_fcurves(action) if k != 1.0
+                       and bone_of_path(fc.data_path)[1] == "location"]
+        self.k, self.saved = k, []
+
+    def __enter__(self):
+        for fc in self.curves:
+            kp = fc.keyframe_points
+            arrays = {}
+            for prop in ("co", "handle_left", "handle_right"):
+                a = np.empty(2 * len(kp), np.float32)
+                kp.foreach_get(prop, a)
+                arrays[prop] = a
+                b = a.copy()
+                b[1::2] *= self.k
+                kp.foreach_set(prop, b)
+            fc.update()
+            self.saved.append((fc, arrays))
+        return self
+
+    def __exit__(self, *exc):
+        for fc, arrays in self.saved:
+            for prop, a in arrays.items():
+                fc.keyframe_points.foreach_set(prop, a)
+        return False
 
 
 def _snap_constant(a, tol):

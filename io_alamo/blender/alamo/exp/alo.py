@@ -35,7 +35,7 @@ from ...props import param_value
 from .. import fingerprint
 from . import plugin as plugin_data
 from .ala import AnimationExportOptions, armature_actions, build_animation, file_name_for
-from .bone_zero import arm_transform_warning
+from .bake import applied_scale, bake_of, origin_note
 from .common import ExportError, ExportOptions, ExportResult, Problem, Report, shader_value
 from .mesh import MeshContext, build_mesh
 from .plugin import armature_members
@@ -153,10 +153,19 @@ class _Exporter:
         arm, objs = gather(self.context, self.options)
         self.arm = arm
         self.source = parse_source(arm)
-        self.arm_world = np.array(arm.matrix_world, np.float64) if arm else np.eye(4)
-        moved = arm_transform_warning(self.arm_world, arm.name) if arm else None
+        # the object's rotation and scale are baked into what is written; its location is
+        # the model's origin
+        self.bake = bake_of(arm)
+        self.arm_world = self.bake.origin
+        moved = origin_note(self.bake, arm.name) if arm else None
         if moved:
             self.warn(moved, [arm])
+        keys_scale = applied_scale(arm)
+        if keys_scale != 1.0 and armature_actions(arm):
+            self.warn(f"armature {arm.name!r} was scaled by {keys_scale:.4g} since import "
+                      "(Apply Scale) and its actions' location keys were not: its animations "
+                      f"are written with them scaled by {keys_scale:.4g} (Alamo > Scale Model "
+                      "scales the keys in Blender too)", [arm])
         lap("gather")
         built = build_skeleton(arm, self.source, self.report)
         plugin_data.apply_skeleton(arm, built, self.report)
@@ -224,6 +233,8 @@ class _Exporter:
         """The object's world matrix in the model's (armature's) space."""
         world = child_of_rest_world(obj, self.arm)
         if world is None:
+            world = _relative_child_rest_world(obj, self.arm)
+        if world is None:
             world = np.array(obj.matrix_world, np.float64)
         return np.linalg.inv(self.arm_world) @ world
 
@@ -287,7 +298,8 @@ class _Exporter:
         self.check_name("mesh", name, [obj])
         self._obj = obj
         p = obj.alamo
-        if isinstance(src, Mesh) and obj.get(fingerprint.KEY) and not self._touched(obj):
+        if isinstance(src, Mesh) and obj.get(fingerprint.KEY) and self.bake.identity \
+                and not self._touched(obj):
             rec = src
             materials = [self._material(slot.material, s.material)
                          for slot, s in zip(obj.material_slots, src.submeshes)]
@@ -438,7 +450,8 @@ class _Exporter:
             texture = from_blender(p.texture)
             self.check_name("dazzle texture", texture, [obj], mini=True)
             rec = Dazzle(name, bone, np.array(p.color, "<f4"), local[:3, 3].astype("<f4"),
-                         np.float32(p.radius), p.tex_x, p.tex_y, p.tex_size, texture,
+                         np.float32(p.radius * self.bake.factor), p.tex_x, p.tex_y,
+                         p.tex_size, texture,
                          np.float32(p.frequency), np.float32(p.phase), int(p.night_only),
                          int(p.hidden), np.float32(p.bias))
             if s is not None:
@@ -460,6 +473,20 @@ class _Exporter:
                     if not np.all(np.isfinite(local)) else "")
             out.append(rec)
         return out
+
+
+def _relative_child_rest_world(obj, arm):
+    """World matrix (float64) of an object on a bone with Relative Parent (as import makes
+    them) with the armature at rest, where the bone moves it nowhere; None otherwise. Exact,
+    where Blender's float32 matrix_world carries the noise of pose @ rest^-1."""
+    if arm is None or obj.parent != arm or obj.parent_type != "BONE":
+        return None
+    bone = arm.data.bones.get(obj.parent_bone)
+    if bone is None or not bone.use_relative_parent:
+        return None
+    return (np.array(arm.matrix_world, np.float64)
+            @ np.array(obj.matrix_parent_inverse, np.float64)
+            @ np.array(obj.matrix_basis, np.float64))
 
 
 def _wanted_format(mat, sub):

@@ -245,6 +245,9 @@ class _ModelBuilder:
             p.billboard = ident
             p.matrix = [float(x) for x in np.asarray(b.matrix, np.float64).ravel()]
             remember_rest(arm.bones[self.bone_names[i]])
+            # objects on the bone sit relative to its rest, not its tail: Apply Scale on
+            # the armature then keeps them in place (issue 25)
+            arm.bones[self.bone_names[i]].use_relative_parent = True
         if not bones:
             self.worlds = np.eye(4)[None]
 
@@ -291,8 +294,11 @@ class _ModelBuilder:
         obj.parent_type = "BONE"
         obj.parent_bone = name
         bone = self.arm.bones[name]
-        tail = np.array(bone.matrix_local, np.float64) @ _translation((0.0, bone.length, 0.0))
         obj.matrix_parent_inverse = Matrix.Identity(4)
+        if bone.use_relative_parent:         # at rest the bone moves it nowhere
+            obj.matrix_basis = Matrix(np.asarray(world, np.float64).tolist())
+            return
+        tail = np.array(bone.matrix_local, np.float64) @ _translation((0.0, bone.length, 0.0))
         obj.matrix_basis = Matrix((inverse(tail, rigid_inverse) @ world).tolist())
 
     # --- meshes ---------------------------------------------------------------------------
