@@ -33,6 +33,7 @@ from ...matrices import inverse, nearest_rotation
 from ...names import from_blender, object_export_name
 from ...props import param_value
 from .. import fingerprint
+from ..source import MODEL_KEY, from_model_of
 from . import plugin as plugin_data
 from .ala import AnimationExportOptions, armature_actions, build_animation, file_name_for
 from .bake import applied_scale, bake_of, origin_note
@@ -179,6 +180,14 @@ class _Exporter:
                 self.warn(f"{o.type.lower()} {o.name!r} is not written: only meshes, lights, "
                           "proxies and dazzles are (Object > Convert > Mesh to include it)",
                           [o])
+        for o in meshes:
+            for m in o.modifiers:
+                if m.type == "ARMATURE" and m.object is not None and m.object != self.arm \
+                        and m.show_viewport:
+                    self.warn(f"mesh {o.name!r} is deformed by armature {m.object.name!r}, "
+                              "which is not exported: it is written as a rigid mesh, as it is "
+                              "at rest (move its vertex groups and Armature modifier to "
+                              f"{arm.name if arm else 'this armature'!r} to skin it here)", [o])
         self._extra_bones(meshes + lights + empties)
         lap("skeleton")
         model_objects, conns = self._objects(meshes, lights)
@@ -252,16 +261,25 @@ class _Exporter:
 
     # --- meshes and lights ------------------------------------------------------------------
 
+    def file_index(self, obj):
+        """The object's index in the armature's file; -1 for an object that is new to it
+        (also one moved over from another imported unit: kitbashing)."""
+        return obj.alamo.file_index if from_model_of(obj, self.arm) else -1
+
     def _ordered(self, objs):
         src_n = len(self.source.objects) if self.source else 0
-        old = sorted((o for o in objs if 0 <= o.alamo.file_index < src_n),
-                     key=lambda o: o.alamo.file_index)
+        old = sorted((o for o in objs if 0 <= self.file_index(o) < src_n),
+                     key=self.file_index)
         used, keep = set(), []
         for o in old:
-            if o.alamo.file_index not in used:
-                used.add(o.alamo.file_index)
+            if self.file_index(o) not in used:
+                used.add(self.file_index(o))
                 keep.append(o)
-        rest = sorted((o for o in objs if o not in keep), key=lambda o: o.name)
+        # new objects after the file's own: those of other files in the order of their
+        # files, then by name
+        rest = sorted((o for o in objs if o not in keep),
+                      key=lambda o: (from_model_of(o, self.arm), o.get(MODEL_KEY, ""),
+                                     max(o.alamo.file_index, -1), o.name))
         return keep + rest
 
     def _objects(self, meshes, lights):
@@ -284,7 +302,7 @@ class _Exporter:
         return records, conns
 
     def _source_object(self, obj):
-        src, i = self.source, obj.alamo.file_index
+        src, i = self.source, self.file_index(obj)
         if src is None or not 0 <= i < len(src.objects):
             return None, None
         return src.objects[i], src.object_bone(i)
@@ -416,7 +434,8 @@ class _Exporter:
             bone = self.connection_bone(obj)
             name = from_blender(object_export_name(obj))
             self.check_name("proxy", name, [obj], mini=True)
-            s = src[p.file_index] if 0 <= p.file_index < len(src) else None
+            i = self.file_index(obj)
+            s = src[i] if 0 <= i < len(src) else None
             hidden = int(p.hidden)
             alt = int(p.alt_decrease_stay_hidden)
             if s is not None:
@@ -433,9 +452,10 @@ class _Exporter:
         return out
 
     def _ordered_by_index(self, objs, n):
-        old = sorted((o for o in objs if 0 <= o.alamo.file_index < n),
-                     key=lambda o: o.alamo.file_index)
-        return old + sorted((o for o in objs if o not in old), key=lambda o: o.name)
+        old = sorted((o for o in objs if 0 <= self.file_index(o) < n), key=self.file_index)
+        return old + sorted((o for o in objs if o not in old),
+                            key=lambda o: (from_model_of(o, self.arm), o.get(MODEL_KEY, ""),
+                                           max(o.alamo.file_index, -1), o.name))
 
     def _dazzles(self, objs):
         src = self._src_list("dazzles")
@@ -444,7 +464,8 @@ class _Exporter:
             p = obj.alamo
             bone = self.connection_bone(obj)
             local = inverse(self.worlds[bone]) @ self.to_model(obj)
-            s = src[p.file_index] if 0 <= p.file_index < len(src) else None
+            i = self.file_index(obj)
+            s = src[i] if 0 <= i < len(src) else None
             name = from_blender(object_export_name(obj))
             self.check_name("dazzle", name, [obj], mini=True)
             texture = from_blender(p.texture)

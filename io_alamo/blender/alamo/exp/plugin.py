@@ -7,6 +7,8 @@ Also the checks of the export scope that matter most for such scenes: meshes wit
 the scope leaves out, and a model without meshes.
 """
 
+import bpy
+
 from ....formats.alamo import Material, ParamType, Proxy, ShaderParam, build_collision_tree
 from ...attach import attached_objects, owner_armature
 from ...names import from_blender
@@ -100,6 +102,12 @@ def apply_mesh_flags(obj, mesh, report):
     if mesh is None or not plugin.is_plugin_object(obj):
         return mesh
     _mark(report, "mesh flags", obj.name)
+    if mesh.name == from_blender(obj.name):
+        name = from_blender(plugin.object_file_name(obj.name, bpy.data.objects))
+        if name != mesh.name:
+            mesh.name = name
+            report.warn("mesh names written without the '.001' suffixes Blender gave "
+                        "duplicates", [obj])
     hidden, collision = plugin.object_flags(obj)
     mesh.hidden, mesh.collision = int(hidden), int(collision)
     if collision:

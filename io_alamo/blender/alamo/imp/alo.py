@@ -6,6 +6,7 @@ fails, so a failed import leaves the file's data as it was.
 """
 
 import os
+import uuid
 from dataclasses import dataclass, field
 
 import bpy
@@ -26,7 +27,7 @@ from .. import fingerprint
 from ..corners import store_corner_keys
 from ..rest import remember_rest
 from ..shown import game_shown
-from ..source import set_source, source_text
+from ..source import MODEL_KEY, set_source, source_text
 from .ala import AnimationImportOptions, import_ala
 from .materials import MaterialBuilder
 from .mesh_arrays import MeshArrays, add_vertex_groups
@@ -121,6 +122,7 @@ class _ModelBuilder:
         self.worlds[~np.isfinite(self.worlds)] = 0.0
         self.bone_names = []
         self.object_bones = model.object_bones()
+        self.model_id = uuid.uuid4().hex
 
     def warn(self, text):
         self.result.warn(text)
@@ -182,6 +184,7 @@ class _ModelBuilder:
         self.collection.objects.link(obj)
         self.result.objects.append(obj)
         obj[IMPORT_NAME_KEY] = obj.name    # renaming in Blender renames in the file
+        obj[MODEL_KEY] = self.model_id     # moved to another unit, it is new there
         return obj
 
     # --- skeleton -------------------------------------------------------------------------
