@@ -128,3 +128,85 @@ def test_adding_a_bone_leaves_imported_actions_unedited(blender, tmp_path, path)
     result = export(arm, action, out, format=anim.format)
     assert result.reused
     assert out.read_bytes() == path.read_bytes()
+
+
+# --- point 5: new actions ----------------------------------------------------------------------
+
+def new_action(arm, name="Wave"):
+    """A new action keying the first animated bone's location at frames 1 and 10."""
+    from io_alamo.blender.alamo.actions import set_active_action
+    action = bpy.data.actions.new(name)
+    bone = arm.pose.bones[1]
+    set_active_action(arm, action)
+    for frame, z in ((1, 0.0), (10, 0.5)):
+        bone.location = (0.0, 0.0, z)
+        bone.keyframe_insert("location", frame=frame)
+    bone.location = (0.0, 0.0, 0.0)
+    return action
+
+
+@pytest.mark.parametrize("unit, fmt, fps", [("RB_TLTower", 1, 30.0),
+                                            ("RV_MonCalCruiser_Drydock_D", 1, 10.0),
+                                            ("UV_CanderousAssaultTank", 2, 30.0)])
+def test_new_action_takes_the_units_format_and_rate(blender, tmp_path, unit, fmt, fps):
+    from corpus import CORPUS
+    if not CORPUS.is_dir():
+        pytest.skip(f"no shared corpus at {CORPUS}: real-file tests skipped")
+    from test_import_ala import import_model
+    bpy.context.scene.render.fps = 24                   # an empty scene's rate
+    arm = import_model(CORPUS / f"{unit}.alo", import_animations=True)
+    action = new_action(arm)
+    out = tmp_path / "new.ala"
+    export(arm, action, out)
+    anim = read_ala(out.read_bytes())
+    assert anim.format == fmt and np.isclose(anim.fps, fps)
+
+
+def test_new_action_with_disagreeing_animations_takes_the_preferences(blender, tmp_path):
+    from io_alamo.formats.alamo import convert_animation, save
+    from io_alamo.sample import sample_animation, sample_model
+    from test_import_ala import import_anim, import_model
+    model = sample_model()
+    save(model, tmp_path / "Tank.alo")
+    anim = sample_animation(model)
+    save(convert_animation(anim, 1), tmp_path / "Tank_A_00.ala")
+    arm = import_model(tmp_path / "Tank.alo", import_animations=False)
+    import_anim(arm, tmp_path / "Tank_A_00.ala")
+    action = new_action(arm)
+    export(arm, action, tmp_path / "one.ala", new_format=2)
+    assert read_ala((tmp_path / "one.ala").read_bytes()).format == 1     # the unit's own
+    save(anim, tmp_path / "Tank_B_00.ala")
+    import_anim(arm, tmp_path / "Tank_B_00.ala")                        # now #1 and #2
+    export(arm, action, tmp_path / "two.ala", new_format=2)
+    assert read_ala((tmp_path / "two.ala").read_bytes()).format == 2     # the preference
+
+
+def test_export_operator_picks_among_the_armatures_actions(blender, tmp_path):
+    from io_alamo.formats.alamo import save
+    from io_alamo.sample import sample_animation, sample_model
+    from test_import_ala import import_model
+    model = sample_model()
+    save(model, tmp_path / "Tank.alo")
+    save(sample_animation(model), tmp_path / "Tank_Turn_00.ala")
+    arm = import_model(tmp_path / "Tank.alo", import_animations=False)
+    bpy.context.view_layer.objects.active = arm
+    arm.select_set(True)
+    op = bpy.ops.export_anim.alamo_ala
+    assert not op.poll()                                   # no animations: greyed, and why
+    from io_alamo.blender.alamo.operators import EXPORT_ANIM_OT_ala
+    from test_import_ala import import_anim
+    import_anim(arm, tmp_path / "Tank_Turn_00.ala")
+    other = new_action(arm, "Wave")
+    arm.animation_data.action = None                       # as after a model import
+    bpy.context.window_manager.alamo_action_index = -1
+    assert op.poll()
+    out = tmp_path / "picked.ala"
+    assert op(filepath=str(out)) == {"FINISHED"}           # the first, the imported one
+    assert out.read_bytes() == (tmp_path / "Tank_Turn_00.ala").read_bytes()
+    bpy.context.window_manager.alamo_action_index = bpy.data.actions.find(other.name)
+    arm.animation_data.action = None
+    assert op(filepath=str(out)) == {"FINISHED"}           # the one selected in the list
+    assert read_ala(out.read_bytes()).num_frames == 10
+    assert op(filepath=str(out), action="Tank_Turn_00") == {"FINISHED"}
+    assert out.read_bytes() == (tmp_path / "Tank_Turn_00.ala").read_bytes()
+    assert EXPORT_ANIM_OT_ala.bl_idname == "export_anim.alamo_ala"

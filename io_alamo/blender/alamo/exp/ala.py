@@ -135,19 +135,40 @@ def frame_span(context, action, options):
     return start, frames
 
 
-def frame_rate(context, action, options):
+def frame_rate(context, action, options, armature=None):
+    """The rate written: the imported file's; for a new action the rate of the armature's
+    imported animations when they agree; else the scene's."""
     scene = context.scene
     if options.frame_rate == "ACTION" and action.alamo.fps > 0 and has_source(action):
         return float(action.alamo.fps)
+    if options.frame_rate == "ACTION" and not has_source(action):
+        fps = unit_defaults(armature)[1]
+        if fps is not None:
+            return fps
     return scene.render.fps / scene.render.fps_base
 
 
-def action_format(action, new_format=2):
+def action_format(action, new_format=2, armature=None):
     """The format an action is written in by default: the one it was imported from (Empire
-    at War reads only #1), else ``new_format`` (the preference)."""
+    at War reads only #1); for a new action the format of the armature's imported
+    animations when they agree (a unit of Empire at War gets #1); else ``new_format`` (the
+    preference)."""
     if has_source(action) and action.alamo.format in ("1", "2"):
         return int(action.alamo.format)
-    return new_format
+    fmt = unit_defaults(armature)[0]
+    return fmt if fmt is not None else new_format
+
+
+def unit_defaults(armature):
+    """(format, frame rate) the armature's imported animations agree on (None where they do
+    not, or where it has none)."""
+    if armature is None:
+        return None, None
+    imported = [a for a in armature_actions(armature) if has_source(a)]
+    formats = {a.alamo.format for a in imported if a.alamo.format in ("1", "2")}
+    rates = {round(float(a.alamo.fps), 4) for a in imported if a.alamo.fps > 0}
+    return (int(formats.pop()) if len(formats) == 1 else None,
+            float(rates.pop()) if len(rates) == 1 else None)
 
 
 _UNPARSED = object()
@@ -160,11 +181,11 @@ def build_animation(context, armature, action, options, source=_UNPARSED):
     result = AnimationExportResult()
     clock = time.perf_counter()
     fmt = options.format if options.format is not None else \
-        action_format(action, options.new_format)
+        action_format(action, options.new_format, armature)
     if fmt not in (1, 2):
         raise ExportError([f"animation format must be 1 or 2, not {fmt!r}"])
     start, frames = frame_span(context, action, options)
-    fps = frame_rate(context, action, options)
+    fps = frame_rate(context, action, options, armature)
     # bone order, names and parents exactly as the .alo export writes them
     if source is _UNPARSED:
         source = parse_source(armature)
