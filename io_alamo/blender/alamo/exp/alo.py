@@ -505,9 +505,10 @@ def _relative_child_rest_world(obj, arm):
     bone = arm.data.bones.get(obj.parent_bone)
     if bone is None or not bone.use_relative_parent:
         return None
-    return (np.array(arm.matrix_world, np.float64)
-            @ np.array(obj.matrix_parent_inverse, np.float64)
-            @ np.array(obj.matrix_basis, np.float64))
+    with np.errstate(invalid="ignore", over="ignore"):     # a file's NaN is checked later
+        return (np.array(arm.matrix_world, np.float64)
+                @ np.array(obj.matrix_parent_inverse, np.float64)
+                @ np.array(obj.matrix_basis, np.float64))
 
 
 def _wanted_format(mat, sub):
