@@ -479,7 +479,9 @@ class _Exporter:
                 if s.bias is None and p.bias == 1.0:
                     rec.bias = None
                 rec.nested, rec.layout = s.nested, s.layout
-                if s.position is not None and np.allclose(s.position, rec.position, atol=1e-5):
+                if s.position is not None and (
+                        np.allclose(s.position, rec.position, atol=1e-5)
+                        or (bone == s.bone and _placed_as_imported(obj, self.bake))):
                     rec.position = s.position
                 if _same_fields(s, rec, ("name", "bone", "color", "position", "radius", "tex_x",
                                          "tex_y", "tex_size", "texture", "frequency", "phase",
@@ -494,6 +496,15 @@ class _Exporter:
                     if not np.all(np.isfinite(local)) else "")
             out.append(rec)
         return out
+
+
+def _placed_as_imported(obj, bake):
+    """Whether an empty is where import put it on its bone (its placement fingerprint),
+    with nothing baked: then its position in the file is the file's own, also where
+    Blender's float32 matrices cannot hold it (a degenerate bone)."""
+    stored = obj.get(fingerprint.KEY)
+    return bool(stored) and bake.identity and stored == fingerprint.digest(
+        fingerprint.placement_parts(obj, fingerprint.bone_import_names(obj)))
 
 
 def _relative_child_rest_world(obj, arm):

@@ -531,6 +531,8 @@ class _ModelBuilder:
             bone = self._bone_index(d.bone, f"dazzle {d.name!r}")
             offset = np.zeros(3) if d.position is None else np.asarray(d.position, np.float64)
             self._attach(obj, bone, self.worlds[bone] @ _translation(offset))
+            # while it stays where import put it, export writes the file's own position
+            obj[fingerprint.KEY] = fingerprint.digest(fingerprint.placement_parts(obj))
 
 
 def model_animations(model_path):
