@@ -205,3 +205,29 @@ def test_plugin_duplicate_mesh_names_lose_their_suffixes(blender, tmp_path, conv
     assert names.count("Crusher") == 3 and not [n for n in names if "." in n]
     if not converted:
         assert any("'.001' suffixes" in w for w in result.warnings)
+
+
+# --- safe writes of the other exporter -------------------------------------------------------
+
+def test_alithia_export_onto_a_folder_or_read_only_file_is_refused(blender, tmp_path):
+    """Issue 25, point 6: every Blender exporter writes through the same safe path."""
+    import alm1build as ab
+
+    from io_alamo.blender.alithia.exporter import export_alm
+    from io_alamo.blender.alithia.importer import import_alm_file
+    built = ab.wave_grid(4)
+    (tmp_path / "wave.alm").write_bytes(built.data)
+    import_alm_file(bpy.context, str(tmp_path / "wave.alm"))
+    folder = tmp_path / "MyMod"
+    folder.mkdir()
+    (folder / "keep.txt").write_bytes(b"x")
+    with pytest.raises(OSError, match="it is a folder, not a file"):
+        export_alm(bpy.context, str(folder))
+    assert sorted(p.name for p in folder.iterdir()) == ["keep.txt"]
+    target = tmp_path / "locked.alm"
+    target.write_bytes(b"old")
+    target.chmod(0o444)
+    with pytest.raises(OSError, match="read-only"):
+        export_alm(bpy.context, str(target))
+    assert target.read_bytes() == b"old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["MyMod", "locked.alm", "wave.alm"]
