@@ -14,6 +14,7 @@ from io_alamo.naming import format_has_tangents
 from io_alamo.sample import sample_animation, sample_model
 
 bpy = pytest.importorskip("bpy")
+mathutils = pytest.importorskip("mathutils")
 
 FACTOR = 1.5
 WAYS = ["unapplied", "apply_scale", "apply_scale_with_children", "operator"]
@@ -245,3 +246,50 @@ def test_scale_model_is_in_the_sidebar_and_the_transform_menu(blender):
     assert ALAMO_OT_scale_model.bl_idname == "alamo.scale_model"
     assert "factor" in ALAMO_OT_scale_model.__annotations__
     assert menu_transform in bpy.types.VIEW3D_MT_transform_object._dyn_ui_initialize()
+
+
+def test_scale_model_after_apply_scale_scales_the_keys_apply_scale_left(blender, tmp_path):
+    model = sample_model()
+    alo, ala = tmp_path / "Tank.alo", tmp_path / "Tank_Turn_00.ala"
+    save(model, alo)
+    save(sample_animation(model), ala)
+    model, anim = read_alo(alo.read_bytes()), read_ala(ala.read_bytes())
+    arm, action = import_unit(alo, ala)
+    arm.scale = (1.2,) * 3
+    for o in bpy.context.view_layer.objects:
+        o.select_set(o == arm)
+    bpy.context.view_layer.objects.active = arm
+    bpy.ops.object.transform_apply(location=False, rotation=False, scale=True)  # 1.2
+    select_only_and = bpy.ops.alamo.scale_model(factor=FACTOR / 1.2)
+    assert select_only_and == {"FINISHED"}
+    result, new, new_anim = exported(tmp_path, arm, action)
+    assert not [w for w in result.warnings if "Apply Scale" in w]
+    check_scaled(model, anim, new, new_anim)
+
+
+def test_a_bone_edited_before_scale_model_keeps_its_edit(blender, tmp_path):
+    model = sample_model()
+    alo = tmp_path / "Tank.alo"
+    save(model, alo)
+    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
+    arm = import_alo(bpy.context, str(alo), ImportOptions(import_animations=False)).armature
+    select_only(arm)
+    bpy.ops.object.mode_set(mode="EDIT")
+    eb = arm.data.edit_bones[2]
+    name = eb.name
+    eb.translate(mathutils.Vector((0.0, 0.0, 0.5)))
+    bpy.ops.object.mode_set(mode="OBJECT")
+    edited = np.array(arm.data.bones[name].matrix_local)[:3, 3]
+    assert bpy.ops.alamo.scale_model(factor=FACTOR) == {"FINISHED"}
+    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
+    export_alo(bpy.context, str(tmp_path / "out.alo"), ExportOptions())
+    new = read_alo((tmp_path / "out.alo").read_bytes())
+    k = next(i for i, b in enumerate(new.bones) if b.name == arm.data.bones[name].alamo.name)
+    assert np.allclose(new.skeleton.world_matrices()[k][:3, 3], FACTOR * edited, atol=1e-4)
+
+
+def select_only(obj):
+    for o in bpy.context.view_layer.objects:
+        o.select_set(False)
+    obj.select_set(True)
+    bpy.context.view_layer.objects.active = obj

@@ -16,8 +16,9 @@ from .. import compat
 from ..attach import attached_objects, child_of
 from .corners import KEY_ATTRIBUTE, corner_keys
 from .exp.ala import armature_actions
+from .exp.bake import applied_scale
 from .fingerprint import bone_of_path
-from .rest import REST_KEY, remember_rest
+from .rest import REST_KEY, remember_rest, rest_unedited
 
 
 class ScaleError(ValueError):
@@ -59,13 +60,16 @@ def scale_model(context, arm, factor):
 
 
 def _scale(context, arm, k):
+    # location keys an earlier Apply Scale left at the old size catch up now (the rests
+    # are remembered anew below, so the export no longer finds that factor)
+    keys = k * applied_scale(arm)
     objs = members(context, arm)
     arm_world = np.array(arm.matrix_world, np.float64)
     placed = {o.name: np.linalg.inv(arm_world) @ np.array(o.matrix_world, np.float64)
               for o in objs}
     arm.scale = (1.0, 1.0, 1.0)
     context.view_layer.update()
-    _scale_bones(context, arm, k)
+    _scale_bones(context, arm, k, keys)
     context.view_layer.update()
     new_world = np.array(arm.matrix_world, np.float64)
     meshes = set()
@@ -78,14 +82,18 @@ def _scale(context, arm, k):
             meshes.add(obj.data.name)
             _scale_mesh(obj.data, k)
         _scale_sizes(obj, k)
-    actions = _scale_actions(arm, k)
+    actions = _scale_actions(arm, keys)
     return (f"{arm.name}: scaled by {k:g}: {len(arm.data.bones)} bones, {len(objs)} objects, "
             f"{actions} actions")
 
 
-def _scale_bones(context, arm, k):
-    """Every bone's rest position times ``k`` (its rotation kept); imported bones keep
-    their file matrix in step, so the export still knows them as the file's bones."""
+def _scale_bones(context, arm, k, since_import):
+    """Every bone's rest position times ``k`` (its rotation kept). Imported bones whose
+    rest was as import made it (or scaled by Apply Scale since: ``since_import`` is then
+    the whole factor) keep their file matrix in step, so the export still writes them as
+    the file's bones; edited ones stay edited."""
+    as_file = {b.name for b in arm.data.bones
+               if b.get(REST_KEY) is not None and (rest_unedited(b) or since_import != k)}
     active, mode = context.view_layer.objects.active, arm.mode
     context.view_layer.objects.active = arm
     bpy.ops.object.mode_set(mode="EDIT")
@@ -103,9 +111,9 @@ def _scale_bones(context, arm, k):
             bpy.ops.object.mode_set(mode=mode)
     for bone in arm.data.bones:
         p = bone.alamo
-        if bone.get(REST_KEY) is not None:
+        if bone.name in as_file:
             matrix = np.array(p.matrix, np.float64).reshape(3, 4)
-            matrix[:, 3] *= k
+            matrix[:, 3] *= since_import
             p.matrix = [float(x) for x in matrix.ravel()]
             remember_rest(bone)      # not Apply Scale: its keys are scaled too
 
