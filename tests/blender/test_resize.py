@@ -293,3 +293,29 @@ def select_only(obj):
         o.select_set(False)
     obj.select_set(True)
     bpy.context.view_layer.objects.active = obj
+
+
+def test_parts_stay_where_blender_shows_them_when_their_bone_is_moved(blender, tmp_path):
+    """Objects on a bone with Relative Parent stay put when the bone is moved in Edit Mode:
+    the file must say the same (they are written relative to the moved bone)."""
+    model = sample_model()
+    alo = tmp_path / "Tank.alo"
+    save(model, alo)
+    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
+    result = import_alo(bpy.context, str(alo), ImportOptions(import_animations=False))
+    arm = result.armature
+    select_only(arm)
+    bpy.ops.object.mode_set(mode="EDIT")
+    for eb in arm.data.edit_bones:
+        if eb.parent is not None:
+            eb.translate(mathutils.Vector((0.0, 0.7, 0.0)))
+    bpy.ops.object.mode_set(mode="OBJECT")
+    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
+    export_alo(bpy.context, str(tmp_path / "out.alo"), ExportOptions())
+    new = read_alo((tmp_path / "out.alo").read_bytes())
+    assert not np.allclose(new.skeleton.world_matrices()[1:, :3, 3],
+                           model.skeleton.world_matrices()[1:, :3, 3])
+    for (name, lo, hi, mean), (_, lo2, hi2, mean2) in zip(mesh_points(model),
+                                                          mesh_points(new)):
+        assert np.allclose([lo2, hi2, mean2], [lo, hi, mean], atol=1e-4), name
+    assert np.allclose(dazzle_points(new), dazzle_points(model), atol=1e-4)

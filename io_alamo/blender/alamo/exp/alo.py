@@ -131,6 +131,7 @@ class _Exporter:
         self.check_name = self.report.check_name
         self._weights = {}          # object name -> its mesh's weights, read once
         self._obj = None            # the mesh being built (what material warnings are about)
+        self._src_worlds = None     # the source file's bone world matrices, when asked
 
     def read_weights(self, obj, me):
         """(vertex, group, weight) arrays of ``me``; an object's own mesh is read once."""
@@ -261,6 +262,20 @@ class _Exporter:
 
     # --- meshes and lights ------------------------------------------------------------------
 
+    def bone_as_file(self, bone):
+        """Whether export bone ``bone`` sits where the file has it: only then is an object's
+        data relative to it, as the file stores it, still where Blender shows the object
+        (objects on a bone with Relative Parent stay put when the bone is moved in Edit
+        Mode)."""
+        if self.source is None or not 0 <= bone < len(self.source.bones):
+            return False
+        if self._src_worlds is None:
+            with np.errstate(all="ignore"):
+                self._src_worlds = self.source.skeleton.world_matrices()
+        a, b = self.worlds[bone], self._src_worlds[bone]
+        return bool(np.array_equal(a, b, equal_nan=True)
+                    or np.allclose(a, b, rtol=1e-6, atol=1e-6))
+
     def file_index(self, obj):
         """The object's index in the armature's file; -1 for an object that is new to it
         (also one moved over from another imported unit: kitbashing)."""
@@ -317,7 +332,7 @@ class _Exporter:
         self._obj = obj
         p = obj.alamo
         if isinstance(src, Mesh) and obj.get(fingerprint.KEY) and self.bake.identity \
-                and not self._touched(obj):
+                and (_skinned(src) or self.bone_as_file(bone)) and not self._touched(obj):
             rec = src
             materials = [self._material(slot.material, s.material)
                          for slot, s in zip(obj.material_slots, src.submeshes)]
@@ -481,7 +496,8 @@ class _Exporter:
                 rec.nested, rec.layout = s.nested, s.layout
                 if s.position is not None and (
                         np.allclose(s.position, rec.position, atol=1e-5)
-                        or (bone == s.bone and _placed_as_imported(obj, self.bake))):
+                        or (bone == s.bone and self.bone_as_file(bone)
+                            and _placed_as_imported(obj, self.bake))):
                     rec.position = s.position
                 if _same_fields(s, rec, ("name", "bone", "color", "position", "radius", "tex_x",
                                          "tex_y", "tex_size", "texture", "frequency", "phase",
@@ -496,6 +512,10 @@ class _Exporter:
                     if not np.all(np.isfinite(local)) else "")
             out.append(rec)
         return out
+
+
+def _skinned(mesh):
+    return any(s.bone_map is not None and len(s.bone_map) for s in mesh.submeshes)
 
 
 def _placed_as_imported(obj, bake):
