@@ -6,6 +6,8 @@ one bone renamed (meshes reused, the file with the old names put back identical)
 vertex moved in the largest mesh with tangents (angle between the file's and the export's
 tangents at vertices far from it). For every animation with its model: edited and exported in
 its own format (bones, step bits, 0x1008 chunks). Prints one line per file and a summary.
+With ``--only workflows`` (or by default, first): a modder's day of work (issue 25), see
+scripts/measure_workflows.py.
 
 Run with a Python that has the bpy wheel:  .venv/bin/python scripts/measure_edits.py [FOLDER]
 ``--repo PATH`` measures another checkout's io_alamo (e.g. before the change).
@@ -26,6 +28,10 @@ def parse():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("folder", nargs="?", default=str(ROOT.parent / "shared" / "corpus"))
     p.add_argument("--repo", default=str(ROOT), help="checkout whose io_alamo is measured")
+    p.add_argument("--only", choices=("all", "edits", "workflows"), default="all",
+                   help="edits: the single edits above; workflows: a modder's day of work "
+                        "(issue 25: resize three ways, kitbash, n-gon part, one key edited, "
+                        "new actions, a folder as output; scripts/measure_workflows.py)")
     return p.parse_args()
 
 
@@ -294,6 +300,13 @@ def main():
         print(f"no corpus at {folder}")
         return 1
     io_alamo.register()
+    if ARGS.only != "edits":
+        sys.path.insert(0, str(ROOT / "scripts"))
+        import measure_workflows
+        measure_workflows.run(folder)
+        if ARGS.only == "workflows":
+            io_alamo.unregister()
+            return 0
     tmp = Path(tempfile.mkdtemp())
     models, anims = {}, {}
     for p in sorted(folder.iterdir()):

@@ -9,7 +9,6 @@ import struct
 from dataclasses import dataclass, field
 
 import numpy as np
-
 from p3d_compress import lzo_compress, lzss_compress
 
 

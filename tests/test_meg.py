@@ -7,16 +7,16 @@ import struct
 import zlib
 
 import pytest
+from corpus import CORPUS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from megbuild import build_meg, write_meg
 
-from corpus import CORPUS
 from io_alamo import cli
 from io_alamo.formats.alamo.game_data import ArchiveSet, data_archives
 from io_alamo.formats.alamo.meg import MegArchive, MegFormatError, looks_like_meg
 from io_alamo.formats.registry import identify
 from io_alamo.meg_cli import UnsafeNameError, extract
-from megbuild import build_meg, write_meg
 
 REAL = CORPUS / "Cinematics.meg"
 needs_real = pytest.mark.skipif(not REAL.is_file(),

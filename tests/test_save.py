@@ -93,3 +93,67 @@ def test_a_target_that_cannot_be_put_back_is_named_with_where_its_old_bytes_are(
     assert len(backups) == 1 and backups[0].read_bytes() == b"old model"
     assert str(backups[0]) in message
     assert not targets[1].exists() and targets[2].read_bytes() == b"old turn"
+
+
+# --- targets that must not be replaced (issue 25) -------------------------------------------
+
+def _tree(folder):
+    return sorted((str(p.relative_to(folder)), p.read_bytes() if p.is_file() else None)
+                  for p in folder.rglob("*"))
+
+
+def test_a_folder_as_target_is_refused_and_survives(tmp_path):
+    mod = tmp_path / "MyMod"
+    (mod / "Data").mkdir(parents=True)
+    (mod / "Data" / "keep.txt").write_bytes(b"everything in it")
+    before = _tree(tmp_path)
+    with pytest.raises(SaveError) as info:
+        save_all([(sample_model(), mod)])
+    assert str(info.value) == (f"cannot write {mod}: it is a folder, not a file (give a file "
+                               "name); it was left as it was")
+    assert _tree(tmp_path) == before              # no backup, no temporary file
+
+
+def test_a_folder_among_several_targets_stops_before_any_is_written(three_targets):
+    targets, items = three_targets
+    folder = targets[0].parent / "m_Folder.ala"
+    folder.mkdir()
+    before = _tree(targets[0].parent)
+    with pytest.raises(SaveError, match="it is a folder"):
+        save_all(items + [(items[1][0], folder)])
+    assert _tree(targets[0].parent) == before
+
+
+def test_a_read_only_target_is_refused_and_kept(tmp_path):
+    target = tmp_path / "m.alo"
+    target.write_bytes(b"old model")
+    os.chmod(target, 0o444)
+    with pytest.raises(SaveError) as info:
+        save_all([(sample_model(), target)])
+    assert str(info.value) == (f"cannot write {target}: the file is read-only (clear its "
+                               "read-only flag to replace it); it was left as it was")
+    assert target.read_bytes() == b"old model"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.alo"]
+
+
+def test_a_target_in_a_missing_folder_is_refused(tmp_path):
+    target = tmp_path / "no" / "such" / "m.alo"
+    with pytest.raises(SaveError) as info:
+        save_all([(sample_model(), target)])
+    assert str(info.value) == f"cannot write {target}: the folder does not exist; nothing " \
+                              "was written"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_convert_ala_onto_a_folder_is_refused(tmp_path, capsys):
+    from io_alamo.cli import main
+    from io_alamo.formats.alamo import save
+    src = tmp_path / "X.ALA"
+    save(sample_animation(sample_model()), src)
+    mod = tmp_path / "MyMod"
+    mod.mkdir()
+    (mod / "keep.txt").write_bytes(b"x")
+    before = _tree(tmp_path)
+    assert main(["convert-ala", str(src), str(mod), "--format", "1"]) != 0
+    assert "it is a folder" in capsys.readouterr().err
+    assert _tree(tmp_path) == before

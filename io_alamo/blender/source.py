@@ -11,12 +11,13 @@ saved. .blend files that hold the bytes directly on the armature or action still
 
 import bpy
 
-__all__ = ["BYTES_KEY", "KEY", "SOURCE_NAME_KEY", "get_source", "has_source", "set_source",
-           "source_text"]
+__all__ = ["BYTES_KEY", "KEY", "MODEL_KEY", "SOURCE_NAME_KEY", "from_model_of", "get_source",
+           "has_source", "set_source", "source_text"]
 
 KEY = "alamo_source"
 BYTES_KEY = "alamo_bytes"
 SOURCE_NAME_KEY = "alamo_source_file"   # the file an Alamo armature or action came from
+MODEL_KEY = "alamo_model_id"            # one token per model import, on its armature and objects
 
 
 def set_source(idblock, data, name, key=KEY):
@@ -51,3 +52,12 @@ def source_text(idblock):
     """The Text datablock holding ``idblock``'s bytes, or None."""
     held = idblock.get(KEY) if idblock is not None else None
     return held if isinstance(held, bpy.types.Text) else None
+
+
+def from_model_of(obj, arm):
+    """Whether ``obj`` came from the file ``arm`` was imported from: an object moved over
+    from another imported unit (kitbashing) is new to this one, whatever its index in its
+    own file. Objects of older .blend files, which carry no token, count as the file's."""
+    mine = arm.get(MODEL_KEY) if arm is not None else None
+    theirs = obj.get(MODEL_KEY)
+    return mine is None or theirs is None or mine == theirs

@@ -11,7 +11,7 @@ import ntpath
 import os
 from dataclasses import dataclass
 
-from ..formats.alamo.game_data import ArchiveSet, data_folder, data_archives, source_archives
+from ..formats.alamo.game_data import ArchiveSet, data_archives, data_folder, source_archives
 from ..formats.alamo.meg import member_label
 
 EXTENSIONS = (".dds", ".tga")

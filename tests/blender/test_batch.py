@@ -124,3 +124,21 @@ def test_missing_input_is_a_clear_error(blender, tmp_path, capsys):
 def test_cli_command_registered_with_blender(addon):
     import io_alamo
     assert io_alamo._cli_handle is not None
+
+
+def test_export_keeps_the_imported_files_exact_names(blender, tmp_path):
+    """EI_TANK.ALO comes back as EI_TANK.ALO, its animation with its own name too: on a
+    case-sensitive file system another case would be a second copy (issue 25)."""
+    src = tmp_path / "mod"
+    write_sample(src)
+    for p in list(src.iterdir()):
+        if p.suffix.lower() in (".alo", ".ala"):
+            p.rename(p.with_name(p.name.replace("Sample_Tank", "EI_TANK").upper()))
+    names = sorted(p.name for p in src.iterdir() if p.suffix in (".ALO", ".ALA"))
+    assert names == ["EI_TANK.ALO", "EI_TANK_TURN_00.ALA"]
+    blends, out = tmp_path / "blend", tmp_path / "out"
+    assert batch.run(["import", str(src / "EI_TANK.ALO"), "--out", str(blends)], "test") == 0
+    assert batch.run(["export", str(blends), "--out", str(out)], "test") == 0
+    assert sorted(p.name for p in out.iterdir()) == names
+    for name in names:
+        assert (out / name).read_bytes() == (src / name).read_bytes()

@@ -284,7 +284,9 @@ def armature_with_mesh(scale, apply):
 
 
 @pytest.mark.parametrize("apply", [True, False])
-def test_armature_scale_applied_or_warned(blender, tmp_path, apply):
+def test_armature_scale_applied_or_baked(blender, tmp_path, apply):
+    """Issue 25: an unapplied object scale is written as Blender shows it, as an applied
+    one is."""
     arm = armature_with_mesh(2.0, apply)
     out = tmp_path / "Rig.alo"
     result = do_export(out)
@@ -293,12 +295,10 @@ def test_armature_scale_applied_or_warned(blender, tmp_path, apply):
     assert [b.name for b in model.bones] == ["Root", "Arm"]
     assert np.array_equal(model.bones[0].matrix, np.eye(3, 4))
     assert model.bones[1].parent == 0
-    moved = [w for w in result.warnings if "moved, rotated or scaled" in w]
-    head = model.skeleton.world_matrices()[1][:3, 3]
-    if apply:
-        assert not moved and np.allclose(head, (2, 0, 0), atol=1e-6)
-    else:
-        assert moved and np.allclose(head, (1, 0, 0), atol=1e-6)
+    assert not [w for w in result.warnings if "armature" in w]
+    world = model.skeleton.world_matrices()[1]
+    assert np.allclose(world[:3, 3], (2, 0, 0), atol=1e-6)
+    assert np.allclose(world[:3, :3] @ world[:3, :3].T, np.eye(3), atol=1e-6)   # rigid
 
 
 def build_animation_pair(tmp_path, fmt):

@@ -8,15 +8,20 @@ bpy = pytest.importorskip("bpy")
 
 from io_alamo.blender.alamo.exp.ala import AnimationExportResult  # noqa: E402
 from io_alamo.blender.alamo.exp.alo import ExportResult  # noqa: E402
-from io_alamo.blender.alamo.imp.ala import AnimationImportResult  # noqa: E402
-from io_alamo.blender.alamo.imp.alo import ImportResult  # noqa: E402
+from io_alamo.blender.alamo.imp.ala import (
+    AnimationImportResult,  # noqa: E402
+    import_ala,  # noqa: E402
+)
+from io_alamo.blender.alamo.imp.alo import (  # noqa: E402
+    ImportOptions,
+    ImportResult,  # noqa: E402
+    import_alo,
+)
 from io_alamo.blender.alithia.exporter import AlmExportResult  # noqa: E402
 from io_alamo.blender.alithia.importer import AlmImportResult  # noqa: E402
 from io_alamo.blender.alod.importer import AlodImportResult  # noqa: E402
 from io_alamo.blender.arma.importer import P3dImportResult  # noqa: E402
 from io_alamo.blender.problems import ERROR, WARNING, Problem  # noqa: E402
-from io_alamo.blender.alamo.imp.ala import import_ala  # noqa: E402
-from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo  # noqa: E402
 from io_alamo.blender.results import Result  # noqa: E402
 from io_alamo.formats.alamo import read_ala, save  # noqa: E402
 from io_alamo.sample import write_sample  # noqa: E402

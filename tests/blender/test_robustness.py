@@ -303,20 +303,8 @@ def test_mutated_files_import_cleanly_or_change_nothing(blender, tmp_path):
     assert outcomes["imported"] and outcomes["refused"]
 
 
-# Saved inputs that import but do not export back byte for byte: real exporter bugs, found by
-# this test, left to the export code's owner (strict: the test says when they are fixed).
-_EXPORTS_DIFFER = {
-    "fixture_alo_dazzles_nested-3df2bb146c34.alo":
-        "under a root bone whose matrix holds -4e37 (degenerate), the dazzles' positions "
-        "are exported as NaN",
-}
-
-
 def saved_inputs():
-    return [pytest.param(p, id=p.name, marks=[pytest.mark.xfail(
-                reason=_EXPORTS_DIFFER[p.name], strict=True)] if p.name in _EXPORTS_DIFFER
-                else [])
-            for p in sorted(fuzz.FIXTURE_DIR.glob("*.al[oa]"))]
+    return [pytest.param(p, id=p.name) for p in sorted(fuzz.FIXTURE_DIR.glob("*.al[oa]"))]
 
 
 @pytest.mark.parametrize("path", saved_inputs())
@@ -352,6 +340,43 @@ def test_saved_fuzz_inputs_import_or_change_nothing(blender, tmp_path, path):
         export_ala(bpy.context, arm, result.action, str(out),
                    AnimationExportOptions(format=anim.format))
     assert out.read_bytes() == path.read_bytes()
+
+
+DEGENERATE_ROOT = "fixture_alo_dazzles_nested-3df2bb146c34.alo"
+
+
+@pytest.mark.parametrize("what", ["dazzle", "light", "mesh"])
+def test_nan_is_never_written_the_export_names_the_object(blender, tmp_path, what):
+    """Issue 25: the saved fuzz model whose root bone matrix is degenerate (-4e37) exports
+    back byte for byte unedited (above); an object of it placed at NaN, or a light or mesh
+    holding NaN or infinity, would be written so: the export refuses, naming the object,
+    and writes nothing."""
+    from io_alamo.blender.alamo.exp.alo import ExportError
+    if what == "dazzle":
+        result = import_model(fuzz.FIXTURE_DIR / DEGENERATE_ROOT)
+    else:
+        save(sample_model(), tmp_path / "Tank.alo")
+        result = import_model(tmp_path / "Tank.alo")
+    role = {"dazzle": "DAZZLE", "light": "LIGHT", "mesh": "MESH"}[what]
+    obj = next(o for o in result.objects if o.alamo.role == role or
+               (role == "LIGHT" and o.type == "LIGHT"))
+    if what == "mesh":
+        co = np.zeros(len(obj.data.vertices) * 3, np.float32)
+        obj.data.vertices.foreach_get("co", co)
+        co[0] = np.nan
+        obj.data.vertices.foreach_set("co", co)
+        obj.data.update()
+    elif what == "light":
+        obj.alamo.role = "LIGHT"
+        obj.alamo.intensity = float("nan")
+    else:
+        obj.location = (float("nan"), 0.0, 0.0)
+    out = tmp_path / "out.alo"
+    with pytest.raises(ExportError, match=f"{what} {obj.name!r} would be written with NaN "
+                                          "or infinite numbers") as info:
+        export_model(out)
+    assert obj in info.value.objects
+    assert not out.exists() and not temp_files(tmp_path)
 
 
 def test_hostile_counts_import_quickly_and_write_back(blender, tmp_path):
@@ -429,6 +454,45 @@ def test_read_only_folder_is_reported_and_changes_nothing(blender, sample, tmp_p
         folder.chmod(0o755)
     assert target.read_bytes() == OLD
     assert sorted(p.name for p in folder.iterdir()) == ["Tank.alo"]
+
+
+@pytest.mark.parametrize("how", ["function", "operator"])
+def test_a_folder_as_export_target_is_refused_and_survives(blender, sample, tmp_path, how):
+    """Issue 25: a folder given as the output path was moved aside to a hidden backup."""
+    mod = tmp_path / "MyMod"
+    (mod / "Data").mkdir(parents=True)
+    (mod / "Data" / "keep.txt").write_bytes(b"all of it")
+    before = files_under(tmp_path)
+    if how == "function":
+        with pytest.raises(OSError, match="it is a folder, not a file"):
+            export_model(mod, animations=True)
+        with pytest.raises(OSError, match="it is a folder, not a file"):
+            export_anim(sample[2].armature, bpy.data.actions["Tank_Turn_00"], mod)
+    else:
+        with pytest.raises(RuntimeError, match="it is a folder, not a file"):
+            bpy.ops.export_scene.alo(filepath=str(mod))
+        arm = sample[2].armature
+        bpy.context.view_layer.objects.active = arm
+        arm.select_set(True)
+        (arm.animation_data or arm.animation_data_create()).action = \
+            bpy.data.actions["Tank_Turn_00"]
+        with pytest.raises(RuntimeError, match="it is a folder, not a file"):
+            bpy.ops.export_anim.alamo_ala(filepath=str(mod))
+    assert files_under(tmp_path) == before and mod.is_dir()
+    assert not [p for p in tmp_path.rglob(".io_alamo-*")]
+
+
+def test_read_only_target_and_missing_folder_are_refused(blender, sample, tmp_path):
+    target = tmp_path / "Tank.alo"
+    target.write_bytes(OLD)
+    target.chmod(0o444)
+    with pytest.raises(RuntimeError, match="the file is read-only"):
+        bpy.ops.export_scene.alo(filepath=str(target))
+    assert target.read_bytes() == OLD and not temp_files(tmp_path)
+    missing = tmp_path / "no" / "Tank.alo"
+    with pytest.raises(RuntimeError, match="the folder does not exist"):
+        bpy.ops.export_scene.alo(filepath=str(missing))
+    assert not (tmp_path / "no").exists()
 
 
 @pytest.mark.parametrize("fail_at", ["model", "animation"])

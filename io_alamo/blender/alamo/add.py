@@ -21,7 +21,10 @@ def add_at_bone(context, arm, bone_name, role, name):
     obj.parent_type = "BONE"
     obj.parent_bone = bone_name
     obj.matrix_parent_inverse = Matrix.Identity(4)
-    obj.matrix_basis = Matrix.Translation((0.0, -bone.length, 0.0))   # bone parents at the tail
+    if bone.use_relative_parent:        # imported bones: relative to the bone's rest
+        obj.matrix_basis = bone.matrix_local.copy()
+    else:                               # else bone parents place it at the tail
+        obj.matrix_basis = Matrix.Translation((0.0, -bone.length, 0.0))
     p = obj.alamo
     p.role = role
     if role == "PROXY":

@@ -51,7 +51,7 @@ def do_export(path, rel, out, ala_format=None, **_):
     outputs, summaries, warnings = [], [], []
     for arm in arms or [None]:
         name = rel if len(arms) <= 1 else rel.parent / arm.name
-        target = out / name.with_suffix(".alo")
+        target = out / _model_file_name(name, arm)
         target.parent.mkdir(parents=True, exist_ok=True)
         for o in bpy.context.view_layer.objects:
             o.select_set(o == arm)
@@ -65,6 +65,16 @@ def do_export(path, rel, out, ala_format=None, **_):
         summaries.append(f"{target.name}: {c['bones']} bones, {c['meshes']} meshes, "
                          f"{len(result.animations)} animations")
     return "ok", "; ".join(summaries), outputs, warnings
+
+
+def _model_file_name(name, arm):
+    """``name``.alo, or the imported file's exact name when it is that model (EI_VADER.ALO
+    stays EI_VADER.ALO: on a case-sensitive file system another case is a second file)."""
+    source = arm.get(SOURCE_NAME_KEY) if arm is not None else None
+    if isinstance(source, str) and Path(source).name == source \
+            and source.lower() == name.name.lower() + ".alo":
+        return name.parent / source
+    return name.with_suffix(".alo")
 
 
 def do_roundtrip(path, rel, out=None, **_):

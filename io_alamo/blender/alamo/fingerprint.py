@@ -217,8 +217,9 @@ def _path_as_imported(path, import_names):
 
 def action_parts(action, armature):
     """What an imported action's motion depends on: every key of every F-curve (frame, value,
-    interpolation), the action's frame range and rate, and the armature's rest pose. Bones
-    are named as at import, so a rename alone is not an edit."""
+    interpolation), the action's frame range and rate, and the rest pose of the bones the
+    model import made (a bone added since is no edit). Bones are named as at import, so a
+    rename alone is not an edit."""
     parts = {}
     import_names = {b.name: b.alamo.blender_name for b in armature.data.bones
                     if b.alamo.blender_name}
@@ -237,12 +238,15 @@ def action_parts(action, armature):
     def named(bone):
         return import_names.get(bone.name, bone.name) if bone is not None else ""
 
-    bones = sorted(armature.data.bones, key=named)
+    # the bones the model import made: a bone added since is no edit of the action
+    imported = [b for b in armature.data.bones if b.alamo.blender_name]
+    bones = sorted(imported, key=named)
     parts["rest"] = np.array([list(b.matrix_local) for b in bones], np.float32)
     parts["bones"] = np.frombuffer("\0".join(
         f"{named(b)}\1{named(b.parent)}\1{b.alamo.index}"
         for b in bones).encode("utf-8", "surrogateescape"), np.uint8)
     constraints = [f"{import_names.get(pb.name, pb.name)}:{c.type}:{c.influence}:{c.mute}"
-                   for pb in armature.pose.bones for c in pb.constraints]
+                   for pb in armature.pose.bones if pb.bone.alamo.blender_name
+                   for c in pb.constraints]
     parts["constraints"] = np.frombuffer("\0".join(constraints).encode(), np.uint8)
     return parts

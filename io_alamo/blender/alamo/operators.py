@@ -20,7 +20,7 @@ from ..prefs import default_ala_format, user_texture_folders
 from ..progress import reports_progress
 from . import archive_import
 from .exp import textures_out
-from .exp.ala import AnimationExportOptions, export_ala
+from .exp.ala import AnimationExportOptions, armature_actions, export_ala
 from .exp.alo import ExportOptions, export_alo
 from .imp.ala import AnimationImportOptions, import_ala
 from .imp.alo import ImportOptions, import_alo
@@ -119,12 +119,44 @@ class EXPORT_SCENE_OT_alo(bpy.types.Operator, export_base(MODEL)):
             export_alo(context, self.filepath, options), self.filepath, self.write_textures))
 
 
+def _action_items(self, context):
+    """The armature's actions, for the Action menu (kept alive: Blender holds pointers)."""
+    arm = find_armature(context)
+    actions = armature_actions(arm) if arm is not None else []
+    _action_items.cache = [(SELECTED, "Selected", "The animation selected in the Alamo "
+                            "Animations list, else the active one")] + \
+        [(a.name, a.name, f"Export {a.name}") for a in actions]
+    return _action_items.cache
+
+
+SELECTED = "\x01selected"        # no action's name: the list's selection
+
+
+def chosen_action(context, arm, name=""):
+    """The action to export: ``name``, else the one selected in the Alamo Animations list,
+    else the active one, else the armature's first (None: it has none)."""
+    actions = armature_actions(arm)
+    by_name = {a.name: a for a in actions}
+    if name and name != SELECTED:
+        return by_name.get(name)
+    wm = context.window_manager
+    index = getattr(wm, "alamo_action_index", -1) if wm is not None else -1
+    if 0 <= index < len(bpy.data.actions) and bpy.data.actions[index].name in by_name:
+        return bpy.data.actions[index]
+    active = arm.animation_data.action if arm.animation_data else None
+    if active is not None and active.name in by_name:
+        return active
+    return actions[0] if actions else None
+
+
 class EXPORT_ANIM_OT_ala(bpy.types.Operator, export_base(ANIMATION)):
-    """Export the active action of the selected armature as a Petroglyph Alamo animation
-    (.ala)"""
+    """Export an animation of the selected armature as a Petroglyph Alamo animation (.ala):
+    the one selected in the Alamo Animations list, else the active one"""
 
     bl_label = "Export Alamo Animation"
 
+    action: EnumProperty(name="Action", items=_action_items, options={"SKIP_SAVE"},
+                         description="Which of the armature's animations to export")
     format: EnumProperty(name="Format", default="0", items=AS_IMPORTED_FORMAT_ITEMS)
     frame_range: EnumProperty(
         name="Frame Range", default="ACTION",
@@ -132,22 +164,30 @@ class EXPORT_ANIM_OT_ala(bpy.types.Operator, export_base(ANIMATION)):
                ("SCENE", "Scene", "The scene's frame range")])
     frame_rate: EnumProperty(
         name="Frame Rate", default="ACTION",
-        items=[("ACTION", "Action", "The rate the animation was imported with (else the "
-                "scene's)"),
+        items=[("ACTION", "Action", "The rate the animation was imported with (a new one: "
+                "the rate of the unit's imported animations, else the scene's)"),
                ("SCENE", "Scene", "The scene's frame rate")])
 
     @classmethod
     def poll(cls, context):
         try:
             arm = find_armature(context, required=True)
-        except AnimationTargetError:
+        except AnimationTargetError as e:
+            cls.poll_message_set(str(e))
             return False
-        return arm.animation_data is not None and arm.animation_data.action is not None
+        if not armature_actions(arm):
+            cls.poll_message_set(f"armature {arm.name!r} has no animations: import one (.ala) "
+                                 "or key its bones")
+            return False
+        return True
 
     def invoke(self, context, event):
         arm = find_armature(context, required=True)
-        if not self.filepath and arm.animation_data and arm.animation_data.action:
-            self.filepath = arm.animation_data.action.name + self.filename_ext
+        action = chosen_action(context, arm)
+        if action is not None:
+            self.action = action.name
+            if not self.filepath:
+                self.filepath = action.name + self.filename_ext
         return super().invoke(context, event)
 
     @reports_progress
@@ -157,9 +197,11 @@ class EXPORT_ANIM_OT_ala(bpy.types.Operator, export_base(ANIMATION)):
         except AnimationTargetError as e:
             self.report({"ERROR"}, str(e))
             return {"CANCELLED"}
-        action = arm.animation_data.action if arm.animation_data else None
+        action = chosen_action(context, arm, self.action)
         if action is None:
-            self.report({"ERROR"}, f"armature {arm.name!r} has no active action to export")
+            named = f"{self.action!r} " if self.action and self.action != SELECTED else ""
+            self.report({"ERROR"}, f"armature {arm.name!r} has no animation {named}to "
+                        "export: import one (.ala) or key its bones")
             return {"CANCELLED"}
         leave_edit_modes(context, ("OBJECT", "POSE"))
         options = AnimationExportOptions(format=int(self.format) or None,

@@ -21,4 +21,5 @@ def rest_unedited(bone):
     if kept is None or len(kept) != 16:
         return False
     now = np.array(bone.matrix_local, np.float32).ravel()
-    return bool(np.array_equal(now, np.array(kept, np.float32)))
+    # a file's degenerate matrix may give Blender a NaN rest: still the one import made
+    return bool(np.array_equal(now, np.array(kept, np.float32), equal_nan=True))

@@ -19,9 +19,9 @@ import re
 import bpy
 import numpy as np
 
-from ...formats.files import read_file_bytes
 from ...formats.arma.paa import read_paa
 from ...formats.errors import FormatError
+from ...formats.files import read_file_bytes
 
 MAX_WALK_UP = 8
 ALTERNATIVES = {".paa": (".paa", ".pac", ".png", ".tga"), ".pac": (".pac", ".paa", ".png", ".tga")}

@@ -107,7 +107,7 @@ class VIEW3D_PT_alamo_animation(SidebarPanel, bpy.types.Panel):
                              context.window_manager, "alamo_action_index", rows=4)
         row = layout.row(align=True)
         row.operator(ALAMO_OT_bind_pose.bl_idname, icon="ARMATURE_DATA")
-        row.operator("export_anim.alamo_ala", text="Export Active Animation", icon="EXPORT")
+        row.operator("export_anim.alamo_ala", text="Export Animation", icon="EXPORT")
 
 
 # The session's position in the actions list (not saved with the file).

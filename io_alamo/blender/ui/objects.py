@@ -2,8 +2,11 @@
 ALT its name gives it, and the visibility keys of its bone."""
 
 import bpy
+from bpy.props import FloatProperty
 
 from ... import naming
+from ..alamo.scale import ScaleError, scale_model
+from ..armature import find_armature
 from ..names import object_export_name as export_name
 from ..targets import target_bone
 from .bones import draw_visibility_keys
@@ -32,6 +35,36 @@ def _draw_lod_alt(layout, obj):
         layout.label(text="Only at " + ", ".join(parts), icon="MOD_DECIM")
 
 
+class ALAMO_OT_scale_model(bpy.types.Operator):
+    """Scale the unit in place: its rest skeleton, every mesh, light, proxy and dazzle on
+    it, and the location keys of every action of the armature (the object scale ends at 1)"""
+    bl_idname = "alamo.scale_model"
+    bl_label = "Scale Model"
+    bl_options = {"REGISTER", "UNDO"}
+
+    factor: FloatProperty(name="Factor", default=1.0, min=1e-4, soft_min=0.01, soft_max=10.0,
+                          description="How many times bigger the unit becomes")
+
+    @classmethod
+    def poll(cls, context):
+        if find_armature(context) is None:
+            cls.poll_message_set("Select an armature, or an object on one")
+            return False
+        return context.mode == "OBJECT"
+
+    def invoke(self, context, event):
+        return context.window_manager.invoke_props_dialog(self)
+
+    def execute(self, context):
+        try:
+            text = scale_model(context, find_armature(context), self.factor)
+        except ScaleError as e:
+            self.report({"ERROR"}, str(e))
+            return {"CANCELLED"}
+        self.report({"INFO"}, text)
+        return {"FINISHED"}
+
+
 class VIEW3D_PT_alamo_object(SidebarPanel, bpy.types.Panel):
     bl_label = "Alamo Object"
     bl_order = 0
@@ -54,6 +87,7 @@ class VIEW3D_PT_alamo_object(SidebarPanel, bpy.types.Panel):
         role = p.role
         if role == "SKELETON" or obj.type == "ARMATURE":
             layout.label(text=f"Skeleton of {len(obj.data.bones)} bones", icon="ARMATURE_DATA")
+            layout.operator(ALAMO_OT_scale_model.bl_idname, icon="FULLSCREEN_ENTER")
             return
         if obj.type == "EMPTY" and role not in ("PROXY", "DAZZLE"):
             wrapped(layout, context, "Set the role to Proxy or Dazzle to export this empty",
@@ -117,5 +151,20 @@ class VIEW3D_PT_alamo_object(SidebarPanel, bpy.types.Panel):
         col.prop(p, "far_attenuation_end")
 
 
-CLASSES = (VIEW3D_PT_alamo_object,)
-register, unregister = register_factory(CLASSES)
+def menu_transform(self, context):
+    """Object > Transform > Scale Alamo Model (found by F3 search too)."""
+    self.layout.operator(ALAMO_OT_scale_model.bl_idname, text="Scale Alamo Model")
+
+
+CLASSES = (ALAMO_OT_scale_model, VIEW3D_PT_alamo_object)
+_register, _unregister = register_factory(CLASSES)
+
+
+def register():
+    _register()
+    bpy.types.VIEW3D_MT_transform_object.append(menu_transform)
+
+
+def unregister():
+    bpy.types.VIEW3D_MT_transform_object.remove(menu_transform)
+    _unregister()

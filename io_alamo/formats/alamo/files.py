@@ -73,6 +73,8 @@ def save_all(items) -> None:
     ``.io_alamo-*.bak`` backup beside them).
     """
     encoded = [(encode(obj), os.fspath(path)) for obj, path in items]
+    for _, path in encoded:
+        check_target(path)
     written = []                  # (temporary file, target) not yet in place
     replaced = []                 # (target, backup or None) already in place
     try:
@@ -93,6 +95,26 @@ def save_all(items) -> None:
     finally:
         for tmp, _ in written:
             _remove(tmp)
+
+
+def check_target(path):
+    """Refuse (:class:`SaveError`) a target that must not be replaced by a file: an existing
+    folder (replacing it would move the folder and all in it aside), a read-only file, or a
+    path whose folder does not exist. Nothing is touched."""
+    path = os.fspath(path)
+    if not path or os.path.isdir(path):
+        raise SaveError(OSError(errno.EISDIR, os.strerror(errno.EISDIR)), path or ".")
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as e:
+        raise SaveError(e, path) from None
+    if mode is not None and not mode & 0o222:
+        raise SaveError(OSError(errno.EACCES, "read-only"), path, read_only=True)
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise SaveError(OSError(errno.ENOENT, os.strerror(errno.ENOENT)), path)
 
 
 def _replace_keeping_backup(tmp, path):
@@ -150,9 +172,11 @@ def _remove(path):
 class SaveError(OSError):
     """A file could not be written; ``str()`` says which and why, in one line."""
 
-    def __init__(self, cause, path):
+    def __init__(self, cause, path, read_only=False):
         super().__init__(cause.errno, cause.strerror or str(cause), path)
         why = _REASONS.get(cause.errno, cause.strerror or str(cause))
+        if read_only:
+            why = "the file is read-only (clear its read-only flag to replace it)"
         kept = ("it was left as it was" if os.path.exists(path) else "nothing was written")
         self.message = f"cannot write {path}: {why}; {kept}"
 
@@ -167,7 +191,7 @@ _REASONS = {getattr(errno, name, None): why for name, why in (
     ("EPERM", "permission denied (is the folder or the file read-only?)"),
     ("EROFS", "the disk is read-only"),
     ("ENOENT", "the folder does not exist"),
-    ("EISDIR", "it is a folder"),
+    ("EISDIR", "it is a folder, not a file (give a file name)"),
 )}
 
 

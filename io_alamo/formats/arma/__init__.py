@@ -24,7 +24,8 @@ from .records import (
 from .resolution import is_shadow, is_visual, lod_name
 
 __all__ = [
-    "Faces", "Frame", "Lod", "Material", "ModelInfo", "NamedSelection", "P3dFormatError",
-    "P3dModel", "Proxy", "Section", "Skeleton", "StageTexture", "is_visual", "lod_name",
-    "read_p3d",
+    "PROXY_SECTION_FLAG", "Faces", "Frame", "Lod", "Material", "ModelInfo", "NamedSelection",
+    "P3dFormatError", "P3dModel", "PaaFormatError", "PaaTexture", "Proxy", "Section", "Skeleton",
+    "StageTexture", "is_shadow", "is_visual", "lod_name", "proxy_marker_faces", "read_p3d",
+    "read_paa",
 ]

@@ -29,11 +29,20 @@ from ...results import Result
 from ...source import get_source, has_source
 from .. import fingerprint
 from ..fingerprint import bone_of_path
-from .ala_bones import merge_steps, moving_bones, renamed, source_animation, source_bones
+from .ala_bones import (
+    keep_unedited,
+    merge_steps,
+    moving_bones,
+    renamed,
+    source_animation,
+    source_bones,
+)
+from .bake import applied_scale, bake_of
 from .common import ExportError, Report
 from .skeleton import build_skeleton, parse_source
 
 MAX_FRAMES = 100_000
+SOURCE_NAME_KEY = "alamo_source_file"      # the imported file's name (imp/ala.py sets it)
 VISIBLE_PATH = "alamo.visible"
 
 
@@ -53,6 +62,7 @@ class AnimationExportResult(Result):
     frames: int = 0
     fps: float = 0.0
     bones: int = 0
+    kept_bones: int = 0              # bones written from the imported file as they were
 
     def summary(self):
         how = " (unchanged since import)" if self.reused else ""
@@ -89,12 +99,19 @@ def file_name_for(model_path, action):
     """``<MODEL>_<ACTION>.ala`` beside the model (no second prefix when the action already
     has it, as imported ones do)."""
     folder, base = os.path.split(model_path)
-    model = os.path.splitext(base)[0]
+    model, ext = os.path.splitext(base)
+    # an imported action goes back under its file's exact name (EI_VADER_IDLE_00.ALA stays
+    # so: on a case-sensitive file system another case would be a second file)
+    source = action.get(SOURCE_NAME_KEY)
+    if isinstance(source, str) and source.lower().startswith(model.lower() + "_") \
+            and source.lower() == action.name.lower() + ".ala" \
+            and os.path.basename(source) == source:
+        return os.path.join(folder, model + source[len(model):])
     name = action.name
     if not name.lower().startswith(model.lower() + "_"):
         name = f"{model}_{name}"
     safe = "".join(c if c.isalnum() or c in "-_. " else "_" for c in name)
-    return os.path.join(folder, safe + ".ala")
+    return os.path.join(folder, safe + (".ALA" if ext == ".ALO" else ".ala"))
 
 
 def frame_span(context, action, options):
@@ -120,19 +137,40 @@ def frame_span(context, action, options):
     return start, frames
 
 
-def frame_rate(context, action, options):
+def frame_rate(context, action, options, armature=None):
+    """The rate written: the imported file's; for a new action the rate of the armature's
+    imported animations when they agree; else the scene's."""
     scene = context.scene
     if options.frame_rate == "ACTION" and action.alamo.fps > 0 and has_source(action):
         return float(action.alamo.fps)
+    if options.frame_rate == "ACTION" and not has_source(action):
+        fps = unit_defaults(armature)[1]
+        if fps is not None:
+            return fps
     return scene.render.fps / scene.render.fps_base
 
 
-def action_format(action, new_format=2):
+def action_format(action, new_format=2, armature=None):
     """The format an action is written in by default: the one it was imported from (Empire
-    at War reads only #1), else ``new_format`` (the preference)."""
+    at War reads only #1); for a new action the format of the armature's imported
+    animations when they agree (a unit of Empire at War gets #1); else ``new_format`` (the
+    preference)."""
     if has_source(action) and action.alamo.format in ("1", "2"):
         return int(action.alamo.format)
-    return new_format
+    fmt = unit_defaults(armature)[0]
+    return fmt if fmt is not None else new_format
+
+
+def unit_defaults(armature):
+    """(format, frame rate) the armature's imported animations agree on (None where they do
+    not, or where it has none)."""
+    if armature is None:
+        return None, None
+    imported = [a for a in armature_actions(armature) if has_source(a)]
+    formats = {a.alamo.format for a in imported if a.alamo.format in ("1", "2")}
+    rates = {round(float(a.alamo.fps), 4) for a in imported if a.alamo.fps > 0}
+    return (int(formats.pop()) if len(formats) == 1 else None,
+            float(rates.pop()) if len(rates) == 1 else None)
 
 
 _UNPARSED = object()
@@ -145,18 +183,20 @@ def build_animation(context, armature, action, options, source=_UNPARSED):
     result = AnimationExportResult()
     clock = time.perf_counter()
     fmt = options.format if options.format is not None else \
-        action_format(action, options.new_format)
+        action_format(action, options.new_format, armature)
     if fmt not in (1, 2):
         raise ExportError([f"animation format must be 1 or 2, not {fmt!r}"])
     start, frames = frame_span(context, action, options)
-    fps = frame_rate(context, action, options)
+    fps = frame_rate(context, action, options, armature)
     # bone order, names and parents exactly as the .alo export writes them
     if source is _UNPARSED:
         source = parse_source(armature)
     # the model export's findings about the skeleton are its own: not repeated here
     built = build_skeleton(armature, source, Report())
     skeleton, bone_index = built.skeleton, built.bone_index
-    kept = _source_animation(action, armature, frames, fps)
+    bake, keys_scale = bake_of(armature), applied_scale(armature)
+    as_shown = bake.identity and keys_scale == 1.0     # else positions are written scaled
+    kept = _source_animation(action, armature, frames, fps) if as_shown else None
     if kept is not None:
         kept = renamed(kept, armature, skeleton, bone_index)
         anim = kept if kept.format == fmt else convert_animation(kept, fmt)
@@ -175,7 +215,10 @@ def build_animation(context, armature, action, options, source=_UNPARSED):
 
     clock = time.perf_counter()
     matrices = _sample_pose(context, armature, action,
-                            [blender_of.get(k) for k in range(len(names))], start, frames)
+                            [blender_of.get(k) for k in range(len(names))], start, frames,
+                            keys_scale)
+    if not bake.identity:
+        matrices = bake.rigid(matrices)
     # bone 0 never moves in a game animation: it stays where the model has it (identity for
     # a Root the export adds or writes as identity), and motion given to it in Blender is
     # carried by its children
@@ -220,6 +263,11 @@ def build_animation(context, armature, action, options, source=_UNPARSED):
         result.animation = encode_animation(data, fmt)
     except AlamoFormatError as e:
         raise ExportError([f"action {action.name!r}: {e}"]) from None
+    if src is not None:
+        # bones whose motion was not edited keep the file's data exactly
+        result.animation, result.kept_bones = keep_unedited(
+            result.animation, src_anim, armature, skeleton, bone_index, rows,
+            (t, q, s, reach), (visible[rows], has_visibility[rows], step, has_step))
     result.timings["encode"] = time.perf_counter() - clock
     result.frames, result.fps, result.bones = frames, fps, len(rows)
     return result
@@ -305,9 +353,10 @@ class _Assigned:
         return False
 
 
-def _sample_pose(context, armature, action, order, start, frames):
+def _sample_pose(context, armature, action, order, start, frames, keys_scale=1.0):
     """(F, B, 4, 4) armature-space pose matrices of the bones in ``order``, each frame
-    (identity for None: a Root bone the export adds)."""
+    (identity for None: a Root bone the export adds). ``keys_scale``: the factor Apply Scale
+    left out of the location keys (they are read scaled by it)."""
     pose_bones = armature.pose.bones
     index = {pb.name: k for k, pb in enumerate(pose_bones)}
     have = np.array([n is not None for n in order], bool)
@@ -316,7 +365,7 @@ def _sample_pose(context, armature, action, order, start, frames):
     out = np.tile(np.eye(4), (frames, len(order), 1, 1))
     scene = context.scene
     progress.expect(frames)
-    with _Assigned(context, armature, action):
+    with _Assigned(context, armature, action), _ScaledLocations(action, keys_scale):
         for k in range(frames):
             progress.advance()
             scene.frame_set(start + k)
@@ -324,6 +373,37 @@ def _sample_pose(context, armature, action, order, start, frames):
             # column-major 4x4s
             out[k, have] = buf.reshape(-1, 4, 4)[pick].transpose(0, 2, 1)
     return out
+
+
+class _ScaledLocations:
+    """Temporarily scale the action's bone location keys (values and handles) by ``k``;
+    every key is put back exactly after."""
+
+    def __init__(self, action, k):
+        self.curves = [fc for fc in compat.action_fcurves(action) if k != 1.0
+                       and bone_of_path(fc.data_path)[1] == "location"]
+        self.k, self.saved = k, []
+
+    def __enter__(self):
+        for fc in self.curves:
+            kp = fc.keyframe_points
+            arrays = {}
+            for prop in ("co", "handle_left", "handle_right"):
+                a = np.empty(2 * len(kp), np.float32)
+                kp.foreach_get(prop, a)
+                arrays[prop] = a
+                b = a.copy()
+                b[1::2] *= self.k
+                kp.foreach_set(prop, b)
+            fc.update()
+            self.saved.append((fc, arrays))
+        return self
+
+    def __exit__(self, *exc):
+        for fc, arrays in self.saved:
+            for prop, a in arrays.items():
+                fc.keyframe_points.foreach_set(prop, a)
+        return False
 
 
 def _snap_constant(a, tol):

@@ -33,10 +33,11 @@ from ...attach import child_of_bone, child_of_rest_world
 from ...matrices import inverse, nearest_rotation
 from ...names import from_blender, object_export_name
 from ...props import param_value
+from ...source import MODEL_KEY, from_model_of
 from .. import fingerprint
 from . import plugin as plugin_data
 from .ala import AnimationExportOptions, armature_actions, build_animation, file_name_for
-from .bone_zero import arm_transform_warning
+from .bake import applied_scale, bake_of, origin_note
 from .common import ExportError, ExportOptions, ExportResult, Problem, Report, shader_value
 from .mesh import MeshContext, build_mesh
 from .plugin import armature_members
@@ -133,6 +134,7 @@ class _Exporter:
         self._weights = {}          # object name -> its mesh's weights, read once
         self._obj = None            # the mesh being built (what material warnings are about)
         self.plugin = plugin_data.PluginScene()   # the ALAMO plugin's data, read up front
+        self._src_worlds = None     # the source file's bone world matrices, when asked
 
     def read_weights(self, obj, me):
         """(vertex, group, weight) arrays of ``me``; an object's own mesh is read once."""
@@ -157,10 +159,19 @@ class _Exporter:
         self.arm = arm
         self.plugin = plugin_data.read_scene(arm, objs)
         self.source = parse_source(arm)
-        self.arm_world = np.array(arm.matrix_world, np.float64) if arm else np.eye(4)
-        moved = arm_transform_warning(self.arm_world, arm.name) if arm else None
+        # the object's rotation and scale are baked into what is written; its location is
+        # the model's origin
+        self.bake = bake_of(arm)
+        self.arm_world = self.bake.origin
+        moved = origin_note(self.bake, arm.name) if arm else None
         if moved:
             self.warn(moved, [arm])
+        keys_scale = applied_scale(arm)
+        if keys_scale != 1.0 and armature_actions(arm):
+            self.warn(f"armature {arm.name!r} was scaled by {keys_scale:.4g} since import "
+                      "(Apply Scale) and its actions' location keys were not: its animations "
+                      f"are written with them scaled by {keys_scale:.4g} (Alamo > Scale Model "
+                      "scales the keys in Blender too)", [arm])
         lap("gather")
         built = build_skeleton(arm, self.source, self.report)
         plugin_data.apply_skeleton(self.plugin, built, self.report)
@@ -174,6 +185,14 @@ class _Exporter:
                 self.warn(f"{o.type.lower()} {o.name!r} is not written: only meshes, lights, "
                           "proxies and dazzles are (Object > Convert > Mesh to include it)",
                           [o])
+        for o in meshes:
+            for m in o.modifiers:
+                if m.type == "ARMATURE" and m.object is not None and m.object != self.arm \
+                        and m.show_viewport:
+                    self.warn(f"mesh {o.name!r} is deformed by armature {m.object.name!r}, "
+                              "which is not exported: it is written as a rigid mesh, as it is "
+                              "at rest (move its vertex groups and Armature modifier to "
+                              f"{arm.name if arm else 'this armature'!r} to skin it here)", [o])
         self._extra_bones(meshes + lights + empties)
         lap("skeleton")
         model_objects, conns = self._objects(meshes, lights)
@@ -228,6 +247,8 @@ class _Exporter:
         """The object's world matrix in the model's (armature's) space."""
         world = child_of_rest_world(obj, self.arm)
         if world is None:
+            world = _relative_child_rest_world(obj, self.arm)
+        if world is None:
             world = np.array(obj.matrix_world, np.float64)
         return np.linalg.inv(self.arm_world) @ world
 
@@ -245,16 +266,39 @@ class _Exporter:
 
     # --- meshes and lights ------------------------------------------------------------------
 
+    def bone_as_file(self, bone):
+        """Whether export bone ``bone`` sits where the file has it: only then is an object's
+        data relative to it, as the file stores it, still where Blender shows the object
+        (objects on a bone with Relative Parent stay put when the bone is moved in Edit
+        Mode)."""
+        if self.source is None or not 0 <= bone < len(self.source.bones):
+            return False
+        if self._src_worlds is None:
+            with np.errstate(all="ignore"):
+                self._src_worlds = self.source.skeleton.world_matrices()
+        a, b = self.worlds[bone], self._src_worlds[bone]
+        return bool(np.array_equal(a, b, equal_nan=True)
+                    or np.allclose(a, b, rtol=1e-6, atol=1e-6))
+
+    def file_index(self, obj):
+        """The object's index in the armature's file; -1 for an object that is new to it
+        (also one moved over from another imported unit: kitbashing)."""
+        return obj.alamo.file_index if from_model_of(obj, self.arm) else -1
+
     def _ordered(self, objs):
         src_n = len(self.source.objects) if self.source else 0
-        old = sorted((o for o in objs if 0 <= o.alamo.file_index < src_n),
-                     key=lambda o: o.alamo.file_index)
+        old = sorted((o for o in objs if 0 <= self.file_index(o) < src_n),
+                     key=self.file_index)
         used, keep = set(), []
         for o in old:
-            if o.alamo.file_index not in used:
-                used.add(o.alamo.file_index)
+            if self.file_index(o) not in used:
+                used.add(self.file_index(o))
                 keep.append(o)
-        rest = sorted((o for o in objs if o not in keep), key=lambda o: o.name)
+        # new objects after the file's own: those of other files in the order of their
+        # files, then by name
+        rest = sorted((o for o in objs if o not in keep),
+                      key=lambda o: (from_model_of(o, self.arm), o.get(MODEL_KEY, ""),
+                                     max(o.alamo.file_index, -1), o.name))
         return keep + rest
 
     def _objects(self, meshes, lights):
@@ -277,7 +321,7 @@ class _Exporter:
         return records, conns
 
     def _source_object(self, obj):
-        src, i = self.source, obj.alamo.file_index
+        src, i = self.source, self.file_index(obj)
         if src is None or not 0 <= i < len(src.objects):
             return None, None
         return src.objects[i], src.object_bone(i)
@@ -291,7 +335,8 @@ class _Exporter:
         self.check_name("mesh", name, [obj])
         self._obj = obj
         p = obj.alamo
-        if isinstance(src, Mesh) and obj.get(fingerprint.KEY) and not self._touched(obj):
+        if isinstance(src, Mesh) and obj.get(fingerprint.KEY) and self.bake.identity \
+                and (_skinned(src) or self.bone_as_file(bone)) and not self._touched(obj):
             rec = src
             materials = [self._material(slot.material, s.material)
                          for slot, s in zip(obj.material_slots, src.submeshes)]
@@ -310,6 +355,12 @@ class _Exporter:
             for p in e.details:
                 self.report.error(f"mesh {obj.name!r}: {p.text}", [obj], p.elements_selected)
             return None
+        for sub in mesh.submeshes:
+            v = sub.vertices
+            floats = [v[f] for f in v.dtype.names if v.dtype[f].base.kind == "f"]
+            if not all(self.report.check_finite(f"mesh {obj.name!r}", a, [obj])
+                       for a in floats):
+                return None
         return plugin_data.apply_mesh_flags(self.plugin, obj, mesh, self.report)
 
     def _mesh_context(self):
@@ -383,6 +434,9 @@ class _Exporter:
             return src
         if isinstance(src, Light):
             rec.layout = src.layout
+        self.report.check_finite(f"light {obj.name!r}", [*rec.color, rec.intensity,
+                                 rec.far_attenuation_end, rec.far_attenuation_start,
+                                 rec.hotspot, rec.falloff], [obj])
         return rec
 
     # --- proxies and dazzles ----------------------------------------------------------------
@@ -400,7 +454,8 @@ class _Exporter:
             bone = self.connection_bone(obj)
             name = from_blender(object_export_name(obj))
             self.check_name("proxy", name, [obj], mini=True)
-            s = src[p.file_index] if 0 <= p.file_index < len(src) else None
+            i = self.file_index(obj)
+            s = src[i] if 0 <= i < len(src) else None
             hidden = int(p.hidden)
             alt = int(p.alt_decrease_stay_hidden)
             if s is not None:
@@ -417,9 +472,10 @@ class _Exporter:
         return out
 
     def _ordered_by_index(self, objs, n):
-        old = sorted((o for o in objs if 0 <= o.alamo.file_index < n),
-                     key=lambda o: o.alamo.file_index)
-        return old + sorted((o for o in objs if o not in old), key=lambda o: o.name)
+        old = sorted((o for o in objs if 0 <= self.file_index(o) < n), key=self.file_index)
+        return old + sorted((o for o in objs if o not in old),
+                            key=lambda o: (from_model_of(o, self.arm), o.get(MODEL_KEY, ""),
+                                           max(o.alamo.file_index, -1), o.name))
 
     def _dazzles(self, objs):
         src = self._src_list("dazzles")
@@ -428,27 +484,67 @@ class _Exporter:
             p = obj.alamo
             bone = self.connection_bone(obj)
             local = inverse(self.worlds[bone]) @ self.to_model(obj)
-            s = src[p.file_index] if 0 <= p.file_index < len(src) else None
+            i = self.file_index(obj)
+            s = src[i] if 0 <= i < len(src) else None
             name = from_blender(object_export_name(obj))
             self.check_name("dazzle", name, [obj], mini=True)
             texture = from_blender(p.texture)
             self.check_name("dazzle texture", texture, [obj], mini=True)
             rec = Dazzle(name, bone, np.array(p.color, "<f4"), local[:3, 3].astype("<f4"),
-                         np.float32(p.radius), p.tex_x, p.tex_y, p.tex_size, texture,
+                         np.float32(p.radius * self.bake.factor), p.tex_x, p.tex_y,
+                         p.tex_size, texture,
                          np.float32(p.frequency), np.float32(p.phase), int(p.night_only),
                          int(p.hidden), np.float32(p.bias))
             if s is not None:
                 if s.bias is None and p.bias == 1.0:
                     rec.bias = None
                 rec.nested, rec.layout = s.nested, s.layout
-                if s.position is not None and np.allclose(s.position, rec.position, atol=1e-5):
+                if s.position is not None and (
+                        np.allclose(s.position, rec.position, atol=1e-5)
+                        or (bone == s.bone and self.bone_as_file(bone)
+                            and _placed_as_imported(obj, self.bake))):
                     rec.position = s.position
                 if _same_fields(s, rec, ("name", "bone", "color", "position", "radius", "tex_x",
                                          "tex_y", "tex_size", "texture", "frequency", "phase",
                                          "night_only", "hidden", "bias")):
                     rec = s
+            if rec is not s:
+                self.report.check_finite(
+                    f"dazzle {obj.name!r}", [*rec.position, *rec.color, rec.radius,
+                                             rec.frequency, rec.phase], [obj],
+                    f" (its position relative to bone {self.skeleton.bones[bone].name!r}, "
+                    "whose matrix cannot be inverted or is not finite)"
+                    if not np.all(np.isfinite(local)) else "")
             out.append(rec)
         return out
+
+
+def _skinned(mesh):
+    return any(s.bone_map is not None and len(s.bone_map) for s in mesh.submeshes)
+
+
+def _placed_as_imported(obj, bake):
+    """Whether an empty is where import put it on its bone (its placement fingerprint),
+    with nothing baked: then its position in the file is the file's own, also where
+    Blender's float32 matrices cannot hold it (a degenerate bone)."""
+    stored = obj.get(fingerprint.KEY)
+    return bool(stored) and bake.identity and stored == fingerprint.digest(
+        fingerprint.placement_parts(obj, fingerprint.bone_import_names(obj)))
+
+
+def _relative_child_rest_world(obj, arm):
+    """World matrix (float64) of an object on a bone with Relative Parent (as import makes
+    them) with the armature at rest, where the bone moves it nowhere; None otherwise. Exact,
+    where Blender's float32 matrix_world carries the noise of pose @ rest^-1."""
+    if arm is None or obj.parent != arm or obj.parent_type != "BONE":
+        return None
+    bone = arm.data.bones.get(obj.parent_bone)
+    if bone is None or not bone.use_relative_parent:
+        return None
+    with np.errstate(invalid="ignore", over="ignore"):     # a file's NaN is checked later
+        return (np.array(arm.matrix_world, np.float64)
+                @ np.array(obj.matrix_parent_inverse, np.float64)
+                @ np.array(obj.matrix_basis, np.float64))
 
 
 def _wanted_format(mat, sub):

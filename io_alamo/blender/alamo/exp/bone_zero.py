@@ -29,13 +29,3 @@ def plan_bone_zero(bones, has_source):
         if np.abs(head).max() <= 1e-6:
             return BoneZero(False, top[0].name)
     return BoneZero(True)
-
-
-def arm_transform_warning(arm_world, name):
-    """Text of the warning for an armature object that is moved, turned or scaled (its
-    transform is not in the bones; the file holds the armature's own space), or None."""
-    if np.allclose(arm_world, np.eye(4), atol=1e-6):
-        return None
-    return (f"armature {name!r} is moved, rotated or scaled as an object: the model is written "
-            "in the armature's own space, not as shown; apply its transform (Object > Apply > "
-            "All Transforms) to write it as shown")

@@ -107,6 +107,15 @@ class Report:
             self.warn(f"{what} {name!r} is not plain ASCII; the game may not show it as "
                       "Blender does", objects)
 
+    def check_finite(self, what, values, objects=(), why=""):
+        """An error when ``values`` hold NaN or infinity: the game cannot draw such a file,
+        so it is never written. True when all are finite."""
+        if np.all(np.isfinite(np.asarray(values, np.float64))):
+            return True
+        self.error(f"{what} would be written with NaN or infinite numbers{why}; nothing was "
+                   "written", objects)
+        return False
+
     def raise_errors(self):
         """Raise the ExportError of the errors found, with the warnings as details."""
         if self.errors:

@@ -69,6 +69,15 @@ def build_mesh(ctx, obj, bone, name):
         cleanup()
 
 
+def _snap_identity(m):
+    """An object placed exactly at its bone (as import places them) is written in the
+    bone's space as it is: float32 noise of the matrices (1e-7) would otherwise move every
+    vertex and tangent by a last bit."""
+    if np.allclose(m, np.eye(4), rtol=0.0, atol=1e-6):
+        return np.eye(4)
+    return m
+
+
 @dataclass(slots=True)
 class _Faces:
     tri_loops: np.ndarray             # loops of each triangle corner
@@ -170,7 +179,8 @@ def _vertices(ctx, obj, me, faces, loops, m, need_tangents, skin):
             record["uv"][:, k, 0] = uv[:, 0]
             record["uv"][:, k, 1] = 1.0 - uv[:, 1]
     if need_tangents:
-        _tangents(ctx, obj, record, frames.per_vertex(loop_id, len(rep)), m)
+        _tangents(ctx, obj, record, frames.per_vertex(loop_id, len(rep)), m,
+                  loops.get("tangent_problem"))
     record["color"] = loops["color"][rep] if "color" in loops else 1.0
     record["unused"] = 1.0
     if skin is not None:
@@ -181,13 +191,13 @@ def _vertices(ctx, obj, me, faces, loops, m, need_tangents, skin):
     return loop_id, record
 
 
-def _tangents(ctx, obj, record, per_vertex, m):
+def _tangents(ctx, obj, record, per_vertex, m, problem=None):
     t, b, known = per_vertex
     record["tangent"] = _unit(t @ m[:3, :3].T)
     record["binormal"] = _unit(b @ m[:3, :3].T)
     if not known.all():
-        ctx.report.warn(f"mesh {obj.name!r} has no UV map: its tangents (for normal maps) "
-                        "are only a guess")
+        ctx.report.warn(f"mesh {obj.name!r}: its tangents (for normal maps) are only a guess: "
+                        f"{problem or 'they could not be computed'}")
         n = record["normal"][~known].astype(np.float64)
         axis = np.where(np.abs(n[:, :1]) < 0.9, [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]])
         t = _unit(np.cross(axis, n))
@@ -233,7 +243,7 @@ def _build(ctx, obj, me, bone, name):
 
     # vertex space: model space for skinned meshes, the connected bone's space for rigid ones
     target = np.eye(4) if skinned else inverse(ctx.worlds[bone])
-    m = target @ ctx.to_model(obj)
+    m = _snap_identity(target @ ctx.to_model(obj))
     slots = _materials(ctx, obj, skinned)
     formats, materials, _ = slots
     used_mats = np.unique(faces.tri_mat)

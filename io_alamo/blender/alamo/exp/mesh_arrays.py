@@ -1,6 +1,8 @@
 """Blender mesh data as whole arrays, shared by the .alo and .alm exports: the evaluated
 mesh, its triangles, per-corner data, and corners numbered by what they hold."""
 
+import bmesh
+import bpy
 import numpy as np
 
 from ... import compat
@@ -44,20 +46,57 @@ def loop_arrays(me, need_tangents):
         att.data.foreach_get("color", c)
         c = c.reshape(-1, 4)
         out["color"] = c[lv] if att.domain == "POINT" else c
-    if need_tangents and len(me.uv_layers):
+    if need_tangents and not len(me.uv_layers):
+        out["tangent_problem"] = "it has no UV map"
+    elif need_tangents:
         try:
-            me.calc_tangents(uvmap=me.uv_layers[0].name)
-            t = np.empty(n * 3, np.float32)
-            me.loops.foreach_get("tangent", t)
-            sign = np.empty(n, np.float32)
-            me.loops.foreach_get("bitangent_sign", sign)
-            out["tangent"] = t.reshape(-1, 3)
-            out["sign"] = sign
-        except RuntimeError:
-            pass
-        finally:
-            me.free_tangents()
+            out["tangent"], out["sign"] = mikk_tangents(me)
+        except RuntimeError as e:
+            out["tangent_problem"] = f"Blender cannot compute them ({str(e).strip()})"
     return out
+
+
+def mikk_tangents(me):
+    """(L, 3) tangents and (L,) bitangent signs of every corner (MikkTSpace, first UV map).
+    Blender computes them for triangles and quads only: a mesh with n-gons has them
+    computed on a triangulated copy, each corner taking its own from the copy."""
+    n = len(me.loops)
+    sizes = np.empty(len(me.polygons), np.int32)
+    me.polygons.foreach_get("loop_total", sizes)
+    if len(sizes) and sizes.max() > 4:
+        return _triangulated_tangents(me, n)
+    try:
+        me.calc_tangents(uvmap=me.uv_layers[0].name)
+        t = np.empty(n * 3, np.float32)
+        me.loops.foreach_get("tangent", t)
+        sign = np.empty(n, np.float32)
+        me.loops.foreach_get("bitangent_sign", sign)
+        return t.reshape(-1, 3), sign
+    finally:
+        me.free_tangents()
+
+
+def _triangulated_tangents(me, n):
+    copy = me.copy()
+    try:
+        ident = copy.attributes.new(".alamo_loop", "INT", "CORNER")
+        ident.data.foreach_set("value", np.arange(n, dtype=np.int32))
+        bm = bmesh.new()
+        try:
+            bm.from_mesh(copy)
+            bmesh.ops.triangulate(bm, faces=bm.faces[:])
+            bm.to_mesh(copy)
+        finally:
+            bm.free()
+        origin = np.empty(len(copy.loops), np.int32)
+        copy.attributes[".alamo_loop"].data.foreach_get("value", origin)
+        t, sign = mikk_tangents(copy)
+        out_t = np.zeros((n, 3), np.float32)
+        out_s = np.ones(n, np.float32)
+        out_t[origin], out_s[origin] = t, sign
+        return out_t, out_s
+    finally:
+        bpy.data.meshes.remove(copy)
 
 
 def distinct_loops(words):

@@ -12,6 +12,8 @@ the scope leaves out, and a model without meshes.
 
 from dataclasses import dataclass, field
 
+import bpy
+
 from ....formats.alamo import Material, ParamType, Proxy, ShaderParam, build_collision_tree
 from ...attach import attached_objects, owner_armature
 from ...names import from_blender
@@ -149,6 +151,12 @@ def apply_mesh_flags(scene, obj, mesh, report):
     if mesh is None or obj.name not in scene.flags:
         return mesh
     _mark(report, "mesh flags", obj.name)
+    if mesh.name == from_blender(obj.name):
+        name = from_blender(plugin.object_file_name(obj.name, bpy.data.objects))
+        if name != mesh.name:
+            mesh.name = name
+            report.warn("mesh names written without the '.001' suffixes Blender gave "
+                        "duplicates", [obj])
     hidden, collision = scene.flags[obj.name]
     mesh.hidden, mesh.collision = int(hidden), int(collision)
     if collision:

@@ -12,6 +12,7 @@ from ...names import export_name, from_blender
 from ...props import BILLBOARD_ITEMS
 from ...source import get_source
 from ..rest import rest_unedited
+from .bake import bake_of
 from .bone_zero import ROOT_NAME, plan_bone_zero
 
 BILLBOARD_VALUES = {ident: value for ident, _, _, value in BILLBOARD_ITEMS}
@@ -57,6 +58,8 @@ def build_skeleton(arm, source, report):
     new = [b for b in bones if b.name not in seen]       # hierarchy order, parents first
     order = _parents_first(old + new)
     zero = plan_bone_zero(order, src is not None)
+    bake = bake_of(arm)          # the object's rotation and scale, written as shown
+    bake = None if bake.identity else bake
     first = int(zero.added)
     bone_index = {b.name: k + first for k, b in enumerate(order)}
     out, worlds = ([Bone(ROOT_NAME, -1, np.eye(3, 4, dtype="<f4"))], [np.eye(4)]) \
@@ -71,8 +74,12 @@ def build_skeleton(arm, source, report):
             matrix = np.eye(3, 4, dtype="<f4")
             as_file.append(False)
         else:
-            matrix = _bone_matrix(b, p, parent, worlds, as_file)
+            matrix = _bone_matrix(b, p, parent, worlds, as_file, bake)
         record = _bone_record(src, n_src, p, name, parent, matrix)
+        from_file = src.bones[p.index] if src and 0 <= p.index < n_src else None
+        if record is not from_file:
+            report.check_finite(f"bone {name!r}", record.matrix, [arm],
+                                " (its rest matrix)")
         out.append(record)
         w = np.eye(4)
         w[:3, :] = np.asarray(record.matrix, np.float64)
@@ -119,9 +126,15 @@ def _parents_first(bones):
     return out
 
 
-def _bone_matrix(bone, props, parent, worlds, as_file):
-    """The file's matrix when the Blender rest still matches it, else from Blender."""
+def _bone_matrix(bone, props, parent, worlds, as_file, bake=None):
+    """The file's matrix when the Blender rest still matches it, else from Blender (with
+    the armature object's rotation and scale baked in: ``bake``)."""
     rest = np.array(bone.matrix_local, np.float64)
+    if bake is not None:
+        as_file.append(False)
+        rest = bake.rigid(rest)
+        local = inverse(worlds[parent]) @ rest if parent >= 0 else rest
+        return local[:3, :].astype("<f4")
     stored = np.array(props.matrix, np.float32).reshape(3, 4)
     keep = props.blender_name and np.any(stored) and rest_unedited(bone)
     if keep and (parent < 0 or as_file[parent]):

@@ -6,6 +6,7 @@ fails, so a failed import leaves the file's data as it was.
 """
 
 import os
+import uuid
 from dataclasses import dataclass, field
 
 import bpy
@@ -22,7 +23,7 @@ from ...matrices import inverse, nearest_rotation, rigid_inverse
 from ...names import IMPORT_NAME_KEY, bone_name, to_blender
 from ...props import BILLBOARD_ITEMS
 from ...results import Result
-from ...source import SOURCE_NAME_KEY, set_source, source_text
+from ...source import MODEL_KEY, SOURCE_NAME_KEY, set_source, source_text
 from ...textures import TextureFinder
 from ...transaction import Transaction
 from .. import fingerprint
@@ -126,6 +127,7 @@ class _ModelBuilder:
         self.worlds[~np.isfinite(self.worlds)] = 0.0
         self.bone_names = []
         self.object_bones = model.object_bones()
+        self.model_id = uuid.uuid4().hex
 
     def warn(self, text):
         self.result.warn(text)
@@ -192,6 +194,7 @@ class _ModelBuilder:
         self.collection.objects.link(obj)
         self.result.objects.append(obj)
         obj[IMPORT_NAME_KEY] = obj.name    # renaming in Blender renames in the file
+        obj[MODEL_KEY] = self.model_id     # moved to another unit, it is new there
         return obj
 
     # --- skeleton -------------------------------------------------------------------------
@@ -255,6 +258,9 @@ class _ModelBuilder:
             p.billboard = ident
             p.matrix = [float(x) for x in np.asarray(b.matrix, np.float64).ravel()]
             remember_rest(arm.bones[self.bone_names[i]])
+            # objects on the bone sit relative to its rest, not its tail: Apply Scale on
+            # the armature then keeps them in place (issue 25)
+            arm.bones[self.bone_names[i]].use_relative_parent = True
         if not bones:
             self.worlds = np.eye(4)[None]
 
@@ -301,8 +307,11 @@ class _ModelBuilder:
         obj.parent_type = "BONE"
         obj.parent_bone = name
         bone = self.arm.bones[name]
-        tail = np.array(bone.matrix_local, np.float64) @ _translation((0.0, bone.length, 0.0))
         obj.matrix_parent_inverse = Matrix.Identity(4)
+        if bone.use_relative_parent:         # at rest the bone moves it nowhere
+            obj.matrix_basis = Matrix(np.asarray(world, np.float64).tolist())
+            return
+        tail = np.array(bone.matrix_local, np.float64) @ _translation((0.0, bone.length, 0.0))
         obj.matrix_basis = Matrix((inverse(tail, rigid_inverse) @ world).tolist())
 
     # --- meshes ---------------------------------------------------------------------------
@@ -532,6 +541,8 @@ class _ModelBuilder:
             bone = self._bone_index(d.bone, f"dazzle {d.name!r}")
             offset = np.zeros(3) if d.position is None else np.asarray(d.position, np.float64)
             self._attach(obj, bone, self.worlds[bone] @ _translation(offset))
+            # while it stays where import put it, export writes the file's own position
+            obj[fingerprint.KEY] = fingerprint.digest(fingerprint.placement_parts(obj))
 
 
 def model_animations(model_path):

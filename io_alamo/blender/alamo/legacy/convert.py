@@ -188,7 +188,9 @@ def _proxies(context, arm, bones, report):
 
 def convert_object(obj, report):
     p = obj.alamo
-    p.role, p.name = "MESH", obj.name
+    # the file's name: without the '.001' Blender gave duplicates (written while the
+    # object keeps its Blender name)
+    p.role, p.name = "MESH", plugin.object_file_name(obj.name, bpy.data.objects)
     obj[IMPORT_NAME_KEY] = obj.name
     p.hidden, p.collision = plugin.object_flags(obj)
     report.count("meshes")

@@ -141,6 +141,14 @@ def file_names(names):
     return out
 
 
+def object_file_name(name, taken):
+    """The name a mesh of the plugin's scene had in its file: Blender numbered duplicate
+    names (three meshes ``Crusher`` became ``Crusher``, ``Crusher.001``, ``Crusher.002``);
+    the suffix goes when the name without it is ``taken`` (another object's)."""
+    m = _DUPLICATE.match(name)
+    return m.group(1) if m and m.group(1) in taken else name
+
+
 def read_bones(arm):
     """PluginBone records of the armature's bones, in the armature's order."""
     bones = list(arm.data.bones)
