@@ -13,27 +13,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .formats.alamo import (
-    VERTEX_DTYPE,
-    AnimationData,
-    Bone,
-    Connections,
-    Dazzle,
-    Light,
-    LightType,
-    Material,
-    Mesh,
-    Model,
-    ObjectConnection,
-    ParamType,
-    Proxy,
-    ShaderParam,
-    Skeleton,
-    SubMesh,
-    build_collision_tree,
-    encode_animation,
-    save,
-)
+from .formats.alamo import (VERTEX_DTYPE, AnimationData, Bone, Connections, Dazzle, Light,
+                            LightType, Material, Mesh, Model, ObjectConnection, ParamType, Proxy,
+                            ShaderParam, Skeleton, SubMesh, build_collision_tree, encode_animation,
+                            save)
 
 MODEL_NAME = "Sample_Tank"
 FACES = np.array([  # normal, u axis, v axis of each cube face

@@ -16,22 +16,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from io_alamo.formats.alod import (  # noqa: E402
-    AlodMesh,
-    Collapses,
-    Material,
-    VectorSet,
-    Vertices,
-    bone_dtype,
-    collapse_vertex_maps,
-    component_dtype,
-    edge_collapse_dtype,
-    lod_stops,
-    lod_triangles,
-    read_alod,
-    triangle_dtype,
-    write_alod,
-)
+from io_alamo.formats.alod import (AlodMesh, Collapses, Material, VectorSet, Vertices, bone_dtype,
+                                   collapse_vertex_maps, component_dtype, edge_collapse_dtype,
+                                   lod_stops, lod_triangles, read_alod, triangle_dtype, write_alod)  # noqa: E402
 
 VERSION = 10
 

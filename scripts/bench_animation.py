@@ -20,15 +20,8 @@ import bpy  # noqa: E402
 import numpy as np  # noqa: E402
 
 import io_alamo  # noqa: E402
-from io_alamo.formats.alamo import (  # noqa: E402
-    AnimationData,
-    Bone,
-    Connections,
-    Model,
-    Skeleton,
-    encode_animation,
-    save,
-)
+from io_alamo.formats.alamo import (AnimationData, Bone, Connections, Model, Skeleton,
+                                    encode_animation, save)  # noqa: E402
 
 BONES = 100
 FRAMES = 1000

@@ -18,21 +18,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from io_alamo.formats.alamo import (  # noqa: E402
-    VERTEX_DTYPE,
-    Bone,
-    Connections,
-    Material,
-    Mesh,
-    Model,
-    ObjectConnection,
-    ParamType,
-    ShaderParam,
-    Skeleton,
-    SubMesh,
-    read_any,
-    write_alo,
-)
+from io_alamo.formats.alamo import (VERTEX_DTYPE, Bone, Connections, Material, Mesh, Model,
+                                    ObjectConnection, ParamType, ShaderParam, Skeleton, SubMesh,
+                                    read_any, write_alo)  # noqa: E402
 from io_alamo.formats.alamo.files import encode  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"

@@ -23,20 +23,9 @@ import bpy  # noqa: E402
 import numpy as np  # noqa: E402
 
 import io_alamo  # noqa: E402
-from io_alamo.formats.alamo import (  # noqa: E402
-    VERTEX_DTYPE,
-    Bone,
-    Connections,
-    Material,
-    Mesh,
-    Model,
-    ObjectConnection,
-    ParamType,
-    ShaderParam,
-    Skeleton,
-    SubMesh,
-    save,
-)
+from io_alamo.formats.alamo import (VERTEX_DTYPE, Bone, Connections, Material, Mesh, Model,
+                                    ObjectConnection, ParamType, ShaderParam, Skeleton, SubMesh,
+                                    save)  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"
 N = 255                     # grid side: 65,025 vertices, 129,032 triangles per sub-mesh

@@ -18,10 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bpy  # noqa: E402
 
 import io_alamo  # noqa: E402
-from io_alamo.blender.alamo.shading import (  # noqa: E402
-    refresh_material_preview,
-    switch_shader,
-)
+from io_alamo.blender.alamo.shading import refresh_material_preview, switch_shader  # noqa: E402
 
 SHADERS = ("MeshBumpColorize.fx", "MeshAdditive.fx", "MeshGloss.fx", "MeshAlpha.fx")
 

@@ -54,20 +54,9 @@ import numpy as np  # noqa: E402
 import specbuild  # noqa: E402
 
 from io_alamo import cli  # noqa: E402
-from io_alamo.formats.alamo import (  # noqa: E402
-    AlamoFormatError,
-    Animation,
-    Model,
-    check_collision_tree,
-    convert_animation,
-    decode_animation,
-    decode_bone,
-    read_ala,
-    read_alo,
-    read_any,
-    read_chunks,
-    write_ala,
-)
+from io_alamo.formats.alamo import (AlamoFormatError, Animation, Model, check_collision_tree,
+                                    convert_animation, decode_animation, decode_bone, read_ala,
+                                    read_alo, read_any, read_chunks, write_ala)  # noqa: E402
 from io_alamo.formats.alamo.describe import chunk_tree, format_tree, summary  # noqa: E402
 from io_alamo.formats.alamo.files import encode  # noqa: E402
 from io_alamo.formats.alamo.validate import validate  # noqa: E402

@@ -24,24 +24,11 @@ for _p in (str(ROOT), str(ROOT / "tests"), str(ROOT / "scripts")):
         sys.path.insert(0, _p)
 
 import alm1build  # noqa: E402
-from fuzz import (  # noqa: E402
-    MEMORY_FACTOR,
-    MEMORY_FLOOR,
-    RandomDraw,
-    m_bit_flip,
-    m_interesting_byte,
-    m_splice,
-    m_truncate,
-    watchdog,
-)
+from fuzz import (MEMORY_FACTOR, MEMORY_FLOOR, RandomDraw, m_bit_flip, m_interesting_byte,
+                  m_splice, m_truncate, watchdog)  # noqa: E402
 
-from io_alamo.formats.alithia.alm1 import (  # noqa: E402
-    Alm1FormatError,
-    info_lines,
-    problems,
-    read_alm1,
-    write_alm1,
-)
+from io_alamo.formats.alithia.alm1 import (Alm1FormatError, info_lines, problems, read_alm1,
+                                           write_alm1)  # noqa: E402
 
 FILENAME = "fuzz-input.alm"
 TIME_LIMIT = 1.0

@@ -13,21 +13,9 @@ by hand with ``struct`` from the spec's layout.
 
 import numpy as np
 
-from io_alamo.formats.alod import (
-    AlodMesh,
-    Collapses,
-    Material,
-    TangentMap,
-    Texture,
-    VectorSet,
-    Vertices,
-    bone_dtype,
-    component_dtype,
-    edge_collapse_dtype,
-    float_dtype,
-    triangle_dtype,
-    write_alod,
-)
+from io_alamo.formats.alod import (AlodMesh, Collapses, Material, TangentMap, Texture, VectorSet,
+                                   Vertices, bone_dtype, component_dtype, edge_collapse_dtype,
+                                   float_dtype, triangle_dtype, write_alod)
 
 GRID = 4
 SEAM_COLUMN = 2

@@ -13,14 +13,8 @@ import alm1build as ab
 import numpy as np
 import pytest
 
-from io_alamo.formats.alithia.alm1 import (
-    Alm1FormatError,
-    Alm1Model,
-    new_model,
-    problems,
-    read_alm1,
-    write_alm1,
-)
+from io_alamo.formats.alithia.alm1 import (Alm1FormatError, Alm1Model, new_model, problems,
+                                           read_alm1, write_alm1)
 from io_alamo.formats.errors import FormatError
 
 ROOT = Path(__file__).resolve().parents[1]

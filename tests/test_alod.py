@@ -13,16 +13,8 @@ import pytest
 
 from io_alamo.cli import main
 from io_alamo.formats.alamo import FormatError
-from io_alamo.formats.alod import (
-    AlodFormatError,
-    collapse_vertex_maps,
-    lod_stops,
-    lod_triangles,
-    matrix_row_problems,
-    problems,
-    read_alod,
-    write_alod,
-)
+from io_alamo.formats.alod import (AlodFormatError, collapse_vertex_maps, lod_stops, lod_triangles,
+                                   matrix_row_problems, problems, read_alod, write_alod)
 from io_alamo.formats.registry import identify as foreign_kind
 
 ROOT = Path(__file__).resolve().parents[1]

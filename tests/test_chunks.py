@@ -4,14 +4,8 @@ import struct
 
 import pytest
 
-from io_alamo.formats.alamo import (
-    AlamoFormatError,
-    Chunk,
-    Mini,
-    read_chunks,
-    read_minis,
-    write_chunks,
-)
+from io_alamo.formats.alamo import (AlamoFormatError, Chunk, Mini, read_chunks, read_minis,
+                                    write_chunks)
 from io_alamo.formats.alamo.chunks import write_minis
 from io_alamo.formats.alamo.layout import Layout, arrange
 

@@ -5,15 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from io_alamo.formats.alamo import (
-    AlamoFormatError,
-    AnimationData,
-    convert_animation,
-    decode_animation,
-    encode_animation,
-    read_ala,
-    write_ala,
-)
+from io_alamo.formats.alamo import (AlamoFormatError, AnimationData, convert_animation,
+                                    decode_animation, encode_animation, read_ala, write_ala)
 from io_alamo.formats.alamo.ala_codec import quantize_range
 
 

@@ -7,13 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from io_alamo.formats.alamo.collision import (
-    FILE_NODE_DTYPE,
-    NODE_DTYPE,
-    CollisionTree,
-    build_collision_tree,
-    check_collision_tree,
-)
+from io_alamo.formats.alamo.collision import (FILE_NODE_DTYPE, NODE_DTYPE, CollisionTree,
+                                              build_collision_tree, check_collision_tree)
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 

@@ -4,15 +4,8 @@ import numpy as np
 import pytest
 from corpus import corpus_params
 
-from io_alamo.formats.alamo import (
-    Model,
-    ParticleEffect,
-    convert_animation,
-    decode_animation,
-    read_ala,
-    read_any,
-    write_ala,
-)
+from io_alamo.formats.alamo import (Model, ParticleEffect, convert_animation, decode_animation,
+                                    read_ala, read_any, write_ala)
 from io_alamo.formats.alamo.files import encode
 from io_alamo.formats.alamo.validate import validate
 

@@ -5,16 +5,8 @@ import numpy as np
 import pytest
 import specbuild as sb
 
-from io_alamo.formats.alamo import (
-    Light,
-    Mesh,
-    ParamType,
-    decode_animation,
-    read_ala,
-    read_alo,
-    write_ala,
-    write_alo,
-)
+from io_alamo.formats.alamo import (Light, Mesh, ParamType, decode_animation, read_ala, read_alo,
+                                    write_ala, write_alo)
 from io_alamo.formats.alamo.validate import validate
 
 ALO_FIXTURES = [getattr(sb, n) for n in sb.ALL_FIXTURES if n.startswith("fixture_alo")]

@@ -4,27 +4,10 @@ import numpy as np
 import pytest
 from corpus import corpus_files
 
-from io_alamo.formats.alamo import (
-    VERTEX_DTYPE,
-    VERTEX_DTYPE_NO_UNUSED,
-    AlamoFormatError,
-    Bone,
-    Connections,
-    Dazzle,
-    Light,
-    Material,
-    Mesh,
-    Model,
-    ObjectConnection,
-    ParamType,
-    Proxy,
-    ShaderParam,
-    Skeleton,
-    SubMesh,
-    build_collision_tree,
-    read_alo,
-    write_alo,
-)
+from io_alamo.formats.alamo import (VERTEX_DTYPE, VERTEX_DTYPE_NO_UNUSED, AlamoFormatError, Bone,
+                                    Connections, Dazzle, Light, Material, Mesh, Model,
+                                    ObjectConnection, ParamType, Proxy, ShaderParam, Skeleton,
+                                    SubMesh, build_collision_tree, read_alo, write_alo)
 from io_alamo.formats.alamo.chunks import read_chunks
 from io_alamo.formats.alamo.validate import validate
 

@@ -13,14 +13,7 @@ from p3d_compress import lzo_compress, lzss_compress
 from test_no_blender import run as run_without_blender
 
 from io_alamo.cli import main
-from io_alamo.formats.arma import (
-    P3dFormatError,
-    lod_name,
-    lzo,
-    lzss,
-    proxy_marker_faces,
-    read_p3d,
-)
+from io_alamo.formats.arma import P3dFormatError, lod_name, lzo, lzss, proxy_marker_faces, read_p3d
 from io_alamo.formats.arma.lod import face_starts
 from io_alamo.formats.errors import FormatError
 

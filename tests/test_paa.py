@@ -4,15 +4,7 @@ import random
 
 import numpy as np
 import pytest
-from paa_build import (
-    ARGB4444,
-    ARGB8888,
-    DXT1,
-    DXT5,
-    build_paa,
-    random_blocks,
-    reference_dxt,
-)
+from paa_build import ARGB4444, ARGB8888, DXT1, DXT5, build_paa, random_blocks, reference_dxt
 
 from io_alamo.formats.arma import PaaFormatError, read_paa
 

@@ -6,15 +6,8 @@ import specbuild as sb
 from corpus import corpus_files, corpus_params
 from scene import datablock_counts
 
-from io_alamo.formats.alamo import (
-    Bone,
-    Connections,
-    Model,
-    Skeleton,
-    decode_animation,
-    read_ala,
-    save,
-)
+from io_alamo.formats.alamo import (Bone, Connections, Model, Skeleton, decode_animation, read_ala,
+                                    save)
 
 bpy = pytest.importorskip("bpy")
 

@@ -4,17 +4,8 @@ import numpy as np
 import pytest
 import specbuild as sb
 from corpus import corpus_params
-from scene import (
-    corner_attribute,
-    corner_normals,
-    corner_positions_world,
-    datablock_counts,
-    file_corners,
-    load_model,
-    objects_by_role,
-    reaches,
-    uv,
-)
+from scene import (corner_attribute, corner_normals, corner_positions_world, datablock_counts,
+                   file_corners, load_model, objects_by_role, reaches, uv)
 
 from io_alamo.formats.alamo import AlamoFormatError
 from io_alamo.naming import format_has_colors

@@ -17,30 +17,11 @@ import numpy as np
 import pytest
 import specbuild as sb
 
-from io_alamo.formats.alamo import (
-    VERTEX_DTYPE,
-    AlamoFormatError,
-    Animation,
-    Bone,
-    BoneAnimation,
-    Connections,
-    Dazzle,
-    Material,
-    Mesh,
-    Model,
-    ObjectConnection,
-    ParamType,
-    Proxy,
-    ShaderParam,
-    Skeleton,
-    SubMesh,
-    decode_animation,
-    read_ala,
-    read_alo,
-    save,
-    write_ala,
-    write_alo,
-)
+from io_alamo.formats.alamo import (VERTEX_DTYPE, AlamoFormatError, Animation, Bone, BoneAnimation,
+                                    Connections, Dazzle, Material, Mesh, Model, ObjectConnection,
+                                    ParamType, Proxy, ShaderParam, Skeleton, SubMesh,
+                                    decode_animation, read_ala, read_alo, save, write_ala,
+                                    write_alo)
 from io_alamo.sample import box_vertices, sample_animation, sample_model, sample_textures, write_tga
 
 bpy = pytest.importorskip("bpy")

@@ -14,13 +14,8 @@ from dataclasses import replace
 import bpy
 from bpy.props import BoolProperty, EnumProperty
 
-from ...formats.alamo.game_data import (
-    ArchiveSet,
-    animation_members,
-    data_folder,
-    model_members,
-    source_archives,
-)
+from ...formats.alamo.game_data import (ArchiveSet, animation_members, data_folder, model_members,
+                                        source_archives)
 from ...formats.alamo.meg import member_label
 from ..file_operators import import_each, leave_edit_modes
 from ..prefs import game_folders, user_texture_folders

@@ -6,16 +6,8 @@ from bpy.props import BoolProperty, EnumProperty
 from ...choices import AS_IMPORTED_FORMAT_ITEMS, SCOPE_ITEMS
 from ...formats.registry import by_key
 from ..armature import AnimationTargetError, find_armature
-from ..file_operators import (
-    drop_handler,
-    export_base,
-    export_reported,
-    import_base,
-    import_each,
-    leave_edit_modes,
-    menu_entries,
-    menu_registration,
-)
+from ..file_operators import (drop_handler, export_base, export_reported, import_base, import_each,
+                              leave_edit_modes, menu_entries, menu_registration)
 from ..prefs import default_ala_format, user_texture_folders
 from ..progress import reports_progress
 from . import archive_import

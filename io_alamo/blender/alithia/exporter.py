@@ -12,15 +12,8 @@ import bpy
 import numpy as np
 
 from ...formats.alamo.files import save_all
-from ...formats.alithia.alm1 import (
-    ENGINE_MAX_INDEX,
-    ENGINE_MAX_VERTICES,
-    FRAMES_PER_SECOND,
-    Alm1FormatError,
-    new_model,
-    read_alm1,
-    write_alm1,
-)
+from ...formats.alithia.alm1 import (ENGINE_MAX_INDEX, ENGINE_MAX_VERTICES, FRAMES_PER_SECOND,
+                                     Alm1FormatError, new_model, read_alm1, write_alm1)
 from .. import compat
 from ..alamo.exp.common import ExportError
 from ..alamo.exp.mesh_arrays import distinct_loops, triangles

@@ -6,16 +6,8 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty
 
 from ...formats.registry import by_key
-from ..file_operators import (
-    drop_handler,
-    export_base,
-    export_reported,
-    import_base,
-    import_each,
-    leave_edit_modes,
-    menu_entries,
-    menu_registration,
-)
+from ..file_operators import (drop_handler, export_base, export_reported, import_base, import_each,
+                              leave_edit_modes, menu_entries, menu_registration)
 from ..progress import reports_progress
 from .exporter import AlmExportOptions, export_alm
 from .importer import AlmImportOptions, import_alm_file

@@ -6,14 +6,8 @@ import bpy
 from bpy.props import BoolProperty, IntProperty
 
 from ...formats.registry import by_key
-from ..file_operators import (
-    drop_handler,
-    import_base,
-    import_each,
-    leave_edit_modes,
-    menu_entries,
-    menu_registration,
-)
+from ..file_operators import (drop_handler, import_base, import_each, leave_edit_modes,
+                              menu_entries, menu_registration)
 from ..progress import reports_progress
 from .importer import AlodImportOptions, import_alod
 

@@ -22,14 +22,8 @@ from ..results import Result
 from ..transaction import Transaction
 from .lods import COLLISION, SHADOW, VISUAL, lod_roles
 from .materials import ArmaMaterials
-from .mesh import (
-    add_shape_keys,
-    add_vertex_groups,
-    blender_matrix,
-    face_materials,
-    fill_mesh,
-    to_blender_axes,
-)
+from .mesh import (add_shape_keys, add_vertex_groups, blender_matrix, face_materials, fill_mesh,
+                   to_blender_axes)
 from .skeleton import build_armature, skin
 from .textures import ArmaTextureFinder, search_roots
 

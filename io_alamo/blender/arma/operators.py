@@ -4,14 +4,8 @@ import bpy
 from bpy.props import BoolProperty
 
 from ...formats.registry import by_key
-from ..file_operators import (
-    drop_handler,
-    import_base,
-    import_each,
-    leave_edit_modes,
-    menu_entries,
-    menu_registration,
-)
+from ..file_operators import (drop_handler, import_base, import_each, leave_edit_modes,
+                              menu_entries, menu_registration)
 from ..prefs import user_texture_folders
 from ..progress import reports_progress
 from .importer import P3dImportOptions, import_p3d

@@ -10,14 +10,8 @@ import bpy
 from bpy.props import EnumProperty, FloatVectorProperty, IntProperty, StringProperty
 
 from ... import shaders
-from ..alamo.shading import (
-    BLANK_VALUES,
-    add_param,
-    is_colour,
-    missing_params,
-    refresh_material_preview,
-    switch_shader,
-)
+from ..alamo.shading import (BLANK_VALUES, add_param, is_colour, missing_params,
+                             refresh_material_preview, switch_shader)
 from ..props import PARAM_TYPE_ITEMS, AlamoShaderParam
 from .shared import register_factory, wrapped
 from .textures import draw_texture_row

@@ -17,26 +17,9 @@ from .chunk_types import AnimationMini, ChunkType
 from .chunks import Chunk, Mini, read_chunks, read_minis, write_chunks, write_minis
 from .collision import CollisionTree, build_collision_tree, check_collision_tree
 from .files import load, load_ala, load_alo, read_any, save
-from .model import (
-    VERTEX_DTYPE,
-    VERTEX_DTYPE_NO_UNUSED,
-    Billboard,
-    Bone,
-    Connections,
-    Dazzle,
-    Light,
-    LightType,
-    Material,
-    Mesh,
-    Model,
-    ObjectConnection,
-    ParamType,
-    ParticleEffect,
-    Proxy,
-    ShaderParam,
-    Skeleton,
-    SubMesh,
-)
+from .model import (VERTEX_DTYPE, VERTEX_DTYPE_NO_UNUSED, Billboard, Bone, Connections, Dazzle,
+                    Light, LightType, Material, Mesh, Model, ObjectConnection, ParamType,
+                    ParticleEffect, Proxy, ShaderParam, Skeleton, SubMesh)
 
 __all__ = [
     "AlamoFormatError", "Animation", "AnimationData", "AnimationMini", "Billboard", "Bone",

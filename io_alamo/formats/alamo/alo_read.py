@@ -10,31 +10,11 @@ from .chunks import BytesLike, Chunk, read_chunks, read_minis
 from .collision import FILE_NODE_DTYPE, NODE_DTYPE, CollisionTree
 from .fields import check_size, decode_cstr, decode_minis, f32
 from .layout import Layout, note_count
-from .model import (
-    VERTEX_CHUNK_DTYPES,
-    Bone,
-    Connections,
-    Dazzle,
-    Light,
-    Material,
-    Mesh,
-    Model,
-    ObjectConnection,
-    ParamType,
-    ParticleEffect,
-    Proxy,
-    ShaderParam,
-    Skeleton,
-    SubMesh,
-)
-from .schemas import (
-    COLLISION_HEADER_SCHEMA,
-    CONNECTIONS_HEADER_SCHEMA,
-    DAZZLE_SCHEMA,
-    OBJECT_CONNECTION_SCHEMA,
-    PARAM_SCHEMAS,
-    PROXY_SCHEMA,
-)
+from .model import (VERTEX_CHUNK_DTYPES, Bone, Connections, Dazzle, Light, Material, Mesh, Model,
+                    ObjectConnection, ParamType, ParticleEffect, Proxy, ShaderParam, Skeleton,
+                    SubMesh)
+from .schemas import (COLLISION_HEADER_SCHEMA, CONNECTIONS_HEADER_SCHEMA, DAZZLE_SCHEMA,
+                      OBJECT_CONNECTION_SCHEMA, PARAM_SCHEMAS, PROXY_SCHEMA)
 
 PARTICLE_ROOTS = (ChunkType.PARTICLE_EFFECT, ChunkType.PARTICLE_EFFECT_UAW)
 ANIMATION_ROOT = ChunkType.ANIMATION

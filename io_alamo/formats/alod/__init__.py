@@ -7,23 +7,9 @@ import numpy as np
 
 from .lod import collapse_vertex_maps, lod_stops, lod_triangles
 from .read import AlodFormatError, check_indices, read_alod
-from .records import (
-    MAGIC,
-    AlodMesh,
-    Collapses,
-    Material,
-    TangentMap,
-    Texture,
-    VectorSet,
-    Vertices,
-    bone_dtype,
-    component_dtype,
-    edge_collapse_dtype,
-    float_dtype,
-    matrix_row_problems,
-    rest_matrices,
-    triangle_dtype,
-)
+from .records import (MAGIC, AlodMesh, Collapses, Material, TangentMap, Texture, VectorSet,
+                      Vertices, bone_dtype, component_dtype, edge_collapse_dtype, float_dtype,
+                      matrix_row_problems, rest_matrices, triangle_dtype)
 from .write import write_alod
 
 __all__ = [

@@ -11,27 +11,10 @@ import numpy as np
 
 from ..errors import FormatError
 from .ragged import gather, gather_runs
-from .records import (
-    INFLUENCE_MARKER,
-    MAGIC,
-    MAX_VERSION,
-    MIN_VERSION,
-    AlodMesh,
-    Collapses,
-    Material,
-    TangentMap,
-    Texture,
-    VectorSet,
-    Vertices,
-    bone_dtype,
-    bone_order,
-    component_dtype,
-    edge_collapse_dtype,
-    float_dtype,
-    header_fields,
-    matrix_floats,
-    triangle_dtype,
-)
+from .records import (INFLUENCE_MARKER, MAGIC, MAX_VERSION, MIN_VERSION, AlodMesh, Collapses,
+                      Material, TangentMap, Texture, VectorSet, Vertices, bone_dtype, bone_order,
+                      component_dtype, edge_collapse_dtype, float_dtype, header_fields,
+                      matrix_floats, triangle_dtype)
 
 _U32 = struct.Struct(">I")
 

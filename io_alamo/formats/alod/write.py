@@ -11,20 +11,9 @@ import numpy as np
 
 from .ragged import interleave
 from .read import AlodFormatError
-from .records import (
-    INFLUENCE_MARKER,
-    MAGIC,
-    MAX_VERSION,
-    MIN_VERSION,
-    AlodMesh,
-    bone_dtype,
-    component_dtype,
-    edge_collapse_dtype,
-    float_dtype,
-    header_fields,
-    matrix_floats,
-    triangle_dtype,
-)
+from .records import (INFLUENCE_MARKER, MAGIC, MAX_VERSION, MIN_VERSION, AlodMesh, bone_dtype,
+                      component_dtype, edge_collapse_dtype, float_dtype, header_fields,
+                      matrix_floats, triangle_dtype)
 
 
 def write_alod(mesh: AlodMesh) -> bytes:

@@ -10,13 +10,8 @@ import struct
 import numpy as np
 
 from .binary import P3dFormatError, Reader
-from .header import (
-    is_dayz,
-    read_animations,
-    read_lod_defaults,
-    read_model_info,
-    read_model_info_dayz,
-)
+from .header import (is_dayz, read_animations, read_lod_defaults, read_model_info,
+                     read_model_info_dayz)
 from .lod import read_lod
 from .records import P3dModel
 from .resolution import lod_name

@@ -13,14 +13,8 @@ from dataclasses import dataclass
 import bpy
 import numpy as np
 
-from ....formats.alamo import (
-    AlamoFormatError,
-    AnimationData,
-    convert_animation,
-    encode_animation,
-    read_ala,
-    save,
-)
+from ....formats.alamo import (AlamoFormatError, AnimationData, convert_animation,
+                               encode_animation, read_ala, save)
 from ... import compat, progress
 from ...matrices import continuous_quaternions as _continuous
 from ...matrices import decompose as _decompose
@@ -29,14 +23,8 @@ from ...results import Result
 from ...source import get_source, has_source
 from .. import fingerprint
 from ..fingerprint import bone_of_path
-from .ala_bones import (
-    keep_unedited,
-    merge_steps,
-    moving_bones,
-    renamed,
-    source_animation,
-    source_bones,
-)
+from .ala_bones import (keep_unedited, merge_steps, moving_bones, renamed, source_animation,
+                        source_bones)
 from .bake import applied_scale, bake_of
 from .common import ExportError, Report
 from .skeleton import build_skeleton, parse_source

@@ -13,19 +13,8 @@ import bpy
 import numpy as np
 
 from .... import shaders
-from ....formats.alamo import (
-    Bone,
-    Connections,
-    Dazzle,
-    Light,
-    Material,
-    Mesh,
-    Model,
-    ObjectConnection,
-    ParamType,
-    Proxy,
-    ShaderParam,
-)
+from ....formats.alamo import (Bone, Connections, Dazzle, Light, Material, Mesh, Model,
+                               ObjectConnection, ParamType, Proxy, ShaderParam)
 from ....formats.alamo.files import save_all
 from ... import progress
 from ...armature import find_armature
