@@ -33,34 +33,27 @@ IMPORTS_INSIDE_FUNCTIONS = {
 ENGINES = ("alamo", "alithia", "alod", "arma")
 # Format modules any Blender module may use: the registry and what every format shares.
 NEUTRAL_FORMAT_MODULES = {"io_alamo.formats", "io_alamo.formats.registry",
-                          "io_alamo.formats.errors", "io_alamo.formats.files"}
+                          "io_alamo.formats.errors", "io_alamo.formats.files",
+                          "io_alamo.formats.saving"}
 # Known crossings, each with why it is still there (may only shrink, as the lists above).
 KNOWN_CROSSINGS = {
     # The other engines' imports become Alamo units (issue 26): their materials are Alamo
-    # materials, built by the Alamo package's material builder and shader switch (the
-    # modules issue 27 reworks), and their meshes carry its fingerprint and vertex groups.
+    # materials, built by the Alamo package's material builder and shader switch, and the
+    # ALM1 morphs carry its fingerprint.
     ("io_alamo.blender.alithia.importer", "io_alamo.blender.alamo.imp.materials"),
     ("io_alamo.blender.alod.mesh", "io_alamo.blender.alamo.imp.materials"),
     ("io_alamo.blender.alod.mesh", "io_alamo.blender.alamo.shading"),
-    ("io_alamo.blender.alod.mesh", "io_alamo.blender.alamo.imp.mesh_arrays"),
     ("io_alamo.blender.alithia.morph", "io_alamo.blender.alamo.fingerprint"),
     ("io_alamo.blender.alithia.texture_out", "io_alamo.blender.alamo.imp.materials"),
     ("io_alamo.blender.arma.materials", "io_alamo.blender.alamo.imp.materials"),
     ("io_alamo.blender.arma.materials", "io_alamo.blender.alamo.shading"),
-    ("io_alamo.blender.arma.skeleton", "io_alamo.blender.alamo.imp.mesh_arrays"),
-    # The ALM1 exporter: Alamo's vertex limit and ExportError (issue 26 gives it ALM1's own
-    # limit), the export's mesh reading, and the atomic save_all (issue 25, safe writes,
-    # owns it and its move to a neutral module).
-    ("io_alamo.blender.alithia.exporter", "io_alamo.blender.alamo.exp.common"),
-    ("io_alamo.blender.alithia.exporter", "io_alamo.blender.alamo.exp.mesh_arrays"),
-    ("io_alamo.blender.alithia.exporter", "io_alamo.formats.alamo.files"),
     # Texture lookup (neutral: it serves every engine's materials) and the batch's --textures
     # search the Alamo games' own archives (.meg, issue 28) after the loose folders.
     ("io_alamo.blender.textures", "io_alamo.formats.alamo.game_data"),
     ("io_alamo.blender.textures", "io_alamo.formats.alamo.meg"),
     ("io_alamo.blender.batch", "io_alamo.formats.alamo.game_data"),
     # The Alamo properties every panel shows use Alamo's enums; blender/props.py is neutral
-    # by place only (moving it under blender/alamo/ waits for the issue-27 branch).
+    # by place only.
     ("io_alamo.blender.props", "io_alamo.formats.alamo.model"),
 }
 

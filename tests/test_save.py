@@ -6,7 +6,8 @@ import os
 import pytest
 
 from io_alamo.formats.alamo import read_ala, read_alo, write_ala, write_alo
-from io_alamo.formats.alamo.files import SaveError, save_all
+from io_alamo.formats.alamo.files import save_all
+from io_alamo.formats.saving import SaveError
 from io_alamo.sample import sample_animation, sample_model
 
 

@@ -9,8 +9,8 @@ from bpy.props import CollectionProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
 from ..formats.errors import FormatError
-from .alamo.exp.common import ExportError
 from .progress import advance, expect
+from .results import ExportError
 
 
 class FileListImport(ImportHelper):

@@ -13,9 +13,9 @@ the objects it hands back (the armature, the action, the collection) and its sum
 
 from dataclasses import dataclass, field
 
-from .problems import WARNING, Problem, texts
+from .problems import ERROR, WARNING, Problem, texts
 
-__all__ = ["Result", "WarningTexts"]
+__all__ = ["ExportError", "Result", "WarningTexts"]
 
 
 class WarningTexts(list):
@@ -65,3 +65,20 @@ class Result:
     def summary(self) -> str:
         """One line for the operator's report: what was made or written."""
         return ", ".join(f"{n:,} {name}" for name, n in self.counts.items()) or "done"
+
+
+class ExportError(Exception):
+    """The scene cannot be written. ``details``: Problem records (the errors, then any
+    warnings found before); ``problems``: the errors' texts; ``objects``: the Blender objects
+    to select."""
+
+    def __init__(self, problems, objects=(), details=(), elements_selected=False):
+        self.objects = list(objects)
+        names = [o.name for o in self.objects]
+        self.details = list(details) or [Problem(ERROR, t, names, elements_selected)
+                                         for t in problems]
+        super().__init__("; ".join(self.problems))
+
+    @property
+    def problems(self):
+        return texts(self.details, ERROR)

@@ -11,13 +11,12 @@ from dataclasses import dataclass
 import bpy
 import numpy as np
 
-from ...formats.alamo.files import save_all
 from ...formats.alithia.alm1 import (ENGINE_MAX_INDEX, ENGINE_MAX_VERTICES, FRAMES_PER_SECOND,
                                      Alm1FormatError, new_model, read_alm1, write_alm1)
+from ...formats.saving import write_all
 from .. import compat
-from ..alamo.exp.common import ExportError
-from ..alamo.exp.mesh_arrays import distinct_loops, triangles
-from ..results import Result
+from ..mesh_data import distinct_loops, triangles
+from ..results import ExportError, Result
 from ..source import get_source
 from . import morph
 from .texture_out import texture_item
@@ -68,7 +67,7 @@ def export_alm(context: bpy.types.Context, path: str,
     if texture is not None:
         items.append(texture)
         result.counts["texture"] = texture[1]
-    save_all(items)
+    write_all(items)
     return result
 
 

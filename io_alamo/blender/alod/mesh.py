@@ -13,8 +13,8 @@ import numpy as np
 
 from .. import compat
 from ..alamo.imp.materials import refresh_preview
-from ..alamo.imp.mesh_arrays import add_vertex_groups
 from ..alamo.shading import switch_shader
+from ..mesh_data import add_vertex_groups
 from ..names import IMPORT_NAME_KEY
 from ..props import find_param
 

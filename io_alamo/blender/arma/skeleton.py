@@ -11,7 +11,7 @@ no bone moves (as the Alamo export's bone 0). A model without a skeleton gets on
 import bpy
 import numpy as np
 
-from ..alamo.imp.mesh_arrays import add_vertex_groups
+from ..mesh_data import add_vertex_groups
 from ..names import to_blender
 from .mesh import to_blender_axes
 

@@ -10,28 +10,11 @@ import numpy as np
 from ....formats.alamo import ParamType
 from ...names import from_blender
 from ...problems import ERROR, Problem, add_warning, texts
-from ...results import Result
+from ...results import ExportError, Result
 
 MAX_VERTICES = 65535
 MAX_SKIN_BONES = 24
 MINI_STRING_BYTES = 254     # a mini-chunk holds 255 bytes: the text and its terminator
-
-
-class ExportError(Exception):
-    """The scene cannot be written. ``details``: Problem records (the errors, then any
-    warnings found before); ``problems``: the errors' texts; ``objects``: the Blender objects
-    to select."""
-
-    def __init__(self, problems, objects=(), details=(), elements_selected=False):
-        self.objects = list(objects)
-        names = [o.name for o in self.objects]
-        self.details = list(details) or [Problem(ERROR, t, names, elements_selected)
-                                         for t in problems]
-        super().__init__("; ".join(self.problems))
-
-    @property
-    def problems(self):
-        return texts(self.details, ERROR)
 
 
 @dataclass

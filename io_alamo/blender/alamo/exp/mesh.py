@@ -12,9 +12,9 @@ from ....formats.alamo import VERTEX_DTYPE, Mesh, SubMesh, build_collision_tree
 from ....naming import format_has_tangents, format_is_b4i4
 from ... import compat
 from ...matrices import inverse
+from ...mesh_data import distinct_loops, evaluated_mesh, loop_arrays, triangles
 from ...names import from_blender
 from .common import MAX_SKIN_BONES, MAX_VERTICES, ExportError
-from .mesh_arrays import distinct_loops, evaluated_mesh, loop_arrays, triangles
 from .shadow import shadow_volume
 from .tangents import corner_frames
 

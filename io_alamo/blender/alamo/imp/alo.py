@@ -20,6 +20,7 @@ from ....naming import format_is_b4i4, model_animation_names
 from ... import compat
 from ...armature import BONE_REACH
 from ...matrices import inverse, nearest_rotation, rigid_inverse
+from ...mesh_data import add_vertex_groups
 from ...names import IMPORT_NAME_KEY, bone_name, to_blender
 from ...props import BILLBOARD_ITEMS
 from ...results import Result
@@ -33,7 +34,7 @@ from ..shown import game_shown
 from ..units import LIGHT_WATTS_PER_INTENSITY
 from .ala import AnimationImportOptions, import_ala
 from .materials import MaterialBuilder
-from .mesh_arrays import MeshArrays, add_vertex_groups
+from .mesh_arrays import MeshArrays
 
 BILLBOARD_IDS = {value: ident for ident, _, _, value in BILLBOARD_ITEMS}
 LIGHT_TYPES = {0: "POINT", 1: "SUN", 2: "SPOT"}

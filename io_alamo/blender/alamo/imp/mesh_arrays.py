@@ -1,26 +1,9 @@
-"""An imported mesh's data as whole arrays: the sub-meshes as one set of vertex arrays, and
-vertex groups filled from (vertex, bone, weight) arrays."""
+"""An imported mesh's data as whole arrays: the sub-meshes as one set of vertex arrays
+(vertex groups are filled by :func:`io_alamo.blender.mesh_data.add_vertex_groups`)."""
 
 import numpy as np
 
 from ....naming import format_has_colors, format_has_tangents
-
-
-def add_vertex_groups(obj, bone_names, v, b, w):
-    """Vertex groups named after the bones, holding weight ``w[k]`` of vertex ``v[k]`` for
-    bone ``b[k]`` (int64 arrays; float32 weights >= 0, each (vertex, bone) once). One call per
-    (bone, weight) pair: a handful for real files. Returns the arrays in the order used."""
-    groups = {}
-    for bone in np.unique(b):
-        groups[bone] = obj.vertex_groups.new(name=bone_names[bone])
-    # sorted by bone, then weight (float32 >= 0 orders as its bits), then vertex
-    order = np.argsort((b << 32) | w.view(np.uint32).astype(np.int64), kind="stable")
-    b, w, v = b[order], w[order], v[order]
-    if len(b):
-        cuts = np.flatnonzero((np.diff(b) != 0) | (np.diff(w) != 0)) + 1
-        for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, len(b)]):
-            groups[b[lo]].add(v[lo:hi].tolist(), float(w[lo]), "REPLACE")
-    return v, b, w
 
 
 class MeshArrays:

@@ -1,11 +1,12 @@
-"""Blender mesh data as whole arrays, shared by the .alo and .alm exports: the evaluated
-mesh, its triangles, per-corner data, and corners numbered by what they hold."""
+"""Blender mesh data as whole arrays, shared by every engine: for export the evaluated mesh,
+its triangles, per-corner data and corners numbered by what they hold; for import vertex
+groups filled from (vertex, bone, weight) arrays."""
 
 import bmesh
 import bpy
 import numpy as np
 
-from ... import compat
+from . import compat
 
 
 def evaluated_mesh(obj, depsgraph, apply_modifiers):
@@ -141,3 +142,20 @@ def triangles(me):
     tri_poly = np.empty(nt, np.int32)
     me.loop_triangles.foreach_get("polygon_index", tri_poly)
     return tri_loops, tri_poly
+
+
+def add_vertex_groups(obj, bone_names, v, b, w):
+    """Vertex groups named after the bones, holding weight ``w[k]`` of vertex ``v[k]`` for
+    bone ``b[k]`` (int64 arrays; float32 weights >= 0, each (vertex, bone) once). One call per
+    (bone, weight) pair: a handful for real files. Returns the arrays in the order used."""
+    groups = {}
+    for bone in np.unique(b):
+        groups[bone] = obj.vertex_groups.new(name=bone_names[bone])
+    # sorted by bone, then weight (float32 >= 0 orders as its bits), then vertex
+    order = np.argsort((b << 32) | w.view(np.uint32).astype(np.int64), kind="stable")
+    b, w, v = b[order], w[order], v[order]
+    if len(b):
+        cuts = np.flatnonzero((np.diff(b) != 0) | (np.diff(w) != 0)) + 1
+        for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, len(b)]):
+            groups[b[lo]].add(v[lo:hi].tolist(), float(w[lo]), "REPLACE")
+    return v, b, w
