@@ -12,10 +12,10 @@ import json
 import os
 import re
 import sys
-import tempfile
 
 from .formats.alamo.meg import MegArchive, MegFormatError, member_label, normal_name
 from .formats.files import read_file_bytes
+from .formats.saving import write_all
 
 MEMBER_SEPARATOR = re.compile(r"(?i)(\.meg):")
 BAD_PART = re.compile(r'[<>:"|?*\x00-\x1f]')
@@ -115,18 +115,10 @@ def plan_extraction(meg, out, entries, overwrite):
 
 
 def write_atomic(path, data):
-    """Write ``data`` to ``path`` through a temporary file beside it and a rename."""
-    folder = os.path.dirname(path)
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".io_alamo-", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Write ``data`` to ``path`` through a temporary file beside it and a rename (its folders
+    made first)."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    write_all([(data, path)])
 
 
 def extract(archive, out, patterns=(), overwrite=False, log=None):

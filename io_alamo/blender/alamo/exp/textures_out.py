@@ -11,11 +11,11 @@ written to a temporary name and renamed, so a failure leaves no partial file.
 import ntpath
 import os
 import struct
-import tempfile
 
 import numpy as np
 
 from ....formats.alamo.model import ParamType
+from ....formats.saving import write_all
 from ...problems import add_warning
 from ..imp.materials import loaded_image
 
@@ -72,7 +72,7 @@ def _is_placeholder(img):
 def write_textures(model, filepath, problems):
     """Write the textures of ``model`` beside ``filepath``; returns the paths written."""
     folder = os.path.dirname(os.path.abspath(filepath))
-    written = []
+    planned = []                    # (bytes, path): written together, all or nothing
     for name in texture_names(model):
         base = ntpath.basename(name.replace("/", "\\"))
         encode = ENCODERS.get(os.path.splitext(base)[1].lower())
@@ -83,19 +83,12 @@ def write_textures(model, filepath, problems):
         if img is None or _is_placeholder(img) or not img.size[0] or not img.size[1]:
             add_warning(problems, f"texture {name!r} not written: no image shows it")
             continue
-        data = encode(image_rgba(img))
         target = os.path.join(folder, base)
-        fd, tmp = tempfile.mkstemp(prefix=".~" + base, dir=folder)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(tmp, target)
-        except OSError:
-            if os.path.exists(tmp):
-                os.remove(tmp)
-            raise
-        written.append(target)
-    return written
+        if any(os.path.normcase(t) == os.path.normcase(target) for _, t in planned):
+            continue                # two folders' textures of one name: the first is written
+        planned.append((encode(image_rgba(img)), target))
+    write_all(planned)
+    return [path for _, path in planned]
 
 
 def after_export(result, filepath, enabled):
