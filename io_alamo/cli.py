@@ -19,6 +19,7 @@ from .formats.alamo.describe import format_tree
 from .formats.alamo.files import save
 from .formats.errors import FormatError, without_filename
 from .formats.files import first_difference
+from .formats.saving import SaveError
 
 __all__ = ["build_parser", "chunk_path_at", "first_difference", "main", "program_name"]
 
@@ -239,8 +240,12 @@ def main(argv=None):
     except FormatError as e:
         print(e.line(), file=sys.stderr)
         return 1
+    except SaveError as e:
+        print(e, file=sys.stderr)             # FILE: cannot be written: why
+        return 1
     except OSError as e:
-        print(f"error: {e}", file=sys.stderr)
+        where = f"{e.filename}: " if e.filename else "error: "
+        print(f"{where}{e.strerror or e}", file=sys.stderr)
         return 1
 
 

@@ -193,7 +193,7 @@ def test_a_full_disk_leaves_the_old_file_and_says_so(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "write", full)
     with pytest.raises(SaveError) as info:
         save_all([(model, targets[0]), (sample_animation(model), targets[1])])
-    assert str(info.value) == (f"cannot write {targets[1]}: the disk is full; it was left as "
+    assert str(info.value) == (f"{targets[1]}: cannot be written: the disk is full; it was left as "
                                "it was")
     assert info.value.errno == errno.ENOSPC and isinstance(info.value, OSError)
     assert [t.read_bytes() for t in targets] == [b"old", b"old"]
@@ -208,5 +208,5 @@ def test_the_command_line_reports_an_unwritable_output_in_one_line(tmp_path):
     r = subprocess.run([sys.executable, "-m", "io_alamo", "convert-ala", str(src), str(missing),
                         "--format", "1"], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert r.returncode == 1 and r.stderr.count("\n") == 1
-    assert r.stderr == f"error: cannot write {missing}: the folder does not exist; nothing " \
+    assert r.stderr == f"{missing}: cannot be written: the folder does not exist; nothing " \
                        "was written\n"

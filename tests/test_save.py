@@ -60,7 +60,7 @@ def test_a_failed_rename_puts_back_the_targets_already_replaced(three_targets, m
     assert not targets[1].exists()                     # it did not exist before
     assert targets[2].read_bytes() == b"old turn"
     assert sorted(p.name for p in targets[0].parent.iterdir()) == ["m.alo", "m_Turn.ala"]
-    assert str(info.value) == (f"cannot write {targets[2]}: Input/output error; it was left "
+    assert str(info.value) == (f"{targets[2]}: cannot be written: Input/output error; it was left "
                                "as it was; the files replaced before it were put back")
 
 
@@ -87,8 +87,9 @@ def test_a_target_that_cannot_be_put_back_is_named_with_where_its_old_bytes_are(
     with pytest.raises(SaveError) as info:
         save_all(items)
     message = str(info.value)
-    assert message.startswith(f"cannot write {targets[2]}: Input/output error; it was left as "
-                              f"it was; {targets[0]} could not be put back: Input/output error "
+    assert message.startswith(f"{targets[2]}: cannot be written: Input/output error; it was "
+                              f"left as it was; {targets[0]} could not be put back: "
+                              "Input/output error "
                               "(its old bytes are in ")
     backups = [p for p in targets[0].parent.iterdir() if p.name.endswith(".bak")]
     assert len(backups) == 1 and backups[0].read_bytes() == b"old model"
@@ -110,7 +111,7 @@ def test_a_folder_as_target_is_refused_and_survives(tmp_path):
     before = _tree(tmp_path)
     with pytest.raises(SaveError) as info:
         save_all([(sample_model(), mod)])
-    assert str(info.value) == (f"cannot write {mod}: it is a folder, not a file (give a file "
+    assert str(info.value) == (f"{mod}: cannot be written: it is a folder, not a file (give a file "
                                "name); it was left as it was")
     assert _tree(tmp_path) == before              # no backup, no temporary file
 
@@ -131,7 +132,7 @@ def test_a_read_only_target_is_refused_and_kept(tmp_path):
     os.chmod(target, 0o444)
     with pytest.raises(SaveError) as info:
         save_all([(sample_model(), target)])
-    assert str(info.value) == (f"cannot write {target}: the file is read-only (clear its "
+    assert str(info.value) == (f"{target}: cannot be written: the file is read-only (clear its "
                                "read-only flag to replace it); it was left as it was")
     assert target.read_bytes() == b"old model"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.alo"]
@@ -141,7 +142,7 @@ def test_a_target_in_a_missing_folder_is_refused(tmp_path):
     target = tmp_path / "no" / "such" / "m.alo"
     with pytest.raises(SaveError) as info:
         save_all([(sample_model(), target)])
-    assert str(info.value) == f"cannot write {target}: the folder does not exist; nothing " \
+    assert str(info.value) == f"{target}: cannot be written: the folder does not exist; nothing " \
                               "was written"
     assert list(tmp_path.iterdir()) == []
 

@@ -129,7 +129,8 @@ def _remove(path):
 
 
 class SaveError(OSError):
-    """A file could not be written; ``str()`` says which and why, in one line."""
+    """A file could not be written; ``str()`` says which and why in one line, in the shape of
+    every message: ``FILE: cannot be written: why; what became of it``."""
 
     def __init__(self, cause, path, read_only=False):
         super().__init__(cause.errno, cause.strerror or str(cause), path)
@@ -137,7 +138,7 @@ class SaveError(OSError):
         if read_only:
             why = "the file is read-only (clear its read-only flag to replace it)"
         kept = ("it was left as it was" if os.path.exists(path) else "nothing was written")
-        self.message = f"cannot write {path}: {why}; {kept}"
+        self.message = f"{path}: cannot be written: {why}; {kept}"
 
     def __str__(self):
         return self.message
