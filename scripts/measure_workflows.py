@@ -5,15 +5,19 @@ actions, and a folder given as the output. Each function returns a dict of figur
 Needs bpy and the add-on registered (measure_edits.py does both)."""
 
 import math
+import sys
 import tempfile
 from pathlib import Path
 
 import bpy
 import numpy as np
 
-from io_alamo.formats.alamo import decode_animation, read_ala, read_alo, write_chunks
+from io_alamo.formats.alamo import read_ala, read_alo, write_chunks
 from io_alamo.formats.alamo.chunk_types import ChunkType
 from io_alamo.formats.alamo.chunks import read_chunks
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from posing import mesh_positions, posed_positions  # noqa: E402  (the tests' own measure)
 
 FACTOR = 1.5
 WAYS = ("unapplied", "apply_scale", "operator")
@@ -59,45 +63,9 @@ def model_of(anim_path, folder):
 
 # --- resize ------------------------------------------------------------------------------------
 
-def _quaternion_matrices(q):
-    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
-    x, y, z, w = np.moveaxis(q, -1, 0)
-    return np.stack([
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], -1),
-        np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], -1),
-        np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], -1)],
-        -2)
-
-
-def posed_positions(model, anim):
-    data = decode_animation(anim)
-    frames = data.num_frames
-    local = np.tile(np.stack([b.matrix4() for b in model.bones]), (frames, 1, 1, 1))
-    for k, index in enumerate(data.indices):
-        m = np.tile(np.eye(4), (frames, 1, 1))
-        m[:, :3, :3] = _quaternion_matrices(data.rotation[k].astype(np.float64)) * \
-            data.scale[k, :, None, :]
-        m[:, :3, 3] = data.translation[k]
-        local[:, index] = m
-    world = np.empty_like(local)
-    for i, b in enumerate(model.bones):
-        world[:, i] = world[:, b.parent] @ local[:, i] if 0 <= b.parent < i else local[:, i]
-    return world[:, :, :3, 3]
-
-
 def _mesh_centres(model):
-    worlds = model.skeleton.world_matrices()
-    out = []
-    for i, m in enumerate(model.objects):
-        subs = getattr(m, "submeshes", None)
-        if not subs:
-            continue
-        w = worlds[model.object_bone(i) or 0]
-        pts = [s.vertices["position"].astype(np.float64) if s.bone_map is not None
-               and len(s.bone_map) else s.vertices["position"] @ w[:3, :3].T + w[:3, 3]
-               for s in subs]
-        p = np.concatenate(pts)
-        out.append(np.concatenate([p.min(axis=0), p.max(axis=0)]))
+    """Per mesh: its model-space positions' min and max, as six numbers."""
+    out = [np.concatenate([p.min(axis=0), p.max(axis=0)]) for _, p in mesh_positions(model)]
     return np.array(out).reshape(-1, 6)
 
 

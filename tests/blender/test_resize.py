@@ -8,8 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from corpus import CORPUS
+from posing import mesh_positions, posed_positions
 
-from io_alamo.formats.alamo import decode_animation, read_ala, read_alo, save
+from io_alamo.formats.alamo import read_ala, read_alo, save
 from io_alamo.naming import format_has_tangents
 from io_alamo.sample import sample_animation, sample_model
 
@@ -24,50 +25,12 @@ UNITS = [("EV_AT-Barge_D.alo", "EV_AT-Barge_D_Die_00.ala"),
          ("RB_TLTower.alo", "RB_TLTower_Build_00.ala")]
 
 
-def quaternion_matrices(q):
-    """(..., 3, 3) of (..., 4) x, y, z, w quaternions (normalised first)."""
-    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
-    x, y, z, w = np.moveaxis(q, -1, 0)
-    return np.stack([
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], -1),
-        np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], -1),
-        np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], -1)],
-        -2)
-
-
-def posed_positions(model, anim):
-    """(F, B) model-space bone positions at every frame of ``anim`` on ``model``."""
-    data = decode_animation(anim)
-    frames, n = data.num_frames, len(model.bones)
-    local = np.tile(np.stack([b.matrix4() for b in model.bones]), (frames, 1, 1, 1))
-    for k, index in enumerate(data.indices):
-        m = np.tile(np.eye(4), (frames, 1, 1))
-        m[:, :3, :3] = quaternion_matrices(data.rotation[k].astype(np.float64)) * \
-            data.scale[k, :, None, :]
-        m[:, :3, 3] = data.translation[k]
-        local[:, index] = m
-    world = np.empty_like(local)
-    for i, b in enumerate(model.bones):
-        world[:, i] = world[:, b.parent] @ local[:, i] if 0 <= b.parent < i else local[:, i]
-    return world[:, :, :3, 3]
-
-
 def mesh_points(model):
     """Per mesh: (unique model-space vertex positions' min, max, mean)."""
-    worlds = model.skeleton.world_matrices()
     out = []
-    for i, mesh in enumerate(model.objects):
-        subs = getattr(mesh, "submeshes", None)
-        if not subs:
-            continue
-        bone = model.object_bone(i) or 0
-        pts = []
-        for s in subs:
-            p = s.vertices["position"].astype(np.float64)
-            skinned = s.bone_map is not None and len(s.bone_map) > 0
-            pts.append(p if skinned else p @ worlds[bone][:3, :3].T + worlds[bone][:3, 3])
-        p = np.unique(np.concatenate(pts).round(5), axis=0)
-        out.append((mesh.name, p.min(axis=0), p.max(axis=0), p.mean(axis=0)))
+    for name, p in mesh_positions(model):
+        p = np.unique(p.round(5), axis=0)
+        out.append((name, p.min(axis=0), p.max(axis=0), p.mean(axis=0)))
     return out
 
 
