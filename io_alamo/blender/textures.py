@@ -19,22 +19,44 @@ TEXTURES_IN_ARCHIVE = "DATA\\ART\\TEXTURES\\"     # where the games look texture
 MAX_WALK_UP = 8
 
 
+def folders_above(path, levels=MAX_WALK_UP):
+    """The folder of ``path`` and the folders above it, nearest first, at most ``levels``
+    above it."""
+    current = os.path.dirname(os.path.abspath(path))
+    yield current
+    for _ in range(levels):
+        parent = os.path.dirname(current)
+        if parent == current:
+            return
+        current = parent
+        yield current
+
+
+class FolderNames:
+    """Each folder's entries by lower-case name, listed once (a folder that cannot be listed
+    has none): what case-insensitive look-ups in the same folders share."""
+
+    def __init__(self):
+        self._listing = {}
+
+    def __call__(self, folder):
+        if folder not in self._listing:
+            try:
+                self._listing[folder] = {n.lower(): n for n in os.listdir(folder)}
+            except OSError:
+                self._listing[folder] = {}
+        return self._listing[folder]
+
+
 def texture_folders(model_path, extra_folders=()):
     """Beside the model, every ``Data/Art/Textures`` (or ``Art/Textures``, ``Textures``)
     found walking up from it, then the user's folders, in that order, without repeats."""
-    folders = []
-    here = os.path.dirname(os.path.abspath(model_path))
-    folders.append(here)
-    current = here
-    for _ in range(MAX_WALK_UP):
+    folders = [os.path.dirname(os.path.abspath(model_path))]
+    for current in folders_above(model_path, MAX_WALK_UP - 1):
         for parts in (("Data", "Art", "Textures"), ("Art", "Textures"), ("Textures",)):
             found = _find_path_ci(current, parts)
             if found:
                 folders.append(found)
-        parent = os.path.dirname(current)
-        if parent == current:
-            break
-        current = parent
     folders += [f for f in extra_folders if f]
     for f in extra_folders:                 # a game's or a mod's Data folder: its loose textures
         data = data_folder(f) if f else None
@@ -54,15 +76,10 @@ def texture_archives(model_path, extra_folders=()):
     """The archives searched after the loose folders: each ``Data`` folder's found walking up
     from the model (nearest first), then those of the user's locations, without repeats."""
     out = []
-    current = os.path.dirname(os.path.abspath(model_path))
-    for _ in range(MAX_WALK_UP + 1):
+    for current in folders_above(model_path):
         data = data_folder(current)
         if data:
             out += data_archives(data)
-        parent = os.path.dirname(current)
-        if parent == current:
-            break
-        current = parent
     for f in extra_folders:
         out += source_archives(f) if f else []
     return list(dict.fromkeys(out))
@@ -119,7 +136,7 @@ class TextureFinder:
         self.folders = [f for f in folders if not (f and os.path.isfile(f))]
         more = [a for f in folders if f for a in source_archives(f)]
         self.archives = ArchiveSet(list(archives) + more)
-        self._listing = {}
+        self._names = FolderNames()
 
     @classmethod
     def for_model(cls, model_path, extra_folders=()):
@@ -137,14 +154,6 @@ class TextureFinder:
         if errors:
             text += f"; {len(errors)} archives could not be read: {errors[0]}"
         return text
-
-    def _names(self, folder):
-        if folder not in self._listing:
-            try:
-                self._listing[folder] = {n.lower(): n for n in os.listdir(folder)}
-            except OSError:
-                self._listing[folder] = {}
-        return self._listing[folder]
 
     def find(self, texture_name):
         """Path of the texture file, trying its own extension, then .dds and .tga, in the

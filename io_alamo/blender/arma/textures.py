@@ -22,8 +22,8 @@ import numpy as np
 from ...formats.arma.paa import read_paa
 from ...formats.errors import FormatError
 from ...formats.files import read_file_bytes
+from ..textures import FolderNames, folders_above
 
-MAX_WALK_UP = 8
 ALTERNATIVES = {".paa": (".paa", ".pac", ".png", ".tga"), ".pac": (".pac", ".paa", ".png", ".tga")}
 SOURCE_KEY = "p3d_texture_file"        # the file an image was decoded from
 PATH_KEY = "p3d_texture"               # the Arma path it stands for
@@ -68,15 +68,8 @@ def procedural_colour(arma_path):
 
 def search_roots(model_path, extra_folders=()):
     """The model's folder and every folder above it, then ``extra_folders``."""
-    roots = []
-    here = os.path.dirname(os.path.abspath(model_path))
-    for _ in range(MAX_WALK_UP + 1):
-        roots.append(here)
-        parent = os.path.dirname(here)
-        if parent == here:
-            break
-        here = parent
-    return roots + [f for f in extra_folders if f and os.path.isdir(f)]
+    return list(folders_above(model_path)) + [f for f in extra_folders
+                                              if f and os.path.isdir(f)]
 
 
 class ArmaTextureFinder:
@@ -84,15 +77,7 @@ class ArmaTextureFinder:
 
     def __init__(self, roots):
         self.roots = list(roots)
-        self._listing = {}
-
-    def _names(self, folder):
-        if folder not in self._listing:
-            try:
-                self._listing[folder] = {n.lower(): n for n in os.listdir(folder)}
-            except OSError:
-                self._listing[folder] = {}
-        return self._listing[folder]
+        self._names = FolderNames()
 
     def _below(self, root, folders, names):
         """The file of ``names`` (first that exists) in ``root/folders...``, or None."""
