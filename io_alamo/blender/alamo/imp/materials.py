@@ -7,7 +7,6 @@ import os
 import bpy
 import numpy as np
 
-from .... import shaders
 from ....formats.alamo.model import ParamType, ShaderParam
 from ...names import to_blender
 from ...props import param_value
@@ -118,23 +117,6 @@ def principled_node(tree):
             nodes.new("ShaderNodeOutputMaterial")
         tree.links.new(bsdf.outputs["BSDF"], out.inputs["Surface"])
     return bsdf
-
-
-def use_texture_alpha(mat, tex, bsdf):
-    """Only shaders that blend (alpha, additive, alpha-tested) take transparency from the base
-    texture's alpha. For the others alpha is data (gloss, team-colour masks): the image is
-    channel-packed and its alpha left unconnected, so the whole texture shows."""
-    tree = mat.node_tree
-    alpha = bsdf.inputs["Alpha"]
-    for link in list(alpha.links):
-        if link.from_node == tex:
-            tree.links.remove(link)
-    mode = shaders.blend_mode(mat.alamo.shader)
-    mat.surface_render_method = "BLENDED" if mode in ("alpha", "additive") else "DITHERED"
-    if mode is not None:
-        tree.links.new(tex.outputs["Alpha"], alpha)
-    elif tex.image is not None:
-        tex.image.alpha_mode = "CHANNEL_PACKED"
 
 
 def image_file_name(image):
