@@ -9,15 +9,28 @@ only user is that pointer, so deleting the armature lets the bytes go when the .
 saved. .blend files that hold the bytes directly on the armature or action still work.
 """
 
+import os
+
 import bpy
 
 __all__ = ["BYTES_KEY", "KEY", "MODEL_KEY", "SOURCE_NAME_KEY", "from_model_of", "get_source",
-           "has_source", "set_source", "source_text"]
+           "has_source", "set_source", "source_file_name", "source_text"]
 
 KEY = "alamo_source"
 BYTES_KEY = "alamo_bytes"
 SOURCE_NAME_KEY = "alamo_source_file"   # the file an Alamo armature or action came from
 MODEL_KEY = "alamo_model_id"            # one token per model import, on its armature and objects
+
+
+def source_file_name(idblock, name):
+    """The file ``idblock`` was imported from when that is ``name`` but for case
+    (``EI_VADER.ALO`` for ``ei_vader.alo``), else None: written back under its exact name, a
+    case-sensitive folder does not get a second copy."""
+    source = idblock.get(SOURCE_NAME_KEY) if idblock is not None else None
+    if isinstance(source, str) and os.path.basename(source) == source \
+            and source.lower() == name.lower():
+        return source
+    return None
 
 
 def set_source(idblock, data, name, key=KEY):

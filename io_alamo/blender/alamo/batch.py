@@ -10,7 +10,7 @@ import bpy
 from ...formats import registry
 from ...formats.files import first_difference
 from ..outputs import export_glb, render_preview
-from ..source import SOURCE_NAME_KEY
+from ..source import SOURCE_NAME_KEY, source_file_name
 from .exp.ala import AnimationExportOptions, export_ala
 from .exp.alo import ExportOptions, export_alo
 from .imp.alo import ImportOptions, NotAModelError, import_alo
@@ -69,12 +69,9 @@ def do_export(path, rel, out, ala_format=None, **_):
 
 def _model_file_name(name, arm):
     """``name``.alo, or the imported file's exact name when it is that model (EI_VADER.ALO
-    stays EI_VADER.ALO: on a case-sensitive file system another case is a second file)."""
-    source = arm.get(SOURCE_NAME_KEY) if arm is not None else None
-    if isinstance(source, str) and Path(source).name == source \
-            and source.lower() == name.name.lower() + ".alo":
-        return name.parent / source
-    return name.with_suffix(".alo")
+    stays EI_VADER.ALO)."""
+    exact = source_file_name(arm, name.name + ".alo")
+    return name.parent / exact if exact else name.with_suffix(".alo")
 
 
 def do_roundtrip(path, rel, out=None, **_):

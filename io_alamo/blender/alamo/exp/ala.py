@@ -20,7 +20,7 @@ from ...matrices import continuous_quaternions as _continuous
 from ...matrices import decompose as _decompose
 from ...matrices import inverse
 from ...results import Result
-from ...source import get_source, has_source
+from ...source import get_source, has_source, source_file_name
 from .. import fingerprint
 from ..fingerprint import bone_of_path
 from .ala_bones import (keep_unedited, merge_steps, moving_bones, renamed, source_animation,
@@ -30,7 +30,6 @@ from .common import ExportError, Report
 from .skeleton import build_skeleton, parse_source
 
 MAX_FRAMES = 100_000
-SOURCE_NAME_KEY = "alamo_source_file"      # the imported file's name (imp/ala.py sets it)
 VISIBLE_PATH = "alamo.visible"
 
 
@@ -90,10 +89,8 @@ def file_name_for(model_path, action):
     model, ext = os.path.splitext(base)
     # an imported action goes back under its file's exact name (EI_VADER_IDLE_00.ALA stays
     # so: on a case-sensitive file system another case would be a second file)
-    source = action.get(SOURCE_NAME_KEY)
-    if isinstance(source, str) and source.lower().startswith(model.lower() + "_") \
-            and source.lower() == action.name.lower() + ".ala" \
-            and os.path.basename(source) == source:
+    source = source_file_name(action, action.name + ".ala")
+    if source is not None and source.lower().startswith(model.lower() + "_"):
         return os.path.join(folder, model + source[len(model):])
     name = action.name
     if not name.lower().startswith(model.lower() + "_"):
