@@ -10,7 +10,7 @@ from ..errors import FormatError
 from . import lzo, lzss
 
 MAX_STRING = 1 << 16            # longest asciiz accepted (paths and names are short)
-MAX_EXPANSION = 256             # LZO cannot expand data by more than ~255x
+MAX_EXPANSION = 256             # LZO and LZSS cannot expand data by more than ~255x
 
 
 class P3dFormatError(FormatError):

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..errors import FormatError
 from . import lzo, lzss
+from .binary import MAX_EXPANSION  # LZO and LZSS cannot expand data more than this
 
 DXT1, DXT2, DXT3, DXT4, DXT5 = 0xFF01, 0xFF02, 0xFF03, 0xFF04, 0xFF05
 ARGB4444, ARGB1555, ARGB8888, AI88 = 0x4444, 0x1555, 0x8888, 0x8080
@@ -31,7 +32,6 @@ PIXEL_BYTES = {ARGB4444: 2, ARGB1555: 2, ARGB8888: 4, AI88: 2}
 MAX_SIDE = 8192
 LZO_FLAG = 0x8000
 CHUNK_BLOCKS = 1 << 16          # blocks decoded at a time
-MAX_EXPANSION = 256            # LZO and LZSS cannot expand data more than this
 
 
 class PaaFormatError(FormatError):

@@ -4,9 +4,8 @@ an Emit bake gives ``texel * colour``
 (the Transparent BSDF lets 99.9% through: Cycles bakes nothing of a wholly transparent
 surface). UVScrollRate scrolls the texture with the frame."""
 
-from .lit import BASE
+from .lit import BASE, WHITE
 
-WHITE = (1.0, 1.0, 1.0, 1.0)
 # what passes through: all but a thousandth (invisible), as Cycles bakes nothing of a surface
 # that is wholly transparent, so an Emit bake would lose the glow
 CLEAR = (0.999, 0.999, 0.999, 1.0)
