@@ -39,3 +39,22 @@ def blender(addon):
     """A fresh empty scene with the add-on registered."""
     bpy.ops.wm.read_factory_settings(use_empty=True)
     return bpy
+
+
+@pytest.fixture(autouse=True)
+def game_loads_what_was_written(request):
+    """After each test, every .alo and .ala it wrote under its tmp_path goes through the
+    game's loaders (the alo-viewer's, built by tests/alo_viewer.py): a file they refuse fails
+    the test. Tests that write broken files on purpose are marked ``game_refuses``."""
+    yield
+    if "tmp_path" not in request.fixturenames or request.node.get_closest_marker("game_refuses"):
+        return
+    import alo_viewer
+    tmp = request.getfixturevalue("tmp_path")
+    written = [p for p in sorted(tmp.rglob("*")) if p.is_file()
+               and p.suffix.lower() in (".alo", ".ala")]
+    files = alo_viewer.checkable(written)
+    if not files or alo_viewer.viewer() is None:
+        return
+    refused = [line for ok, line in alo_viewer.check(files).values() if not ok]
+    assert not refused, "the game's loaders refuse files the test wrote:\n" + "\n".join(refused)

@@ -11,6 +11,7 @@ from .alo_write import write_alo
 from .animation import Animation, decode_ala, read_ala, write_ala
 from .chunk_types import ChunkType
 from .chunks import BytesLike, read_chunks
+from .game_rules import game_refusals
 from .model import Model, ParticleEffect
 
 
@@ -54,5 +55,13 @@ def save_all(items) -> None:
     """Write several models or animations, ``[(obj, path), ...]``, all or nothing: each
     encoded first (a bad record stops before any file is touched), then written as
     :func:`~io_alamo.formats.saving.write_all` writes (refusing folders, read-only files and
-    missing folders; a failure leaves every target as it was)."""
-    write_all([(encode(obj), path) for obj, path in items])
+    missing folders; a failure leaves every target as it was). Nothing is written when the
+    game's loaders would refuse one of the files (:func:`~.game_rules.game_refusals`: an
+    animation is matched against the model written with it, else the one beside it)."""
+    encoded = [(encode(obj), os.fspath(path)) for obj, path in items]
+    refused = game_refusals(encoded)
+    if refused:
+        raise AlamoFormatError("the game would refuse "
+                               + "; ".join(f"{path}: {r.path}: {r.message} (rule '{r.rule}')"
+                                           for path, r in refused))
+    write_all(encoded)
