@@ -81,7 +81,8 @@ def check(paths, model=None):
     paths = [str(p) for p in paths]
     if not paths:
         return {}
-    cmd = [exe, "--files-from", "-"] + (["--model", str(model)] if model else [])
+    # options before --files-from: alo_check ignores a --model after it
+    cmd = [exe] + (["--model", str(model)] if model else []) + ["--files-from", "-"]
     run = subprocess.run(cmd, input="\n".join(paths) + "\n", capture_output=True, text=True,
                          timeout=600)
     lines = [ln for ln in run.stdout.splitlines() if ln.startswith(("OK ", "FAIL "))]
@@ -111,6 +112,30 @@ def checkable(paths):
         elif low.endswith(".ala") and model_beside(p) is not None:
             out.append(p)
     return out
+
+
+def refused_written(paths, models=()):
+    """The viewer's FAIL lines for written files ``paths``: models (not particle effects),
+    animations with their model beside them, and animations without one against each of
+    ``models`` (paths of .alo files: the scene's imported models, the models the test wrote)
+    until one takes it (as the viewer tries every model that may be its own). Animations
+    with no model to try are not checked."""
+    from io_alamo.formats.alamo.game_rules import model_beside
+    paired = checkable(paths)
+    refused = [line for ok, line in check(paired).values() if not ok] if paired else []
+    models = [m for m in models if not is_particle(m)]
+    for p in paths:
+        if not str(p).lower().endswith(".ala") or model_beside(p) is not None or not models:
+            continue
+        lines = []
+        for m in models:
+            ok, line = check([p], model=m)[str(p)]
+            if ok:
+                break
+            lines.append(line)
+        else:
+            refused.append(lines[0])
+    return refused
 
 
 def summary_line():

@@ -165,9 +165,22 @@ def test_new_action_exports_and_reimports_to_the_same_motion(blender, tmp_path, 
     arm = make_rig()
     make_action(arm)
     frames = range(1, 21)
+    model = tmp_path / "Rig.alo"
+    if fmt == 2:
+        from io_alamo.blender import compat
+        # the game's format #2 loader reads no per-frame scale: refused, naming the bone
+        from io_alamo.blender.alamo.exp.common import ExportError
+        with pytest.raises(ExportError, match="'Hand' scales over time"):
+            export_alo(bpy.context, str(model), ExportOptions(animations=True, ala_format=fmt))
+        assert not list(tmp_path.iterdir())
+        action = arm.animation_data.action
+        for fc in compat.action_fcurves(action):
+            if fc.data_path.endswith(".scale"):
+                for k in fc.keyframe_points:
+                    k.co[1] = k.handle_left[1] = k.handle_right[1] = 1.0
+                fc.update()
     want, want_vis = pose_track(arm, frames)
     assert not want_vis[:, 2].all() and want_vis[:, 2].any()
-    model = tmp_path / "Rig.alo"
     result = export_alo(bpy.context, str(model),
                         ExportOptions(animations=True, ala_format=fmt))
     ala = tmp_path / "Rig_Wave.ala"
@@ -178,7 +191,7 @@ def test_new_action_exports_and_reimports_to_the_same_motion(blender, tmp_path, 
     assert names == ["Arm", "Hand"]             # the bones that move; never bone 0 (Root)
     assert [b.index for b in anim.bones] == [1, 2]
     hand = anim.bones[1]
-    assert hand.scale is not None                              # Hand scales
+    assert (hand.scale is not None) == (fmt == 1)              # Hand scales (in format #1)
     assert anim.bones[0].scale is None
     dec = decode_animation(anim)
     if fmt == 1:
@@ -211,7 +224,7 @@ def test_export_restores_scene_frame_and_pose(blender, tmp_path):
     skin.modifiers.new("Armature", "ARMATURE").object = arm
     bpy.context.scene.frame_set(7)
     arm.pose.bones["Root"].location = (1, 2, 3)                # posed by hand, not keyed
-    result = export(arm, action, tmp_path / "w.ala")
+    result = export(arm, action, tmp_path / "w.ala", format=1)      # Hand scales: format #1
     assert result.frames == 20
     assert bpy.context.scene.frame_current == 7
     assert arm.animation_data.action == other

@@ -248,6 +248,7 @@ def build_animation(context, armature, action, options, source=_UNPARSED):
         result.animation = encode_animation(data, fmt)
     except AlamoFormatError as e:
         raise ExportError([f"action {action.name!r}: {e}"]) from None
+    _refuse_scale_frames(action, result.animation)
     if src is not None:
         # bones whose motion was not edited keep the file's data exactly
         result.animation, result.kept_bones = keep_unedited(
@@ -256,6 +257,17 @@ def build_animation(context, armature, action, options, source=_UNPARSED):
     result.timings["encode"] = time.perf_counter() - clock
     result.frames, result.fps, result.bones = frames, fps, len(rows)
     return result
+
+
+def _refuse_scale_frames(action, anim):
+    """The game's format #2 loader reads no per-frame scale (a 0x100b chunk makes it refuse
+    the file): a bone whose scale changes over time needs format #1."""
+    scaled = [b.name for b in anim.bones if b.scale is not None] if anim.format == 2 else []
+    if scaled:
+        raise ExportError([f"action {action.name!r}: bone {', '.join(map(repr, scaled))} "
+                           "scales over time, which the game's format #2 (Forces of Corruption) "
+                           "cannot hold: export it as format #1 (Empire at War, which Forces "
+                           "of Corruption also reads) or key a constant scale"])
 
 
 def _rest_locals(skeleton):
