@@ -413,7 +413,10 @@ class _Exporter:
             falloff, hotspot = p.falloff, p.hotspot
         name = from_blender(object_export_name(obj))
         self.check_name("light", name, [obj])
-        rec = Light(name, ltype, np.array(data.color, "<f4"), np.float32(intensity),
+        color = np.array(data.color, "<f4")
+        if p.role == "LIGHT" and np.array_equal(color, np.clip(np.array(p.color, "<f4"), 0, 1e6)):
+            color = np.array(p.color, "<f4")       # the file's colour, where Blender clamped it
+        rec = Light(name, ltype, color, np.float32(intensity),
                     np.float32(p.far_attenuation_end), np.float32(p.far_attenuation_start),
                     np.float32(hotspot), np.float32(falloff))
         if isinstance(src, Light) and _same_fields(src, rec, ("name", "type", "color", "intensity",

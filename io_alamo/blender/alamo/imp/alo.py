@@ -497,6 +497,7 @@ class _ModelBuilder:
         p = obj.alamo
         p.role, p.name, p.file_index = "LIGHT", name, oi
         p.intensity = intensity
+        p.color = [float(c) for c in light.color]    # the file's (Blender's light clamps at 0)
         p.far_attenuation_start = float(light.far_attenuation_start)
         p.far_attenuation_end = float(light.far_attenuation_end)
         p.hotspot, p.falloff = float(light.hotspot), float(light.falloff)
@@ -528,8 +529,8 @@ class _ModelBuilder:
             p.hidden = bool(d.hidden)
             p.night_only = bool(d.night_only)
             if d.color is not None:
-                p.color = [float(np.clip(c, 0.0, 1e6)) for c in d.color]
-                obj.color = (*p.color, 1.0)
+                p.color = [float(c) for c in d.color]          # as the file has it
+                obj.color = (*[float(np.clip(c, 0.0, 1e6)) for c in d.color], 1.0)
             for name in ("radius", "frequency", "phase"):
                 if getattr(d, name) is not None:
                     setattr(p, name, float(getattr(d, name)))
