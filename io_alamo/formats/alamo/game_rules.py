@@ -68,6 +68,17 @@ class Refusal:
         return f"{where}{self.path or '(file)'}: game loader rule '{self.rule}': {self.message}"
 
 
+class GameRefusedError(AlamoFormatError):
+    """Files about to be written that the game's loaders would refuse: ``refusals`` is
+    ``[(path, Refusal), ...]``; nothing was written."""
+
+    def __init__(self, refusals):
+        self.refusals = refusals
+        super().__init__("the game would refuse " + "; ".join(
+            f"{os.path.basename(p)}: {r.message} ({r.path or 'file'}, rule '{r.rule}')"
+            for p, r in refusals))
+
+
 class _Refused(Exception):
     def __init__(self, refusal):
         super().__init__(refusal.message)

@@ -14,7 +14,7 @@ import bpy
 import numpy as np
 
 from ....formats.alamo import (AlamoFormatError, AnimationData, convert_animation,
-                               encode_animation, read_ala, save)
+                               encode_animation, read_ala)
 from ... import compat, progress
 from ...matrices import continuous_quaternions as _continuous
 from ...matrices import decompose as _decompose
@@ -26,7 +26,9 @@ from ..fingerprint import bone_of_path
 from .ala_bones import (keep_unedited, merge_steps, moving_bones, renamed, source_animation,
                         source_bones)
 from .bake import applied_scale, bake_of
+from ..frames import FIRST_FRAME
 from .common import ExportError, Report
+from .game_check import save_checked
 from .skeleton import build_skeleton, parse_source
 
 MAX_FRAMES = 100_000
@@ -63,7 +65,7 @@ def export_ala(context: bpy.types.Context, armature: bpy.types.Object, action: b
     """Write ``action`` on ``armature`` to ``filepath`` (atomically)."""
     result = build_animation(context, armature, action, options or AnimationExportOptions())
     t = time.perf_counter()
-    save(result.animation, filepath)
+    save_checked([(result.animation, filepath)], [action], armature)
     result.timings["write"] = time.perf_counter() - t
     return result
 
@@ -110,6 +112,10 @@ def frame_span(context, action, options):
         # manual range): the file's own count is what is exported
         if action.alamo.frames <= 1 and action.use_frame_range and end - start == 1:
             end = start + action.alamo.frames - 1
+        if not action.use_frame_range:
+            # keys from frame 1 (say): Blender's frame k is the file's frame k, as import
+            # reads it back; a manual frame range is exported as it is, its first frame first
+            start = min(start, FIRST_FRAME)
     start, end = int(round(start)), int(round(end))
     frames = end - start + 1
     if frames == 0 and has_source(action):

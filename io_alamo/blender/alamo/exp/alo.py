@@ -15,7 +15,6 @@ import numpy as np
 from .... import shaders
 from ....formats.alamo import (Bone, Connections, Dazzle, Light, Material, Mesh, Model,
                                ObjectConnection, ParamType, Proxy, ShaderParam)
-from ....formats.alamo.files import save_all
 from ... import progress
 from ...armature import find_armature
 from ...attach import child_of_bone, child_of_rest_world
@@ -28,6 +27,7 @@ from . import plugin as plugin_data
 from .ala import AnimationExportOptions, armature_actions, build_animation, file_name_for
 from .bake import applied_scale, bake_of, origin_note
 from .common import ExportError, ExportOptions, ExportResult, Problem, Report, shader_value
+from .game_check import save_checked
 from .mesh import MeshContext, build_mesh
 from .plugin import armature_members
 from .skeleton import build_skeleton, parse_source
@@ -65,12 +65,13 @@ def export_alo(context: bpy.types.Context, filepath: str,
                                     AnimationExportOptions(format=options.ala_format,
                                                            new_format=options.new_ala_format),
                                     source=exporter.source)
-            anims.append((path, built.animation))
+            anims.append((path, built.animation, action))
         result.timings["animations"] = time.perf_counter() - t
     t = time.perf_counter()
     # all files or none: a failure leaves every existing file as it was
-    save_all([(result.model, filepath)] + [(anim, path) for path, anim in anims])
-    result.animations += [path for path, _ in anims]
+    save_checked([(result.model, filepath)] + [(anim, path) for path, anim, _ in anims],
+                 [result.armature] + [action for _, _, action in anims], result.armature)
+    result.animations += [path for path, _, _ in anims]
     result.timings["write"] = time.perf_counter() - t
     return result
 

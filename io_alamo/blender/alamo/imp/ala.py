@@ -17,6 +17,7 @@ from ....formats.alamo import decode_bone, read_ala
 from ....formats.files import read_file_bytes
 from ... import compat
 from ...armature import match_bones
+from ..frames import FIRST_FRAME
 from ...names import to_blender
 from ...results import Result
 from ...scene_settings import set_scene_frame_rate
@@ -100,7 +101,9 @@ def import_ala(context: bpy.types.Context, armature: bpy.types.Object, filepath:
                     + (" ..." if len(result.missing) > 10 else ""), [armature])
     scene = context.scene
     frames = int(anim.num_frames)
-    start = scene.frame_start
+    # the file's frame k is Blender's frame k, as export writes it (issue 31: a round trip
+    # keeps frame numbers)
+    start = FIRST_FRAME
     name = to_blender(os.path.splitext(base)[0])
     action = bpy.data.actions.new(name)
     modes = [pb.rotation_mode for pb in armature.pose.bones]
@@ -130,6 +133,7 @@ def import_ala(context: bpy.types.Context, armature: bpy.types.Object, filepath:
         for text in set_scene_frame_rate(scene, float(anim.fps)):
             result.warn(text)
     if options.set_scene_range:
+        scene.frame_start = start
         scene.frame_end = start + max(frames - 1, 0)
     return result
 
