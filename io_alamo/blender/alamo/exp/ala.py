@@ -23,10 +23,11 @@ from ...results import Result
 from ...source import get_source, has_source, source_file_name
 from .. import fingerprint
 from ..fingerprint import bone_of_path
+from ..frames import FIRST_FRAME
+from ..unit_actions import unit_actions
 from .ala_bones import (keep_unedited, merge_steps, moving_bones, renamed, source_animation,
                         source_bones)
 from .bake import applied_scale, bake_of
-from ..frames import FIRST_FRAME
 from .common import ExportError, Report
 from .game_check import save_checked
 from .skeleton import build_skeleton, parse_source
@@ -71,17 +72,9 @@ def export_ala(context: bpy.types.Context, armature: bpy.types.Object, action: b
 
 
 def armature_actions(armature):
-    """Actions that animate this armature's bones: the active one first, then by name."""
-    names = {b.name for b in armature.data.bones}
-    out = []
-    for action in bpy.data.actions:
-        for fc in compat.action_fcurves(action):
-            if bone_of_path(fc.data_path)[0] in names:
-                out.append(action)
-                break
-    active = armature.animation_data.action if armature.animation_data else None
-    out.sort(key=lambda a: (a is not active, a.name))
-    return out
+    """Actions of this armature's unit (:mod:`..unit_actions`): the active one first, then
+    by name. Another unit's actions never are, though they animate bones of the same names."""
+    return unit_actions(armature)
 
 
 def file_name_for(model_path, action):

@@ -28,6 +28,7 @@ from .ala import AnimationExportOptions, armature_actions, build_animation, file
 from .bake import applied_scale, bake_of, origin_note
 from .common import ExportError, ExportOptions, ExportResult, Problem, Report, shader_value
 from .game_check import save_checked
+from .rest_pose import rest_pose
 from .mesh import MeshContext, build_mesh
 from .plugin import armature_members
 from .skeleton import build_skeleton, parse_source
@@ -135,6 +136,10 @@ class _Exporter:
         return self._weights[obj.name]
 
     def build(self):
+        with rest_pose(self.context):            # whatever frame Blender shows
+            return self._build()
+
+    def _build(self):
         clock = time.perf_counter()
         timings = self.result.timings
 

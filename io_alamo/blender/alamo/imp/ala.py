@@ -13,11 +13,12 @@ import numpy as np
 from mathutils import Matrix
 
 from ....formats import registry
-from ....formats.alamo import decode_bone, read_ala
+from ....formats.alamo import AlamoFormatError, decode_bone, read_ala
 from ....formats.files import read_file_bytes
 from ... import compat
 from ...armature import match_bones
 from ..frames import FIRST_FRAME
+from ..unit_actions import claim
 from ...names import to_blender
 from ...results import Result
 from ...scene_settings import set_scene_frame_rate
@@ -95,6 +96,13 @@ def import_ala(context: bpy.types.Context, armature: bpy.types.Object, filepath:
     result = AnimationImportResult()
     targets = match_bones(armature, anim)
     result.missing = [to_blender(b.name) for b, t in zip(anim.bones, targets) if t is None]
+    if anim.bones and len(result.missing) == len(anim.bones):
+        # an action that moves nothing is no import: say so, and change nothing
+        raise AlamoFormatError(
+            f"none of its {len(anim.bones)} animated bones is in the armature "
+            f"{armature.name!r} ({', '.join(result.missing[:5])}"
+            f"{' ...' if len(anim.bones) > 5 else ''}): it belongs to another model; nothing "
+            "was imported", filename=filepath)
     if result.missing:
         result.warn(f"{len(result.missing)} animated bones are not in the armature and were "
                     f"skipped: {', '.join(result.missing[:10])}"
@@ -119,6 +127,7 @@ def import_ala(context: bpy.types.Context, armature: bpy.types.Object, filepath:
             armature.animation_data_clear()
         raise
     action.use_fake_user = True
+    claim(action, armature)                 # the unit's action, not another unit's
     action.alamo.frames = frames
     action.alamo.fps = float(anim.fps)
     action.alamo.format = str(anim.format)
