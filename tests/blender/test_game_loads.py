@@ -281,3 +281,102 @@ def test_a_rebuilt_corpus_unit_exported_mid_animation_holds_the_rest_pose(blende
     for (name, pa), (_, pb) in zip(__import__("posing").mesh_positions(a),
                                    __import__("posing").mesh_positions(b)):
         assert np.allclose(pa, pb, atol=1e-4), name
+
+
+# --- point 3 with resize: three ways, exported while the action poses the unit ------------
+
+# test_resize's rigid units, and skinned, many-boned and both-format ones
+MORE_UNITS = [("EI_VADER.ALO", "EI_VADER_IDLE_00.ALA"),
+              ("NV_SwampSpeeder_U.alo", "NV_SwampSpeeder_U_Move_00.ala"),
+              ("j1_proton_cannon.alo", "j1_proton_cannon_Idle_00.ALA"),
+              ("W_Grenade.alo", "W_Grenade_Idle_00.ala")]
+
+
+def _resize_cases():
+    from corpus import CORPUS
+    from test_resize import UNITS, WAYS
+    cases = [pytest.param(None, None, way, id=f"sample-{way}") for way in WAYS]
+    for a, b in UNITS + MORE_UNITS:
+        for way in WAYS:
+            if not CORPUS.is_dir():
+                cases.append(pytest.param(None, None, way, id=f"{a}-{way}", marks=pytest.mark.skip(
+                    reason=f"no shared corpus at {CORPUS}: real-file tests skipped")))
+            else:
+                cases.append(pytest.param(CORPUS / a, CORPUS / b, way, id=f"{a[:-4]}-{way}"))
+    return cases
+
+
+@pytest.mark.parametrize("alo, ala, way", _resize_cases())
+def test_resized_unit_exported_mid_animation_is_at_the_new_size(blender, tmp_path, alo, ala,
+                                                                 way):
+    from test_resize import check_scaled, exported, import_unit, resize
+
+    from io_alamo.blender.alamo.actions import set_active_action
+    if alo is None:
+        alo, ala = tmp_path / "Tank.alo", tmp_path / "Tank_Turn_00.ala"
+        model = sample_model()
+        save(model, alo)
+        save(sample_animation(model), ala)
+    model, anim = read_alo(alo.read_bytes()), read_ala(ala.read_bytes())
+    arm, action = import_unit(alo, ala)
+    resize(way, arm)
+    set_active_action(arm, action)
+    start, end = action.frame_range
+    bpy.context.scene.frame_set(int((start + end) // 2))
+    _, new, new_anim = exported(tmp_path, arm, action)
+    check_scaled(model, anim, new, new_anim)
+
+
+# --- point 6: resize keeps the shadow mesh's topology -------------------------------------
+
+@pytest.mark.parametrize("path", corpus_params(".alo"))
+def test_scale_model_keeps_shadow_topology(blender, tmp_path, path):
+    from io_alamo import shaders
+    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
+    model = read_alo(path.read_bytes())
+    if model.kind != "model":
+        pytest.skip("particle effect")
+    shadows = [(m.name, k) for m in model.meshes for k, s in enumerate(m.submeshes)
+               if shaders.is_shadow(s.material.shader)]
+    if not shadows:
+        pytest.skip("no shadow mesh")
+    arm = import_model(path, import_animations=False)
+    bpy.context.view_layer.objects.active = arm
+    arm.select_set(True)
+    assert bpy.ops.alamo.scale_model(factor=1.5) == {"FINISHED"}
+    export_alo(bpy.context, str(tmp_path / "out.alo"), ExportOptions())
+    new = read_alo((tmp_path / "out.alo").read_bytes())
+    old_meshes, new_meshes = {m.name: m for m in model.meshes}, {m.name: m for m in new.meshes}
+    for name, k in shadows:
+        a, b = old_meshes[name].submeshes[k], new_meshes[name].submeshes[k]
+        assert np.array_equal(a.indices, b.indices), name
+        assert np.allclose(b.vertices["position"], 1.5 * a.vertices["position"], atol=1e-3)
+
+
+def test_scale_model_keeps_a_spec_built_shadow_topology(blender, tmp_path):
+    """A shadow volume whose quads are not the ones a fresh extrusion makes (a closed
+    tetrahedron whose file has two more degenerate triangles, as game files have extra
+    quads) keeps them after a resize."""
+    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
+    from io_alamo.blender.alamo.exp.shadow import shadow_volume
+    from io_alamo.formats.alamo import (VERTEX_DTYPE, Bone, Connections, Material, Mesh, Model,
+                                        ObjectConnection, Skeleton, SubMesh)
+    pos = np.array([(0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1)], np.float32)
+    faces = np.array([(0, 2, 1), (0, 1, 3), (0, 3, 2), (1, 2, 3)])
+    tri = np.zeros((4, 3), VERTEX_DTYPE)
+    tri["position"] = pos[faces]
+    vol = shadow_volume(tri)
+    indices = np.concatenate([vol.indices, vol.indices[4:6]]).astype(np.uint16)
+    sub = SubMesh(Material("MeshShadowVolume.fx", []), "alD3dVertN", vol.vertices, indices)
+    mesh = Mesh("Shadow", [sub], pos.min(0), pos.max(0))
+    model = Model(Skeleton([Bone("Root", -1, np.eye(3, 4, dtype="<f4"))]), [mesh],
+                  Connections([ObjectConnection(0, 0)]))
+    save(model, tmp_path / "S.alo")
+    arm = import_model(tmp_path / "S.alo", import_animations=False)
+    bpy.context.view_layer.objects.active = arm
+    arm.select_set(True)
+    assert bpy.ops.alamo.scale_model(factor=2.0) == {"FINISHED"}
+    export_alo(bpy.context, str(tmp_path / "out.alo"), ExportOptions())
+    got = read_alo((tmp_path / "out.alo").read_bytes()).meshes[0].submeshes[0]
+    assert np.array_equal(got.indices, indices)
+    assert np.allclose(got.vertices["position"], 2.0 * vol.vertices["position"], atol=1e-6)

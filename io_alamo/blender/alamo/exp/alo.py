@@ -29,6 +29,7 @@ from .bake import applied_scale, bake_of, origin_note
 from .common import ExportError, ExportOptions, ExportResult, Problem, Report, shader_value
 from .game_check import save_checked
 from .rest_pose import rest_pose
+from .shadow_keep import keep_shadow_topology
 from .mesh import MeshContext, build_mesh
 from .plugin import armature_members
 from .skeleton import build_skeleton, parse_source
@@ -356,6 +357,8 @@ class _Exporter:
             if not all(self.report.check_finite(f"mesh {obj.name!r}", a, [obj])
                        for a in floats):
                 return None
+        if isinstance(src, Mesh):
+            mesh = keep_shadow_topology(mesh, src)
         return plugin_data.apply_mesh_flags(self.plugin, obj, mesh, self.report)
 
     def _mesh_context(self):
