@@ -21,7 +21,7 @@ from ...matrices import decompose as _decompose
 from ...matrices import inverse
 from ...results import Result
 from ...source import get_source, has_source, source_file_name
-from .. import fingerprint
+from .. import bone_keys, fingerprint
 from ..fingerprint import bone_of_path
 from ..frames import FIRST_FRAME
 from ..unit_actions import unit_actions
@@ -250,9 +250,11 @@ def build_animation(context, armature, action, options, source=_UNPARSED):
     _refuse_scale_frames(action, result.animation)
     if src is not None:
         # bones whose motion was not edited keep the file's data exactly
+        untouched = {bone_index[n] for n in bone_keys.untouched(action, armature)
+                     if n in bone_index} if as_shown else set()
         result.animation, result.kept_bones = keep_unedited(
             result.animation, src_anim, armature, skeleton, bone_index, rows,
-            (t, q, s, reach), (visible[rows], has_visibility[rows], step, has_step))
+            (t, q, s, reach), (visible[rows], has_visibility[rows], step, has_step), untouched)
     result.timings["encode"] = time.perf_counter() - clock
     result.frames, result.fps, result.bones = frames, fps, len(rows)
     return result

@@ -23,7 +23,7 @@ from ...names import to_blender
 from ...results import Result
 from ...scene_settings import set_scene_frame_rate
 from ...source import SOURCE_NAME_KEY, set_source
-from .. import fingerprint
+from .. import bone_keys, fingerprint
 
 
 @dataclass
@@ -136,6 +136,7 @@ def import_ala(context: bpy.types.Context, armature: bpy.types.Object, filepath:
     action.use_frame_range = True
     action.frame_range = (start, start + max(frames - 1, 1))
     action[fingerprint.KEY] = fingerprint.digest(fingerprint.action_parts(action, armature))
+    bone_keys.remember(action, armature)
     result.action = action
     result.bones = sum(t is not None for t in targets)
     if options.set_scene_frame_rate and anim.fps > 0:
