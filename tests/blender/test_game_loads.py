@@ -380,3 +380,98 @@ def test_scale_model_keeps_a_spec_built_shadow_topology(blender, tmp_path):
     got = read_alo((tmp_path / "out.alo").read_bytes()).meshes[0].submeshes[0]
     assert np.array_equal(got.indices, indices)
     assert np.allclose(got.vertices["position"], 2.0 * vol.vertices["position"], atol=1e-6)
+
+
+# --- point 4: unedited bones keep their stored data exactly --------------------------------
+
+def test_unedited_bones_of_a_far_turned_unit_keep_their_data(blender, tmp_path):
+    """A format #1 unit whose bones sit far out (x1000) and turned by 3 radians: evaluating
+    an unedited bone in Blender differs from its stored motion by more than float noise, and
+    re-quantising it used to move it by one quantum. Its keys are as imported: it is kept."""
+    from test_animation_edits import same_stored
+
+    from io_alamo.formats.alamo import convert_animation
+    model = sample_model()
+    c, s = np.cos(3.0), np.sin(3.0)
+    turn = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
+    for b in model.bones[1:]:
+        m = np.array(b.matrix, np.float64)
+        m[:, :3] = turn @ m[:, :3]
+        m[:, 3] *= 1000
+        b.matrix = m.astype("<f4")
+    save(model, tmp_path / "Tank.alo")
+    save(convert_animation(sample_animation(model), 1), tmp_path / "Tank_Turn_00.ala")
+    arm = import_model(tmp_path / "Tank.alo", import_animations=False)
+    action = import_anim(arm, tmp_path / "Tank_Turn_00.ala").action
+    anim = read_ala((tmp_path / "Tank_Turn_00.ala").read_bytes())
+    edited = edit_one_key(arm, action, anim)
+    out = tmp_path / "Tank_Edited_00.ala"
+    result = export(arm, action, out, format=1)
+    new = read_ala(out.read_bytes())
+    assert result.kept_bones == len(anim.bones) - 1
+    for a, b in zip(anim.bones, new.bones):
+        assert same_stored(a, b) == (a.name.lower() != edited), a.name
+
+
+# --- point 5: a weight edit keeps the vertex colours ---------------------------------------
+
+def _skinned_with_dark_colours():
+    import copy
+    model = sample_model()
+    mesh = model.meshes[0]
+    sub = copy.copy(mesh.submeshes[0])
+    v = sub.vertices.copy()
+    v["color"] = np.float32(1 / 255)
+    v["bone_indices"] = 0
+    v["bone_weights"] = 0
+    v["bone_weights"][:, 0] = 1.0
+    sub.vertices, sub.vertex_format = v, "alD3dVertRSkinNU2"
+    sub.bone_map = np.array([1], np.uint32)
+    mesh.submeshes = [sub] + mesh.submeshes[1:]
+    return model
+
+
+def _colours(model, name):
+    mesh = next(m for m in model.meshes if m.name == name)
+    return np.unique(np.concatenate([s.vertices["color"] for s in mesh.submeshes]), axis=0)
+
+
+def _edit_one_weight(obj):
+    g = obj.vertex_groups[0]
+    first = next(v.index for v in obj.data.vertices if any(x.group == g.index for x in v.groups))
+    g.add([first], 0.5, "REPLACE")
+
+
+def test_a_weight_edit_keeps_a_spec_built_meshs_colours(blender, tmp_path):
+    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
+    model = _skinned_with_dark_colours()
+    save(model, tmp_path / "Trooper.alo")
+    import_model(tmp_path / "Trooper.alo", import_animations=False)
+    name = model.meshes[0].name
+    obj = next(o for o in bpy.data.objects if o.type == "MESH" and o.vertex_groups
+               and o.alamo.name == name)
+    _edit_one_weight(obj)
+    result = export_alo(bpy.context, str(tmp_path / "out.alo"), ExportOptions())
+    assert not result.reused.get(obj.name)                         # rebuilt from Blender
+    new = read_alo((tmp_path / "out.alo").read_bytes())
+    assert np.array_equal(_colours(new, name), _colours(model, name))
+
+
+@pytest.mark.parametrize("path", corpus_params(".alo"))
+def test_a_weight_edit_keeps_corpus_colours(blender, tmp_path, path):
+    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
+    model = read_alo(path.read_bytes())
+    if model.kind != "model":
+        pytest.skip("particle effect")
+    import_model(path, import_animations=False)
+    skinned = [o for o in bpy.data.objects if o.type == "MESH" and o.vertex_groups]
+    if not skinned:
+        pytest.skip("no skinned mesh")
+    for obj in skinned:
+        _edit_one_weight(obj)
+    result = export_alo(bpy.context, str(tmp_path / "out.alo"), ExportOptions())
+    assert not any(result.reused.get(o.name) for o in skinned)
+    new = read_alo((tmp_path / "out.alo").read_bytes())
+    for obj in skinned:
+        name = obj.alamo.name or obj.name
+        assert np.array_equal(_colours(new, name), _colours(model, name)), name
