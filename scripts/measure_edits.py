@@ -7,7 +7,8 @@ vertex moved in the largest mesh with tangents (angle between the file's and the
 tangents at vertices far from it). For every animation with its model: edited and exported in
 its own format (bones, step bits, 0x1008 chunks). Prints one line per file and a summary.
 With ``--only workflows`` (or by default, first): a modder's day of work (issue 25), see
-scripts/measure_workflows.py.
+scripts/measure_workflows.py. With ``--only game`` (or by default, before it): what the game's
+loaders take after a modder's edits (issue 31), see scripts/measure_game.py.
 
 Run with a Python that has the bpy wheel:  .venv/bin/python scripts/measure_edits.py [FOLDER]
 ``--repo PATH`` measures another checkout's io_alamo (e.g. before the change).
@@ -28,10 +29,12 @@ def parse():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("folder", nargs="?", default=str(ROOT.parent / "shared" / "corpus"))
     p.add_argument("--repo", default=str(ROOT), help="checkout whose io_alamo is measured")
-    p.add_argument("--only", choices=("all", "edits", "workflows"), default="all",
+    p.add_argument("--only", choices=("all", "edits", "workflows", "game"), default="all",
                    help="edits: the single edits above; workflows: a modder's day of work "
                         "(issue 25: resize three ways, kitbash, n-gon part, one key edited, "
-                        "new actions, a folder as output; scripts/measure_workflows.py)")
+                        "new actions, a folder as output; scripts/measure_workflows.py); "
+                        "game: what the game loads after edits (issue 31, "
+                        "scripts/measure_game.py)")
     return p.parse_args()
 
 
@@ -300,8 +303,14 @@ def main():
         print(f"no corpus at {folder}")
         return 1
     io_alamo.register()
+    sys.path.insert(0, str(ROOT / "scripts"))
+    if ARGS.only in ("all", "game"):
+        import measure_game
+        measure_game.run(folder)
+        if ARGS.only == "game":
+            io_alamo.unregister()
+            return 0
     if ARGS.only != "edits":
-        sys.path.insert(0, str(ROOT / "scripts"))
         import measure_workflows
         measure_workflows.run(folder)
         if ARGS.only == "workflows":

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def files(tmp_path):
     out = {}
     for name in ("fixture_alo_dazzles_nested", "fixture_alo_lights", "fixture_ala_v2_scale",
-                 "fixture_ala_v1_scale_step", "fixture_alo_collision"):
+                 "fixture_ala_v1_scale_step", "fixture_alo_collision", "fixture_ala_v1_constant"):
         data, _ = getattr(sb, name)()
         p = tmp_path / (name + (".ala" if "ala_" in name else ".alo"))
         p.write_bytes(data)
@@ -78,12 +78,16 @@ def test_convert_ala_both_ways_keeps_motion(tmp_path, files):
     src = files["fixture_ala_v2_scale"]
     one, two = tmp_path / "one.ala", tmp_path / "two.ala"
     assert main(["convert-ala", str(src), str(one), "--format", "1"]) == 0
-    assert main(["convert-ala", str(one), str(two), "--format", "2"]) == 0
+    # per-frame scale: the game's format #2 loader reads none (0x100b), so it is refused
+    assert main(["convert-ala", str(one), str(two), "--format", "2"]) == 1
+    assert not two.exists()
+    constant = files["fixture_ala_v1_constant"]
+    assert main(["convert-ala", str(constant), str(two), "--format", "2"]) == 0
     a, b, c = (read_ala(p.read_bytes()) for p in (src, one, two))
     assert (b.format, c.format) == (1, 2)
-    for x in (b, c):
+    for x, y in ((b, a), (c, read_ala(constant.read_bytes()))):
         for name in ("translation", "rotation", "scale", "visible"):
-            assert np.array_equal(getattr(decode_animation(a), name),
+            assert np.array_equal(getattr(decode_animation(y), name),
                                   getattr(decode_animation(x), name))
     assert all(bone.step is None for bone in c.bones)        # no 0x1008 in format #2
 

@@ -18,7 +18,7 @@ PNG = b"\x89PNG\r\n\x1a\n" + bytes(40)
 
 @pytest.fixture
 def engines(tmp_path):
-    files = {"model.alo": sb.fixture_alo_lights()[0], "anim.ala": sb.fixture_ala_v2_scale()[0],
+    files = {"model.alo": sb.fixture_alo_lights()[0], "anim.ala": sb.fixture_ala_v1_constant()[0],
              "wave.alm": alm1build.wave_grid(3).data, "grid.alm": alod_build.build_bytes(10),
              "tank.p3d": build_odol(47, [grid_lod(1.0, 4, 4)]), "picture.png": PNG}
     (tmp_path / "alod").mkdir()

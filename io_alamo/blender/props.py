@@ -109,6 +109,8 @@ class AlamoTeam(bpy.types.PropertyGroup):
                                description="Team colour, as the game's shader gets it")
 
 
+# Values read from a file are never clamped: the properties that hold them have soft limits
+# (the UI's slider range) only, no hard min/max (real dazzle phases go up to 1.5).
 class AlamoObject(bpy.types.PropertyGroup):
     role: EnumProperty(name="Role", items=ROLE_ITEMS, default="NONE")
     name: StringProperty(name="Name in File", description="The object's name as the file has it")
@@ -122,24 +124,24 @@ class AlamoObject(bpy.types.PropertyGroup):
         name="Alt Decrease Stay Hidden",
         description="Proxy stays hidden when the damage level (ALT) goes down again")
     # dazzles
-    color: FloatVectorProperty(name="Colour", subtype="COLOR", size=3, min=0.0, soft_max=1.0,
+    color: FloatVectorProperty(name="Colour", subtype="COLOR", size=3, soft_min=0.0, soft_max=1.0,
                                default=(1.0, 1.0, 1.0))
-    radius: FloatProperty(name="Radius", default=1.0, min=0.0,
+    radius: FloatProperty(name="Radius", default=1.0, soft_min=0.0,
                           description="World-space radius of the sprite")
     texture: StringProperty(name="Texture", description="Dazzle texture file name")
-    tex_x: IntProperty(name="Cell X", min=0, description="Column of the sprite in the texture grid")
-    tex_y: IntProperty(name="Cell Y", min=0, description="Row of the sprite in the texture grid")
-    tex_size: IntProperty(name="Grid Size", default=1, min=1,
+    tex_x: IntProperty(name="Cell X", soft_min=0, description="Column of the sprite in the texture grid")
+    tex_y: IntProperty(name="Cell Y", soft_min=0, description="Row of the sprite in the texture grid")
+    tex_size: IntProperty(name="Grid Size", default=1, soft_min=1,
                           description="The texture is a grid of this many cells per side")
-    frequency: FloatProperty(name="Frequency", min=0.0, description="Blinks per second (0: always on)")
-    phase: FloatProperty(name="Phase", min=0.0, max=1.0, description="Offset into the blink cycle")
-    bias: FloatProperty(name="Bias", default=1.0, min=0.0, max=1.0,
+    frequency: FloatProperty(name="Frequency", soft_min=0.0, description="Blinks per second (0: always on)")
+    phase: FloatProperty(name="Phase", soft_min=0.0, soft_max=1.0, description="Offset into the blink cycle")
+    bias: FloatProperty(name="Bias", default=1.0, soft_min=0.0, soft_max=1.0,
                         description="Fraction of each blink during which the dazzle shows")
     night_only: BoolProperty(name="Night Only", description="Shown only at night")
     # lights (raw file values; the Blender light shows an approximation)
     intensity: FloatProperty(name="Intensity", default=1.0)
-    far_attenuation_start: FloatProperty(name="Attenuation Start", min=0.0)
-    far_attenuation_end: FloatProperty(name="Attenuation End", min=0.0)
+    far_attenuation_start: FloatProperty(name="Attenuation Start", soft_min=0.0)
+    far_attenuation_end: FloatProperty(name="Attenuation End", soft_min=0.0)
     hotspot: FloatProperty(name="Hotspot", subtype="ANGLE", description="Spot light inner cone")
     falloff: FloatProperty(name="Falloff", subtype="ANGLE", description="Spot light outer cone")
 
@@ -150,8 +152,8 @@ class AlamoPoseBone(bpy.types.PropertyGroup):
 
 
 class AlamoAction(bpy.types.PropertyGroup):
-    frames: IntProperty(name="Frames", min=0, description="Frame count of the .ala file")
-    fps: FloatProperty(name="Frame Rate", min=0.0, default=30.0,
+    frames: IntProperty(name="Frames", soft_min=0, description="Frame count of the .ala file")
+    fps: FloatProperty(name="Frame Rate", soft_min=0.0, default=30.0,
                        description="Frames per second of the .ala file")
     format: EnumProperty(name="Format", default="2", items=[
         ("1", "#1 Empire at War", "Per-bone tracks (Star Wars: Empire at War)"),

@@ -209,7 +209,8 @@ def test_export_operator_picks_among_the_armatures_actions(blender, tmp_path):
     bpy.context.window_manager.alamo_action_index = bpy.data.actions.find(other.name)
     arm.animation_data.action = None
     assert op(filepath=str(out)) == {"FINISHED"}           # the one selected in the list
-    assert read_ala(out.read_bytes()).num_frames == 10
+    # keys on frames 1-10, written from frame 0: the file's frame k is Blender's frame k
+    assert read_ala(out.read_bytes()).num_frames == 11
     assert op(filepath=str(out), action="Tank_Turn_00") == {"FINISHED"}
     assert out.read_bytes() == (tmp_path / "Tank_Turn_00.ala").read_bytes()
     assert EXPORT_ANIM_OT_ala.bl_idname == "export_anim.alamo_ala"

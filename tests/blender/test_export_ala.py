@@ -121,15 +121,15 @@ def make_action(arm):
     arm.animation_data_create()
     action = bpy.data.actions.new("Wave")
     arm.animation_data.action = action
-    key(pbs["Arm"], 1, rotation_quaternion=(1, 0, 0, 0), location=(0, 0, 0))
-    key(pbs["Arm"], 10, rotation_quaternion=mathutils.Quaternion((0, 0, 1), 0.8),
+    key(pbs["Arm"], 0, rotation_quaternion=(1, 0, 0, 0), location=(0, 0, 0))
+    key(pbs["Arm"], 9, rotation_quaternion=mathutils.Quaternion((0, 0, 1), 0.8),
         location=(0.2, 0, 0))
-    key(pbs["Arm"], 20, rotation_quaternion=mathutils.Quaternion((1, 0, 0), -0.5),
+    key(pbs["Arm"], 19, rotation_quaternion=mathutils.Quaternion((1, 0, 0), -0.5),
         location=(0, 0.3, 0))
-    key(pbs["Hand"], 1, scale=(1, 1, 1))
-    key(pbs["Hand"], 20, scale=(1.5, 0.5, 2.0))
+    key(pbs["Hand"], 0, scale=(1, 1, 1))
+    key(pbs["Hand"], 19, scale=(1.5, 0.5, 2.0))
     hand = pbs["Hand"]
-    for frame, vis in ((1, True), (8, False), (12, True)):
+    for frame, vis in ((0, True), (7, False), (11, True)):
         hand.alamo.visible = vis
         arm.keyframe_insert('pose.bones["Hand"].alamo.visible', frame=frame)
     from io_alamo.blender import compat
@@ -138,9 +138,9 @@ def make_action(arm):
             for kp in fc.keyframe_points:
                 kp.interpolation = "CONSTANT"
         if fc.data_path.endswith('["Arm"].location'):
-            fc.keyframe_points[1].interpolation = "CONSTANT"        # a step at frame 10
-    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 20
-    action.frame_range = (1, 20)
+            fc.keyframe_points[1].interpolation = "CONSTANT"        # a step at frame 9
+    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 0, 19
+    action.frame_range = (0, 19)
     action.use_frame_range = True
     return action
 
@@ -164,10 +164,23 @@ def test_new_action_exports_and_reimports_to_the_same_motion(blender, tmp_path, 
     from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
     arm = make_rig()
     make_action(arm)
-    frames = range(1, 21)
+    frames = range(0, 20)
+    model = tmp_path / "Rig.alo"
+    if fmt == 2:
+        from io_alamo.blender import compat
+        # the game's format #2 loader reads no per-frame scale: refused, naming the bone
+        from io_alamo.blender.alamo.exp.common import ExportError
+        with pytest.raises(ExportError, match="'Hand' scales over time"):
+            export_alo(bpy.context, str(model), ExportOptions(animations=True, ala_format=fmt))
+        assert not list(tmp_path.iterdir())
+        action = arm.animation_data.action
+        for fc in compat.action_fcurves(action):
+            if fc.data_path.endswith(".scale"):
+                for k in fc.keyframe_points:
+                    k.co[1] = k.handle_left[1] = k.handle_right[1] = 1.0
+                fc.update()
     want, want_vis = pose_track(arm, frames)
     assert not want_vis[:, 2].all() and want_vis[:, 2].any()
-    model = tmp_path / "Rig.alo"
     result = export_alo(bpy.context, str(model),
                         ExportOptions(animations=True, ala_format=fmt))
     ala = tmp_path / "Rig_Wave.ala"
@@ -178,7 +191,7 @@ def test_new_action_exports_and_reimports_to_the_same_motion(blender, tmp_path, 
     assert names == ["Arm", "Hand"]             # the bones that move; never bone 0 (Root)
     assert [b.index for b in anim.bones] == [1, 2]
     hand = anim.bones[1]
-    assert hand.scale is not None                              # Hand scales
+    assert (hand.scale is not None) == (fmt == 1)              # Hand scales (in format #1)
     assert anim.bones[0].scale is None
     dec = decode_animation(anim)
     if fmt == 1:
@@ -211,7 +224,7 @@ def test_export_restores_scene_frame_and_pose(blender, tmp_path):
     skin.modifiers.new("Armature", "ARMATURE").object = arm
     bpy.context.scene.frame_set(7)
     arm.pose.bones["Root"].location = (1, 2, 3)                # posed by hand, not keyed
-    result = export(arm, action, tmp_path / "w.ala")
+    result = export(arm, action, tmp_path / "w.ala", format=1)      # Hand scales: format #1
     assert result.frames == 20
     assert bpy.context.scene.frame_current == 7
     assert arm.animation_data.action == other

@@ -451,6 +451,7 @@ def test_corpus_animation_default_format_is_its_own(blender, tmp_path, path):
     assert out.read_bytes() == path.read_bytes()        # its own format, byte for byte
 
 
+@pytest.mark.game_refuses   # the animation is written without its re-exported model
 def test_renamed_bone_renames_only_the_name_in_an_unedited_animation(blender, tmp_path):
     from io_alamo.blender.alamo.exp.ala import AnimationExportOptions, export_ala
     from io_alamo.blender.alamo.imp.ala import import_ala

@@ -255,6 +255,7 @@ def test_animation_failing_half_way_leaves_the_armature_as_it_was(blender, tmp_p
     assert arm.animation_data is None
 
 
+@pytest.mark.game_refuses   # fuzzed input, written back as it was
 def test_mutated_files_import_cleanly_or_change_nothing(blender, tmp_path):
     """Inputs from the fuzz harness, many of them readable but odd: an import either
     succeeds and only adds datablocks, or fails with AlamoFormatError and changes nothing."""
@@ -288,6 +289,7 @@ def saved_inputs():
     return [pytest.param(p, id=p.name) for p in sorted(fuzz.FIXTURE_DIR.glob("*.al[oa]"))]
 
 
+@pytest.mark.game_refuses   # fuzzed input, written back as it was
 @pytest.mark.parametrize("path", saved_inputs())
 def test_saved_fuzz_inputs_import_or_change_nothing(blender, tmp_path, path):
     """Every input the fuzz harness ever saved (format layer or Blender run), imported: it
@@ -360,6 +362,7 @@ def test_nan_is_never_written_the_export_names_the_object(blender, tmp_path, wha
     assert not out.exists() and not temp_files(tmp_path)
 
 
+@pytest.mark.game_refuses   # fuzzed input, written back as it was
 def test_hostile_counts_import_quickly_and_write_back(blender, tmp_path):
     """Header counts that disagree with the data (2^31 vertices, 4 billion bones) are kept
     for writing and reported by validation; nothing is allocated for them."""
@@ -804,6 +807,7 @@ def test_a_thousand_bones_for_10000_frames_import_and_export(blender, tmp_path):
     assert out.read_bytes() == data
 
 
+@pytest.mark.game_refuses   # fuzzed input, written back as it was
 def test_a_small_file_claiming_many_frames_of_constant_bones_imports_quickly(blender, sample,
                                                                             tmp_path):
     """100,000 frames of 1,000 bones that store nothing per frame: 36 KB that would be 4 GB

@@ -431,7 +431,8 @@ def test_key_visibility_of_a_bone_and_of_a_proxy_is_exported(blender, tmp_path):
     dec = decode_animation(anim)
     names = [b.name for b in anim.bones]
     vis = dec.visible[names.index("Arm")]
-    assert list(vis[[0, 8, 9, 18, 19]]) == [1, 1, 0, 0, 1]          # frames 1, 9, 10, 19, 20
+    # the file's frame k is Blender's frame k (issue 31): frames 1, 9, 10, 19, 20
+    assert list(vis[[1, 9, 10, 19, 20]]) == [1, 1, 0, 0, 1]
     assert not dec.visible[names.index("Hand")][4:].any()
 
 

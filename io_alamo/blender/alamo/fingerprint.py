@@ -15,6 +15,10 @@ from .. import compat
 KEY = "alamo_fingerprint"
 
 
+# the file's vertex colours of a vertex format that has none (written back when rebuilt)
+FILE_COLOR = "alamo_file_color"
+
+
 def digest(parts):
     """Hash of named arrays (order-independent in the names)."""
     h = hashlib.sha1()
@@ -142,7 +146,8 @@ def mesh_parts(me, obj, weights=None):
     parts["material_index"] = compat.material_indices(me)
     for layer in me.uv_layers:
         parts[f"uv:{layer.name}"] = compat.uv_layer(me, layer).ravel()
-    for name, width, prop in (("Color", 4, "color"), ("alamo_tangent", 3, "vector"),
+    for name, width, prop in (("Color", 4, "color"), (FILE_COLOR, 4, "color"),
+                              ("alamo_tangent", 3, "vector"),
                               ("alamo_binormal", 3, "vector")):
         att = me.attributes.get(name)
         if att is not None:

@@ -260,10 +260,12 @@ def encode_ala(anim: Animation) -> list[Chunk]:
               "num_bones": count_for(lay, "bones", len(anim.bones))}
     slots = {}
     bones = anim.bones
+    head = sub_of(lay, "header")
+    # only a file read as format #2 can have bones read without a format #2 mini-chunk;
+    # every other bone of a format #2 file gets all four (the game's loader needs them)
+    read_as_2 = head is not None and any(t in head.order for t in FORMAT2_HEADER_MINIS)
     if anim.format == 2:
-        sizes, indices, blocks = _frame_blocks(anim)
-        head = sub_of(lay, "header")
-        read_as_2 = head is not None and any(t in head.order for t in FORMAT2_HEADER_MINIS)
+        sizes, indices, blocks = _frame_blocks(anim, read_as_2)
         for mtype, (name, _) in HEADER_SCHEMA.items():
             # a frame size the file left out stays out while there is nothing to count
             if read_as_2 and name in sizes and _absent(head, mtype) and not sizes[name]:
@@ -277,7 +279,7 @@ def encode_ala(anim: Animation) -> list[Chunk]:
     slots["header"] = Chunk(ChunkType.ANIMATION_HEADER,
                             data=encode_minis(header, HEADER_SCHEMA, sub_of(lay, "header")))
     for i, bone in enumerate(bones):
-        slots[("bone", i)] = _bone_chunk(bone, frames, anim.format, indices[i])
+        slots[("bone", i)] = _bone_chunk(bone, frames, anim.format, indices[i], read_as_2)
     order = ["header"] + [("bone", i) for i in range(len(bones))] + list(BLOCKS)
     anim_chunk = Chunk(ChunkType.ANIMATION, children=arrange(slots, order, lay))
     return arrange({"animation": anim_chunk}, ["animation"], sub_of(lay, "roots"))
@@ -294,7 +296,7 @@ def _track(bone, name, frames, width):
     return arr
 
 
-def _frame_blocks(anim):
+def _frame_blocks(anim, read_as_2=False):
     """Format #2: place each bone's tracks in the per-frame blocks.
 
     Offsets as read are kept when every bone still reads its own values there (bones may
@@ -328,9 +330,12 @@ def _frame_blocks(anim):
                 block[:, at:at + width] = arr
         for (i, arr), at in zip(have, offsets):
             indices[i][BLOCK_INDEX[track]] = at
+        mtype = _INDEX_MINI[track]
         for i, b in enumerate(anim.bones):
-            # a bone read without this mini-chunk is written without it
-            absent = b.layout is not None and getattr(b, BLOCK_INDEX[track]) is None
+            # a bone read without this mini-chunk (from a format #2 file) is written without
+            # it; any other bone has it (-1: no track), as the game's loader requires
+            absent = read_as_2 and getattr(b, BLOCK_INDEX[track]) is None and \
+                _absent(sub_of(b.layout, "header"), mtype)
             indices[i].setdefault(BLOCK_INDEX[track], None if absent else -1)
         if max(offsets, default=0) > 0x7FFF:
             raise AlamoFormatError(f"format #2 {track} block too large ({size} values per frame)")
@@ -346,7 +351,11 @@ def _block_as_read(anim, key, frames, size, dtype):
     return np.zeros((frames, size), dtype)
 
 
-def _bone_chunk(bone, frames, fmt, indices):
+_INDEX_MINI = {"translation": AnimationMini.TRANSLATION_INDEX,
+               "scale": AnimationMini.SCALE_INDEX, "rotation": AnimationMini.ROTATION_INDEX}
+
+
+def _bone_chunk(bone, frames, fmt, indices, read_as_2=False):
     lay = bone.layout
     values = {name: getattr(bone, name) for name, _ in BONE_SCHEMA.values()}
     for name in FORMAT2_ONLY:
@@ -356,7 +365,7 @@ def _bone_chunk(bone, frames, fmt, indices):
     if fmt == 2:
         values.update(indices)
         default = bone.default_rotation
-        if default is None and not _absent(head, AnimationMini.DEFAULT_ROTATION):
+        if default is None and not (read_as_2 and _absent(head, AnimationMini.DEFAULT_ROTATION)):
             default = bone.rotation[0] if bone.rotation is not None else [0, 0, 0, 32767]
         values["default_rotation"] = default
     else:

@@ -11,6 +11,7 @@ from .alo_write import write_alo
 from .animation import Animation, decode_ala, read_ala, write_ala
 from .chunk_types import ChunkType
 from .chunks import BytesLike, read_chunks
+from .game_rules import GameRefusedError, game_refusals
 from .model import Model, ParticleEffect
 
 
@@ -45,14 +46,29 @@ def encode(obj: Model | ParticleEffect | Animation | bytes) -> bytes:
     return write_ala(obj) if isinstance(obj, Animation) else write_alo(obj)
 
 
-def save(obj: Model | ParticleEffect | Animation, path: PathLike) -> None:
-    """Write a model or animation atomically: the target is replaced only on success."""
-    save_all([(obj, path)])
+def save(obj: Model | ParticleEffect | Animation, path: PathLike, *, keep=(),
+         game_check=True) -> None:
+    """Write a model or animation atomically: the target is replaced only on success
+    (``keep`` and ``game_check`` as for :func:`save_all`)."""
+    save_all([(obj, path)], keep=keep, game_check=game_check)
 
 
-def save_all(items) -> None:
+def save_all(items, *, keep=(), game_check=True) -> None:
     """Write several models or animations, ``[(obj, path), ...]``, all or nothing: each
     encoded first (a bad record stops before any file is touched), then written as
     :func:`~io_alamo.formats.saving.write_all` writes (refusing folders, read-only files and
-    missing folders; a failure leaves every target as it was)."""
-    write_all([(encode(obj), path) for obj, path in items])
+    missing folders; a failure leaves every target as it was).
+
+    Nothing is written when the game's loaders would refuse one of the files
+    (:class:`~.game_rules.GameRefusedError`; an animation is matched against the model
+    written with it, else the one beside it), except a file that is byte for byte one of
+    ``keep`` (the files it was imported from: writing one back unedited changes nothing).
+    ``game_check=False`` writes refused files too (tests that build broken input)."""
+    encoded = [(encode(obj), os.fspath(path)) for obj, path in items]
+    if game_check:
+        kept = {bytes(k) for k in keep if k is not None}
+        refused = [(p, r) for p, r in game_refusals(encoded) if not kept
+                   or next(d for d, q in encoded if q == p) not in kept]
+        if refused:
+            raise GameRefusedError(refused)
+    write_all(encoded)

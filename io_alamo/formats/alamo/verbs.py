@@ -7,6 +7,7 @@ from .animation import Animation, convert_animation, read_ala
 from .chunks import BytesLike, read_chunks
 from .describe import chunk_tree, summary
 from .files import encode, read_any
+from .game_rules import game_lines
 from .validate import validate
 
 __all__ = ["convert", "dump_tree", "info_lines", "problems", "roundtrip"]
@@ -18,8 +19,10 @@ def info_lines(data: BytesLike, filename: str | None = None) -> list[str]:
 
 
 def problems(data: BytesLike, filename: str | None = None) -> list[str]:
-    """Structural problems, one line each; [] for a good file."""
-    return validate(read_any(data, filename=filename))
+    """Structural problems, one line each, then what the game's loaders would refuse (an
+    animation checked against the model beside it, as the alo-viewer pairs them); [] for a
+    good file."""
+    return validate(read_any(data, filename=filename)) + game_lines(data, filename)
 
 
 def roundtrip(data: BytesLike, filename: str | None = None) -> bytes:

@@ -14,19 +14,22 @@ import bpy
 import numpy as np
 
 from ....formats.alamo import (AlamoFormatError, AnimationData, convert_animation,
-                               encode_animation, read_ala, save)
+                               encode_animation, read_ala)
 from ... import compat, progress
 from ...matrices import continuous_quaternions as _continuous
 from ...matrices import decompose as _decompose
 from ...matrices import inverse
 from ...results import Result
 from ...source import get_source, has_source, source_file_name
-from .. import fingerprint
+from .. import bone_keys, fingerprint
 from ..fingerprint import bone_of_path
+from ..frames import FIRST_FRAME
+from ..unit_actions import unit_actions
 from .ala_bones import (keep_unedited, merge_steps, moving_bones, renamed, source_animation,
                         source_bones)
 from .bake import applied_scale, bake_of
 from .common import ExportError, Report
+from .game_check import save_checked
 from .skeleton import build_skeleton, parse_source
 
 MAX_FRAMES = 100_000
@@ -63,23 +66,15 @@ def export_ala(context: bpy.types.Context, armature: bpy.types.Object, action: b
     """Write ``action`` on ``armature`` to ``filepath`` (atomically)."""
     result = build_animation(context, armature, action, options or AnimationExportOptions())
     t = time.perf_counter()
-    save(result.animation, filepath)
+    save_checked([(result.animation, filepath)], [action], armature)
     result.timings["write"] = time.perf_counter() - t
     return result
 
 
 def armature_actions(armature):
-    """Actions that animate this armature's bones: the active one first, then by name."""
-    names = {b.name for b in armature.data.bones}
-    out = []
-    for action in bpy.data.actions:
-        for fc in compat.action_fcurves(action):
-            if bone_of_path(fc.data_path)[0] in names:
-                out.append(action)
-                break
-    active = armature.animation_data.action if armature.animation_data else None
-    out.sort(key=lambda a: (a is not active, a.name))
-    return out
+    """Actions of this armature's unit (:mod:`..unit_actions`): the active one first, then
+    by name. Another unit's actions never are, though they animate bones of the same names."""
+    return unit_actions(armature)
 
 
 def file_name_for(model_path, action):
@@ -110,6 +105,10 @@ def frame_span(context, action, options):
         # manual range): the file's own count is what is exported
         if action.alamo.frames <= 1 and action.use_frame_range and end - start == 1:
             end = start + action.alamo.frames - 1
+        if not action.use_frame_range:
+            # keys from frame 1 (say): Blender's frame k is the file's frame k, as import
+            # reads it back; a manual frame range is exported as it is, its first frame first
+            start = min(start, FIRST_FRAME)
     start, end = int(round(start)), int(round(end))
     frames = end - start + 1
     if frames == 0 and has_source(action):
@@ -248,14 +247,28 @@ def build_animation(context, armature, action, options, source=_UNPARSED):
         result.animation = encode_animation(data, fmt)
     except AlamoFormatError as e:
         raise ExportError([f"action {action.name!r}: {e}"]) from None
+    _refuse_scale_frames(action, result.animation)
     if src is not None:
         # bones whose motion was not edited keep the file's data exactly
+        untouched = {bone_index[n] for n in bone_keys.untouched(action, armature)
+                     if n in bone_index} if as_shown else set()
         result.animation, result.kept_bones = keep_unedited(
             result.animation, src_anim, armature, skeleton, bone_index, rows,
-            (t, q, s, reach), (visible[rows], has_visibility[rows], step, has_step))
+            (t, q, s, reach), (visible[rows], has_visibility[rows], step, has_step), untouched)
     result.timings["encode"] = time.perf_counter() - clock
     result.frames, result.fps, result.bones = frames, fps, len(rows)
     return result
+
+
+def _refuse_scale_frames(action, anim):
+    """The game's format #2 loader reads no per-frame scale (a 0x100b chunk makes it refuse
+    the file): a bone whose scale changes over time needs format #1."""
+    scaled = [b.name for b in anim.bones if b.scale is not None] if anim.format == 2 else []
+    if scaled:
+        raise ExportError([f"action {action.name!r}: bone {', '.join(map(repr, scaled))} "
+                           "scales over time, which the game's format #2 (Forces of Corruption) "
+                           "cannot hold: export it as format #1 (Empire at War, which Forces "
+                           "of Corruption also reads) or key a constant scale"])
 
 
 def _rest_locals(skeleton):

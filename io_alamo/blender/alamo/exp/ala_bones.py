@@ -107,15 +107,17 @@ def merge_steps(step, has_step, keyed, rows, src):
 
 # --- an edited imported action: the bones that were not edited keep their stored data -----
 
-def keep_unedited(anim, src_anim, armature, skeleton, bone_index, rows, motion, bits):
+def keep_unedited(anim, src_anim, armature, skeleton, bone_index, rows, motion, bits,
+                  untouched=frozenset()):
     """``anim`` (freshly quantised from the pose) with every bone whose motion is still what
     the imported file stores taken from that file as it is: in format #1 its 0x1002 chunk
     byte for byte, in format #2 its quantised columns, offsets and scales (issue 25). Edited
     bones keep the file's layout and, where their tracks are where they were, its frame
     block offsets. ``motion``: (t, q, s) per skeleton row, (B, F, 3/4/3), q as w, x, y, z;
     ``reach``: (B,) how far from the origin each bone and its parent get (float noise);
-    ``bits``: (visible, has_visibility, step, has_step) per written row. Returns the
-    animation and how many bones were kept."""
+    ``bits``: (visible, has_visibility, step, has_step) per written row; ``untouched``:
+    skeleton rows whose keys were not edited (:mod:`..bone_keys`), kept whatever their
+    evaluated motion. Returns the animation and how many bones were kept."""
     frames = int(anim.num_frames)
     if int(src_anim.num_frames) != frames:
         return anim, 0
@@ -136,9 +138,9 @@ def keep_unedited(anim, src_anim, armature, skeleton, bone_index, rows, motion, 
         old = by_row.get(row)
         if old is None:
             out.bones.append(new)
-        elif old.name == new.name and old.unknown == new.unknown and \
-                _same_bits(old, bits, i, frames, anim.format) and \
-                _same_motion(old, [m[row] for m in motion], frames):
+        elif old.name == new.name and old.unknown == new.unknown and (
+                row in untouched or _same_bits(old, bits, i, frames, anim.format) and
+                _same_motion(old, [m[row] for m in motion], frames)):
             out.bones.append(old)
             kept += 1
         else:

@@ -15,7 +15,6 @@ import numpy as np
 from .... import shaders
 from ....formats.alamo import (Bone, Connections, Dazzle, Light, Material, Mesh, Model,
                                ObjectConnection, ParamType, Proxy, ShaderParam)
-from ....formats.alamo.files import save_all
 from ... import progress
 from ...armature import find_armature
 from ...attach import child_of_bone, child_of_rest_world
@@ -28,6 +27,9 @@ from . import plugin as plugin_data
 from .ala import AnimationExportOptions, armature_actions, build_animation, file_name_for
 from .bake import applied_scale, bake_of, origin_note
 from .common import ExportError, ExportOptions, ExportResult, Problem, Report, shader_value
+from .game_check import save_checked
+from .rest_pose import rest_pose
+from .shadow_keep import keep_shadow_topology
 from .mesh import MeshContext, build_mesh
 from .plugin import armature_members
 from .skeleton import build_skeleton, parse_source
@@ -65,12 +67,13 @@ def export_alo(context: bpy.types.Context, filepath: str,
                                     AnimationExportOptions(format=options.ala_format,
                                                            new_format=options.new_ala_format),
                                     source=exporter.source)
-            anims.append((path, built.animation))
+            anims.append((path, built.animation, action))
         result.timings["animations"] = time.perf_counter() - t
     t = time.perf_counter()
     # all files or none: a failure leaves every existing file as it was
-    save_all([(result.model, filepath)] + [(anim, path) for path, anim in anims])
-    result.animations += [path for path, _ in anims]
+    save_checked([(result.model, filepath)] + [(anim, path) for path, anim, _ in anims],
+                 [result.armature] + [action for _, _, action in anims], result.armature)
+    result.animations += [path for path, _, _ in anims]
     result.timings["write"] = time.perf_counter() - t
     return result
 
@@ -134,6 +137,10 @@ class _Exporter:
         return self._weights[obj.name]
 
     def build(self):
+        with rest_pose(self.context):            # whatever frame Blender shows
+            return self._build()
+
+    def _build(self):
         clock = time.perf_counter()
         timings = self.result.timings
 
@@ -350,6 +357,8 @@ class _Exporter:
             if not all(self.report.check_finite(f"mesh {obj.name!r}", a, [obj])
                        for a in floats):
                 return None
+        if isinstance(src, Mesh):
+            mesh = keep_shadow_topology(mesh, src)
         return plugin_data.apply_mesh_flags(self.plugin, obj, mesh, self.report)
 
     def _mesh_context(self):
@@ -413,7 +422,10 @@ class _Exporter:
             falloff, hotspot = p.falloff, p.hotspot
         name = from_blender(object_export_name(obj))
         self.check_name("light", name, [obj])
-        rec = Light(name, ltype, np.array(data.color, "<f4"), np.float32(intensity),
+        color = np.array(data.color, "<f4")
+        if p.role == "LIGHT" and np.array_equal(color, np.clip(np.array(p.color, "<f4"), 0, 1e6)):
+            color = np.array(p.color, "<f4")       # the file's colour, where Blender clamped it
+        rec = Light(name, ltype, color, np.float32(intensity),
                     np.float32(p.far_attenuation_end), np.float32(p.far_attenuation_start),
                     np.float32(hotspot), np.float32(falloff))
         if isinstance(src, Light) and _same_fields(src, rec, ("name", "type", "color", "intensity",

@@ -13,15 +13,17 @@ import numpy as np
 from mathutils import Matrix
 
 from ....formats import registry
-from ....formats.alamo import decode_bone, read_ala
+from ....formats.alamo import AlamoFormatError, decode_bone, read_ala
 from ....formats.files import read_file_bytes
 from ... import compat
 from ...armature import match_bones
+from ..frames import FIRST_FRAME
+from ..unit_actions import claim
 from ...names import to_blender
 from ...results import Result
 from ...scene_settings import set_scene_frame_rate
 from ...source import SOURCE_NAME_KEY, set_source
-from .. import fingerprint
+from .. import bone_keys, fingerprint
 
 
 @dataclass
@@ -94,13 +96,22 @@ def import_ala(context: bpy.types.Context, armature: bpy.types.Object, filepath:
     result = AnimationImportResult()
     targets = match_bones(armature, anim)
     result.missing = [to_blender(b.name) for b, t in zip(anim.bones, targets) if t is None]
+    if anim.bones and len(result.missing) == len(anim.bones):
+        # an action that moves nothing is no import: say so, and change nothing
+        raise AlamoFormatError(
+            f"none of its {len(anim.bones)} animated bones is in the armature "
+            f"{armature.name!r} ({', '.join(result.missing[:5])}"
+            f"{' ...' if len(anim.bones) > 5 else ''}): it belongs to another model; nothing "
+            "was imported", filename=filepath)
     if result.missing:
         result.warn(f"{len(result.missing)} animated bones are not in the armature and were "
                     f"skipped: {', '.join(result.missing[:10])}"
                     + (" ..." if len(result.missing) > 10 else ""), [armature])
     scene = context.scene
     frames = int(anim.num_frames)
-    start = scene.frame_start
+    # the file's frame k is Blender's frame k, as export writes it (issue 31: a round trip
+    # keeps frame numbers)
+    start = FIRST_FRAME
     name = to_blender(os.path.splitext(base)[0])
     action = bpy.data.actions.new(name)
     modes = [pb.rotation_mode for pb in armature.pose.bones]
@@ -116,6 +127,7 @@ def import_ala(context: bpy.types.Context, armature: bpy.types.Object, filepath:
             armature.animation_data_clear()
         raise
     action.use_fake_user = True
+    claim(action, armature)                 # the unit's action, not another unit's
     action.alamo.frames = frames
     action.alamo.fps = float(anim.fps)
     action.alamo.format = str(anim.format)
@@ -124,12 +136,14 @@ def import_ala(context: bpy.types.Context, armature: bpy.types.Object, filepath:
     action.use_frame_range = True
     action.frame_range = (start, start + max(frames - 1, 1))
     action[fingerprint.KEY] = fingerprint.digest(fingerprint.action_parts(action, armature))
+    bone_keys.remember(action, armature)
     result.action = action
     result.bones = sum(t is not None for t in targets)
     if options.set_scene_frame_rate and anim.fps > 0:
         for text in set_scene_frame_rate(scene, float(anim.fps)):
             result.warn(text)
     if options.set_scene_range:
+        scene.frame_start = start
         scene.frame_end = start + max(frames - 1, 0)
     return result
 

@@ -28,6 +28,7 @@ from ...source import MODEL_KEY, SOURCE_NAME_KEY, set_source, source_text
 from ...textures import TextureFinder
 from ...transaction import Transaction
 from .. import fingerprint
+from ..fingerprint import FILE_COLOR
 from ..corners import store_corner_keys
 from ..rest import remember_rest
 from ..shown import game_shown
@@ -399,10 +400,13 @@ class _ModelBuilder:
             domain, pick = "POINT", slice(None)
         else:
             domain, pick = "CORNER", corner_v
-        if a.has_colors:
-            parts[f"Color:{domain}"] = np.ascontiguousarray(a.color[pick]).ravel()
-            col = me.color_attributes.new("Color", "FLOAT_COLOR", domain)
-            col.data.foreach_set("color", parts[f"Color:{domain}"])
+        # colours a vertex format without colours still stores (not white: a stormtrooper's
+        # are 1/255) are kept apart, for a rebuilt mesh to write them back (issue 31)
+        name = "Color" if a.has_colors else FILE_COLOR if np.any(a.color != 1.0) else None
+        if name is not None:
+            parts[f"{name}:{domain}"] = np.ascontiguousarray(a.color[pick]).ravel()
+            col = me.color_attributes.new(name, "FLOAT_COLOR", domain)
+            col.data.foreach_set("color", parts[f"{name}:{domain}"])
         if a.has_tangents:
             for name, arr in (("alamo_tangent", a.tangent), ("alamo_binormal", a.binormal)):
                 parts[f"{name}:{domain}"] = np.ascontiguousarray(arr[pick]).ravel()
@@ -497,6 +501,7 @@ class _ModelBuilder:
         p = obj.alamo
         p.role, p.name, p.file_index = "LIGHT", name, oi
         p.intensity = intensity
+        p.color = [float(c) for c in light.color]    # the file's (Blender's light clamps at 0)
         p.far_attenuation_start = float(light.far_attenuation_start)
         p.far_attenuation_end = float(light.far_attenuation_end)
         p.hotspot, p.falloff = float(light.hotspot), float(light.falloff)
@@ -528,8 +533,8 @@ class _ModelBuilder:
             p.hidden = bool(d.hidden)
             p.night_only = bool(d.night_only)
             if d.color is not None:
-                p.color = [float(np.clip(c, 0.0, 1e6)) for c in d.color]
-                obj.color = (*p.color, 1.0)
+                p.color = [float(c) for c in d.color]          # as the file has it
+                obj.color = (*[float(np.clip(c, 0.0, 1e6)) for c in d.color], 1.0)
             for name in ("radius", "frequency", "phase"):
                 if getattr(d, name) is not None:
                     setattr(p, name, float(getattr(d, name)))

@@ -15,6 +15,8 @@ def srgb_to_linear(c):
 
 
 def _rgb(v):
+    if isinstance(v, (int, float)):
+        v = [v] * 3                   # a colour parameter stored as one float (grey)
     return [float(x) for x in (list(v) + [1.0, 1.0, 1.0])[:3]]
 
 

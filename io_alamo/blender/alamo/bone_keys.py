@@ -1,0 +1,65 @@
+"""Which bones of an imported action were not edited, from their keys: at import each bone's
+F-curves (every key, interpolation and mute), its rest and its parent's rest, and its
+constraints are hashed; at export a bone whose hash is unchanged, and that no driver moves,
+is written from the file's stored data exactly (issue 31: re-quantising an unedited bone
+from its evaluated pose moved 1-2 bones of format #1 files by one quantum)."""
+
+import numpy as np
+
+from .. import compat
+from .fingerprint import bone_of_path, digest
+
+KEY = "alamo_bone_keys"        # on an imported action: {Blender bone name: hash}
+
+
+def _bone_digests(action, armature):
+    parts = {}
+    for fc in compat.action_fcurves(action):
+        name, _ = bone_of_path(fc.data_path)
+        if name is None:
+            continue
+        n = len(fc.keyframe_points)
+        co = np.empty(2 * n, np.float32)
+        fc.keyframe_points.foreach_get("co", co)
+        interp = np.empty(n, np.int32)
+        fc.keyframe_points.foreach_get("interpolation", interp)
+        key = f"{fc.data_path}[{fc.array_index}]"
+        own = parts.setdefault(name, {})
+        own[f"co:{key}"] = co
+        own[f"interpolation:{key}"] = interp
+        own[f"mute:{key}"] = np.array([fc.mute], np.uint8)
+    out = {}
+    for name, own in parts.items():
+        bone = armature.data.bones.get(name)
+        pb = armature.pose.bones.get(name)
+        if bone is None or pb is None:
+            continue
+        own["rest"] = np.array(bone.matrix_local, np.float32)
+        own["parent"] = np.array(bone.parent.matrix_local if bone.parent else np.eye(4),
+                                 np.float32)
+        own["constraints"] = np.frombuffer("\0".join(
+            f"{c.type}:{c.influence}:{c.mute}" for c in pb.constraints).encode(), np.uint8)
+        own["modes"] = np.frombuffer(f"{pb.rotation_mode}:{bone.use_inherit_rotation}:"
+                                     f"{bone.inherit_scale}".encode(), np.uint8)
+        out[name] = digest(own)
+    return out
+
+
+def remember(action, armature):
+    """Store the hash of every bone the imported action animates (import calls it)."""
+    action[KEY] = _bone_digests(action, armature)
+
+
+def untouched(action, armature):
+    """Names of the Blender bones whose keys, rests and constraints are as imported and that
+    no driver moves."""
+    stored = action.get(KEY)
+    if stored is None:
+        return set()
+    stored = dict(stored)
+    now = _bone_digests(action, armature)
+    driven = set()
+    ad = armature.animation_data
+    if ad is not None:
+        driven = {bone_of_path(d.data_path)[0] for d in ad.drivers}
+    return {n for n, h in now.items() if stored.get(n) == h and n not in driven}
