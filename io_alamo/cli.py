@@ -42,6 +42,14 @@ def error_line(e, path):
     return f"{path}: {without_filename(e, path)}"
 
 
+def os_error_line(e):
+    """An OSError as ``FILE: what is wrong``: ``x.alo: No such file or directory``; errors
+    made with a whole message (which names its file) as they are."""
+    if e.filename:
+        return f"{e.filename}: {e.strerror or e}"
+    return str(e)
+
+
 def problem_line(problem, path):
     """A validate problem (a string, or the text of an error) as ``FILE: problem``."""
     return f"{path}: {without_filename(problem, path)}"
@@ -244,8 +252,7 @@ def main(argv=None):
         print(e, file=sys.stderr)             # FILE: cannot be written: why
         return 1
     except OSError as e:
-        where = f"{e.filename}: " if e.filename else "error: "
-        print(f"{where}{e.strerror or e}", file=sys.stderr)
+        print(os_error_line(e), file=sys.stderr)
         return 1
 
 
