@@ -110,7 +110,7 @@ def error_of(data):
     with pytest.raises(Alm1FormatError) as e:
         read_alm1(data, "bad.alm")
     assert isinstance(e.value, FormatError)
-    assert "\n" not in str(e.value) and str(e.value).startswith("bad.alm, offset 0x")
+    assert "\n" not in str(e.value) and str(e.value).startswith("bad.alm: ") and "(offset 0x" in str(e.value)
     return e.value
 
 

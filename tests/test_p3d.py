@@ -217,7 +217,7 @@ def test_nul_bytes_replaced_by_spaces():
     with pytest.raises(P3dFormatError) as e:
         read_p3d(data.replace(b"\0", b" "), filename="spaces.p3d")
     text = str(e.value)
-    assert "ODOL v48" in text and "spaces.p3d, offset 0x4" in text
+    assert "ODOL v48" in text and "spaces.p3d: " in text and "(offset 0x4" in text
     assert "NUL bytes were replaced by spaces" in text
     # the same damage after an intact header is found where it starts
     head = len(data) // 3
