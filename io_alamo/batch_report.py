@@ -30,6 +30,15 @@ def warning_counts(warnings):
     return counts
 
 
+def unique_counts(texts):
+    """``[(text, times)]`` in the order each text first appears: a warning given for every
+    bone or mesh is listed once."""
+    counts = {}
+    for t in texts:
+        counts[t] = counts.get(t, 0) + 1
+    return list(counts.items())
+
+
 def describe_counts(counts):
     """``"3 textures not found, 1 warning"``."""
     return ", ".join(f"{n} {one if n == 1 else many}" for (one, many), n in counts.items())
@@ -105,8 +114,9 @@ class BatchReport:
         self._clear_progress()
         print(line, file=self.stream, flush=True)
         if self.verbose:
-            for w in warnings:
-                print(f"    warning: {w}", file=self.stream, flush=True)
+            for w, n in unique_counts(warnings):
+                more = f" ({n} times)" if n > 1 else ""
+                print(f"    warning: {w}{more}", file=self.stream, flush=True)
         if len(self.done) < self.total:
             self._show_progress()
 
