@@ -17,6 +17,7 @@ from ..batch_report import BatchReport, blender_output_hidden
 from ..formats import registry
 from ..formats.alamo.game_data import is_archive_file
 from ..formats.errors import FormatError, without_filename
+from ..inputs import nothing_found_line
 from .alamo import batch as alamo_batch
 from .outputs import finish
 from .prefs import user_texture_folders
@@ -75,9 +76,9 @@ def _context():
 def _options(args):
     if args.verb == "import":
         return {"glb": args.glb, "preview": args.preview, "glb_all": args.glb_all,
-                "texture_folders": search_folders(args)}
+                "texture_folders": search_folders(args), "overwrite": args.overwrite}
     if args.verb == "export":
-        return {"ala_format": args.ala_format}
+        return {"ala_format": args.ala_format, "overwrite": args.overwrite}
     return {}
 
 
@@ -93,10 +94,14 @@ def run(argv, prog, blender_binary=None):
         if missing:
             raise FileNotFoundError(f"--textures {missing[0]}: no such folder or .meg")
     except FileNotFoundError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(e, file=sys.stderr)
         return 2
-    for folder in empty:
-        print(f"no {' or '.join(VERBS[args.verb])} files found in {folder}", file=sys.stderr)
+    if args.out and args.out.exists() and not args.out.is_dir():
+        print(f"{args.out}: is a file; --out names the output folder (it is made if "
+              "missing)", file=sys.stderr)
+        return 2
+    for item in empty:
+        print(nothing_found_line(item, VERBS[args.verb]), file=sys.stderr)
     if not tasks:
         return 1 if empty else 0
     if args.worker:
