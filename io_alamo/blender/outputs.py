@@ -10,6 +10,7 @@ import bpy
 import numpy as np
 from mathutils import Vector
 
+from ..scratch import remove_scratch_folders
 from .alamo.preview.gltf import gltf_look
 from .alamo.shown import prepare_gltf_export
 
@@ -23,6 +24,7 @@ _hard_exit = False
 def finish(status):
     """The batch's exit status, ending the process at once where Blender would crash at exit."""
     if _hard_exit:
+        remove_scratch_folders()              # os._exit skips atexit
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(status)

@@ -65,3 +65,15 @@ def test_out_naming_a_file_is_one_clear_error(tmp_path):
     assert r.stderr.strip() == (f"{tmp_path / 'out.txt'}: is a file; --out names the output "
                                 "folder (it is made if missing)")
     assert (tmp_path / "out.txt").read_text() == "a file"
+
+
+def test_a_batch_run_leaves_nothing_in_the_temp_folder(tmp_path):
+    write_sample(tmp_path / "src")
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    env = dict(__import__("os").environ, TMPDIR=str(temp), TEMP=str(temp), TMP=str(temp))
+    env.pop("BLENDER_USER_RESOURCES", None)
+    r = subprocess.run([sys.executable, "-m", "io_alamo.batch", "roundtrip", str(tmp_path / "src")],
+                       cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stderr
+    assert list(temp.iterdir()) == []             # Blender's user folder and the scratch gone
