@@ -24,9 +24,10 @@ from .prefs import user_texture_folders
 from .textures import texture_folders
 
 
-def run_one(verb, path, rel, out, options, verbose=False):
+def run_one(verb, path, rel, out, options, verbose=False, report=None):
     """{"path", "status" (ok/identical/differs/failed), "message", "seconds", "outputs",
-    "warnings"}. Blender's own output is hidden unless ``verbose``."""
+    "warnings"}. Blender's own output is hidden unless ``verbose``; ``report`` (a
+    BatchReport) shows the stage the file is at on a terminal's progress line."""
     start = time.perf_counter()
     warnings = []
     try:
@@ -35,9 +36,12 @@ def run_one(verb, path, rel, out, options, verbose=False):
                 head = f.read(16)
             registry.recognise(head, str(path))         # a PNG named .alo, say
             registry.require(head, str(path), INPUT_FORMAT[verb])   # a .p3d named .alo
-        with blender_output_hidden(not verbose):
+        with blender_output_hidden(not verbose) as write:
+            def stage(what):
+                if report is not None:
+                    report.stage(path, what, write)
             status, message, outputs, warnings = alamo_batch.run_verb(verb, path, rel, out,
-                                                                      **options)
+                                                                      stage=stage, **options)
     except Exception as e:         # noqa: BLE001 - reported, and the run goes on
         status, message, outputs = "failed", _one_line(e, path), []
     return {"path": str(path), "status": status, "message": message,
@@ -122,7 +126,8 @@ def run(argv, prog, blender_binary=None):
         for path, rel in tasks:
             if not args.worker:
                 report.start(path)
-            r = run_one(args.verb, path, rel, args.out, options, args.verbose)
+            r = run_one(args.verb, path, rel, args.out, options, args.verbose,
+                        None if args.worker else report)
             if args.worker:
                 print(RESULT_PREFIX + json.dumps(r), flush=True)
             else:

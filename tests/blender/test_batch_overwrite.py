@@ -77,3 +77,40 @@ def test_a_batch_run_leaves_nothing_in_the_temp_folder(tmp_path):
                        cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
     assert r.returncode == 0, r.stderr
     assert list(temp.iterdir()) == []             # Blender's user folder and the scratch gone
+
+
+def test_the_progress_line_shows_the_stage(tmp_path):
+    import os
+    import pty
+
+    from test_batch_output import read_pty
+    write_sample(tmp_path / "in")
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "io_alamo", "batch", "import",
+                             str(tmp_path / "in"), "--out", str(tmp_path / "o"), "--glb"],
+                            stdin=subprocess.DEVNULL, stdout=follower, stderr=follower,
+                            cwd=ROOT)
+    os.close(follower)
+    try:
+        text = read_pty(leader, proc)
+    finally:
+        os.close(leader)
+    assert proc.returncode == 0, text
+    for stage in ("importing", "saving .blend", "writing .glb"):
+        assert f"now Sample_Tank.alo: {stage}" in text, text
+
+
+def test_a_pipe_gets_each_files_line_as_it_is_done(tmp_path):
+    for k in range(3):
+        write_sample(tmp_path / "in" / f"m{k}")
+    proc = subprocess.Popen([sys.executable, "-m", "io_alamo", "batch", "import",
+                             str(tmp_path / "in"), "--out", str(tmp_path / "o"), "--glb"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    first = proc.stdout.readline()
+    running = proc.poll() is None            # the other two files are still being converted
+    rest, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0, err
+    assert first.startswith("[1/3] ok ") and running
+    lines = rest.strip().splitlines()
+    assert [line[:9] for line in lines[:2]] == ["[2/3] ok ", "[3/3] ok "]
+    assert "\r" not in first + rest and len(lines) == 3      # nothing redrawn in a pipe

@@ -24,24 +24,32 @@ def _reset():
     bpy.ops.wm.read_factory_settings(use_empty=True)
 
 
+def _no_stage(what):
+    """Where a verb says which stage it is at (the batch's progress line); by default nowhere."""
+
+
 def do_import(path, rel, out, glb=False, preview=False, glb_all=False, texture_folders=(),
-              overwrite=False, **_):
+              overwrite=False, stage=_no_stage, **_):
 
     blend = out / rel.with_suffix(".blend")
     wanted = [blend] + ([blend.with_suffix(".glb")] if glb or glb_all else []) \
         + ([blend.with_suffix(".png")] if preview else [])
     replaced = check_overwrite(wanted, overwrite)
+    stage("importing")
     _reset()
     result = import_alo(bpy.context, str(path),
                         ImportOptions(texture_folders=list(texture_folders)))
     blend.parent.mkdir(parents=True, exist_ok=True)
+    stage("saving .blend")
     bpy.ops.wm.save_as_mainfile(filepath=str(blend), check_existing=False)
     outputs = [blend]
     if glb or glb_all:
+        stage("writing .glb")
         target = out / rel.with_suffix(".glb")
         export_glb(target, everything=glb_all)
         outputs.append(target)
     if preview:
+        stage("rendering preview")
         target = out / rel.with_suffix(".png")
         render_preview(bpy.context, target)
         outputs.append(target)
@@ -54,8 +62,9 @@ def replaced_note(replaced):
     return f"; replaced {n} existing file{'s' if n != 1 else ''}" if n else ""
 
 
-def do_export(path, rel, out, ala_format=None, overwrite=False, **_):
+def do_export(path, rel, out, ala_format=None, overwrite=False, stage=_no_stage, **_):
 
+    stage("opening .blend")
     bpy.ops.wm.open_mainfile(filepath=str(path), load_ui=False, use_scripts=False)
     scene = bpy.context.scene
     arms = [o for o in scene.objects if o.type == "ARMATURE"]
@@ -69,6 +78,7 @@ def do_export(path, rel, out, ala_format=None, overwrite=False, **_):
         bpy.context.view_layer.objects.active = arm
         options = ExportOptions(scope="ARMATURE" if arm else "SCENE", animations=True,
                                 ala_format=int(ala_format) if ala_format else None)
+        stage(f"writing {target.name}")
         result, written = _export_checked(target, options, overwrite)
         replaced += written
         warnings += result.warnings
@@ -99,13 +109,15 @@ def _model_file_name(name, arm):
     return name.parent / exact if exact else name.with_suffix(".alo")
 
 
-def do_roundtrip(path, rel, out=None, **_):
+def do_roundtrip(path, rel, out=None, stage=_no_stage, **_):
 
+    stage("importing")
     _reset()
     result = import_alo(bpy.context, str(path), ImportOptions())
     arm = result.armature
     bpy.context.view_layer.objects.active = arm
     differ = []
+    stage("exporting and comparing")
     with tempfile.TemporaryDirectory(prefix="alamo-roundtrip-") as tmp:
         pairs = [(path, Path(tmp) / "model.alo", None)]
         export_alo(bpy.context, str(pairs[0][1]), ExportOptions())
