@@ -64,8 +64,8 @@ def check_overwrite(paths, overwrite=False):
     existing = []
     for path in map(os.fspath, paths):
         if os.path.isdir(path):
-            raise IsADirectoryError(f"{path}: a folder is in the way (it is never replaced); "
-                                    "nothing was written")
+            raise IsADirectoryError(f"{path}: it is a folder, not a file (a folder is never "
+                                    "replaced); nothing was written")
         if os.path.lexists(path):
             if not overwrite:
                 raise FileExistsError(f"{path}: exists (--overwrite replaces it); nothing "
