@@ -1,7 +1,6 @@
 """Real headless Blender (the PyPI ``bpy`` wheel). Skipped where bpy is not installed;
 scripts/test.sh runs this folder once per supported Blender version."""
 
-import os
 import sys
 from pathlib import Path
 
