@@ -26,25 +26,41 @@ bl_info = {
 }
 
 
+import atexit
+
 _cli_handle = None
+_registered = False
+_exit_hook = False
 
 
 def register():
-    """Called by Blender when the add-on is enabled."""
-    global _cli_handle
+    """Called by Blender when the add-on is enabled, and by scripts that use the add-on
+    from the ``bpy`` module (``import bpy, io_alamo; io_alamo.register()``). In such a
+    script the add-on is unregistered again when the interpreter exits: Blender 4.2/4.5's
+    bpy module crashes at exit (segmentation fault) while its classes are registered."""
+    global _cli_handle, _registered, _exit_hook
     # bpy-optional: importing io_alamo (the format layer, the command line) never loads
-    # Blender; only Blender calls register() and unregister()
+    # Blender; only Blender (or a script using bpy) calls register() and unregister()
     import bpy
 
     from . import blender
     from .blender.batch import cli_command
     blender.register()
+    _registered = True
     if hasattr(bpy.utils, "register_cli_command"):        # blender -b -c alamo ...
         _cli_handle = bpy.utils.register_cli_command("alamo", cli_command)
+    if not bpy.app.binary_path and not _exit_hook:       # the bpy module, not Blender itself
+        atexit.register(_unregister_at_exit)
+        _exit_hook = True
+
+
+def _unregister_at_exit():
+    if _registered:
+        unregister()
 
 
 def unregister():
-    global _cli_handle
+    global _cli_handle, _registered
     import bpy  # bpy-optional, as in register()
 
     from . import blender
@@ -52,3 +68,4 @@ def unregister():
         bpy.utils.unregister_cli_command(_cli_handle)
         _cli_handle = None
     blender.unregister()
+    _registered = False

@@ -24,11 +24,10 @@ the run goes on; a summary at the end; exit status 1 if any file failed (or, for
 differs). ``--jobs N`` runs the files in N worker processes.
 """
 
-import os
 import sys
-import tempfile
 
 from .batch_jobs import NEEDS_BPY, build_parser
+from .scratch import blender_user_resources
 
 
 def main(argv=None, prog="python -m io_alamo.batch"):
@@ -36,7 +35,7 @@ def main(argv=None, prog="python -m io_alamo.batch"):
     then hand over to io_alamo.blender.batch."""
     argv = sys.argv[1:] if argv is None else list(argv)
     build_parser(prog).parse_args(argv)
-    os.environ.setdefault("BLENDER_USER_RESOURCES", tempfile.mkdtemp(prefix="alamo-batch-"))
+    blender_user_resources("alamo-batch-")        # removed when the run ends
     try:
         # bpy-optional: without Blender's module this says so instead of a traceback
         import bpy  # noqa: F401

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .choices import ALA_FORMATS
 from .formats import registry
+from .inputs import expand
 
 RESULT_PREFIX = "@@alamo-result "
 # the format each verb takes (the registry's key; None: .blend files), and so its files
@@ -28,28 +29,17 @@ NEEDS_BPY = ("{prog}: needs Blender's Python module bpy, which this Python ({ver
 # --- files ---------------------------------------------------------------------------------
 
 def gather(inputs, suffixes, empty=None):
-    """(file, output stem relative to the output folder) for every matching file; folders
-    are walked recursively and keep their structure below the output folder. Folders
+    """(file, output stem relative to the output folder) for every matching file of
+    ``inputs`` (files, folders walked recursively, wildcards: :mod:`io_alamo.inputs`);
+    a folder's files keep their structure below the output folder. Folders and wildcards
     without a matching file are appended to ``empty``."""
-    out, seen = [], set()
-    for item in inputs:
-        p = Path(item)
-        if p.is_dir():
-            found = sorted(f for f in p.rglob("*") if f.is_file()
-                           and f.suffix.lower() in suffixes)
-            if not found and empty is not None:
-                empty.append(p)
-            pairs = [(f, f.relative_to(p).with_suffix("")) for f in found]
-        elif p.is_file():
-            pairs = [(p, Path(p.stem))]
-        else:
-            raise FileNotFoundError(f"{item}: no such file or folder")
-        for f, rel in pairs:
-            key = f.resolve()
-            if key not in seen:
-                seen.add(key)
-                out.append((f, rel))
-    return out
+    found, nothing = expand(inputs, set(suffixes))
+    for f in found:
+        if not f.path.is_file():
+            raise FileNotFoundError(f"{f.path}: no such file or folder")
+    if empty is not None:
+        empty += nothing
+    return [(f.path, f.relative.with_suffix("")) for f in found]
 
 
 # --- running many -------------------------------------------------------------------------
@@ -64,6 +54,8 @@ def _worker_command(args, files, blender_binary):
         rest.append("--glb-all")
     if getattr(args, "preview", False):
         rest.append("--preview")
+    if getattr(args, "overwrite", False):
+        rest.append("--overwrite")
     if getattr(args, "ala_format", None):
         rest += ["--ala-format", str(args.ala_format)]
     for folder in getattr(args, "textures", None) or ():
@@ -127,7 +119,8 @@ def build_parser(prog):
                            ("roundtrip", "import and export; report what comes back "
                             "identical")):
         p = sub.add_parser(verb, help=helptext)
-        p.add_argument("inputs", nargs="+", metavar="FILES_OR_DIRS")
+        p.add_argument("inputs", nargs="+", metavar="FILES_OR_DIRS",
+                       help="files, folders (searched recursively) or wildcards (any case)")
         p.add_argument("--jobs", "-j", type=int, default=1, help="worker processes")
         p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
         p.add_argument("--verbose", "-v", action="store_true",
@@ -150,6 +143,10 @@ def build_parser(prog):
                            "every mesh, LOD and ALT")
             p.add_argument("--preview", action="store_true",
                            help="also render a 256 px PNG preview (Cycles, CPU)")
+        if verb != "roundtrip":
+            p.add_argument("--overwrite", action="store_true",
+                           help="replace files that exist in --out (without it such a file "
+                                "is left as it is and its input reported as failed)")
         if verb == "export":
             p.add_argument("--ala-format", type=int, choices=sorted(ALA_FORMATS), default=None,
                            help="animation format: 2 Forces of Corruption, 1 Empire at War "

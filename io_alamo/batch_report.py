@@ -30,6 +30,15 @@ def warning_counts(warnings):
     return counts
 
 
+def unique_counts(texts):
+    """``[(text, times)]`` in the order each text first appears: a warning given for every
+    bone or mesh is listed once."""
+    counts = {}
+    for t in texts:
+        counts[t] = counts.get(t, 0) + 1
+    return list(counts.items())
+
+
 def describe_counts(counts):
     """``"3 textures not found, 1 warning"``."""
     return ", ".join(f"{n} {one if n == 1 else many}" for (one, many), n in counts.items())
@@ -59,6 +68,19 @@ class BatchReport:
         self.done = []
         self.started = clock()
         self._shown = False
+
+    def stage(self, path, what, write=None):
+        """Show the stage a file is at on the progress line (``now X.ALO: writing .glb``);
+        ``write`` writes to the terminal while Blender's output is hidden. Nothing in a pipe
+        (one line per file there)."""
+        if not self.live:
+            return
+        text = "\r\x1b[K" + self.progress_text(path) + f": {what}"
+        if write is not None:
+            write(text)
+        else:
+            self._write(text)
+        self._shown = True
 
     def progress_text(self, current=None):
         k, n = len(self.done), self.total
@@ -105,8 +127,9 @@ class BatchReport:
         self._clear_progress()
         print(line, file=self.stream, flush=True)
         if self.verbose:
-            for w in warnings:
-                print(f"    warning: {w}", file=self.stream, flush=True)
+            for w, n in unique_counts(warnings):
+                more = f" ({n} times)" if n > 1 else ""
+                print(f"    warning: {w}{more}", file=self.stream, flush=True)
         if len(self.done) < self.total:
             self._show_progress()
 
@@ -145,9 +168,15 @@ def _c_stdio_flush():
 def blender_output_hidden(hide=True):
     """Throw away everything written to the process's stdout and stderr (by Python or by C
     code: Cycles' ``Fra:1 Mem:...`` lines, the glTF exporter's INFO lines, "Saved ..."),
-    for the duration of the block."""
+    for the duration of the block, which gets a function that still writes text to the real
+    stdout (for the progress line)."""
+    def through(fd):
+        def write(text):
+            with contextlib.suppress(OSError):
+                os.write(fd, text.encode("utf-8", "replace"))
+        return write
     if not hide:
-        yield
+        yield None
         return
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
@@ -155,14 +184,14 @@ def blender_output_hidden(hide=True):
     try:
         saved = (os.dup(1), os.dup(2))
     except OSError:              # no real stdout (e.g. a GUI without a console)
-        yield
+        yield None
         return
     with open(os.devnull, "w") as null, \
             contextlib.redirect_stdout(null), contextlib.redirect_stderr(null):
         os.dup2(null.fileno(), 1)          # C code, and Python code holding the real streams
         os.dup2(null.fileno(), 2)
         try:
-            yield
+            yield through(saved[0])
         finally:
             _c_stdio_flush()
             os.dup2(saved[0], 1)

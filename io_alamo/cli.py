@@ -12,6 +12,7 @@ import os
 import sys
 
 from . import __version__, batch, meg_cli
+from .inputs import expand, nothing_found_line
 from .choices import ALA_FORMATS
 from .formats import registry
 from .formats.alamo.compare import chunk_path_at
@@ -19,7 +20,7 @@ from .formats.alamo.describe import format_tree
 from .formats.alamo.files import save
 from .formats.errors import FormatError, without_filename
 from .formats.files import first_difference
-from .formats.saving import SaveError
+from .formats.saving import SaveError, check_overwrite
 
 __all__ = ["build_parser", "chunk_path_at", "first_difference", "main", "program_name"]
 
@@ -35,11 +36,36 @@ def open_input(path, verb):
     return data, fmt
 
 
+def verb_files(items, verb):
+    """The files of ``items`` (files, folders walked recursively for the types ``verb``
+    reads, wildcards, ``ARCHIVE.meg:NAME`` members) as strings, and the count of items that
+    gave none (each said on stderr)."""
+    suffixes = {ext for f in registry.FORMATS if f.supports(verb) for ext in f.extensions}
+    found, empty = expand(items, suffixes, keep=lambda t: meg_cli.split_member(t) is not None)
+    for item in empty:
+        print(nothing_found_line(item, suffixes), file=sys.stderr)
+    return [str(f.path) for f in found], len(empty)
+
+
+def plural(n, word, words=None):
+    return f"{n:,} {word if n == 1 else (words or word + 's')}"
+
+
 def error_line(e, path):
     """``FILE: what is wrong (where)`` for any error a verb meets."""
     if isinstance(e, FormatError):
         return e.line(path)
     return f"{path}: {without_filename(e, path)}"
+
+
+def os_error_line(e, path=None):
+    """An OSError as ``FILE: what is wrong``: ``x.alo: No such file or directory``; errors
+    made with a whole message (which names its file) as they are."""
+    if e.filename:
+        return f"{e.filename}: {e.strerror or e}"
+    if path is None or str(e).startswith(str(path)):
+        return str(e)
+    return f"{path}: {e}"
 
 
 def problem_line(problem, path):
@@ -48,8 +74,9 @@ def problem_line(problem, path):
 
 
 def cmd_info(args):
-    status, out = 0, []
-    for path in args.files:
+    files, missing = verb_files(args.files, "info")
+    status, out = int(bool(missing)), []
+    for path in files:
         try:
             data, fmt = open_input(path, "info")
             lines = fmt.describe(data, path)
@@ -67,6 +94,9 @@ def cmd_info(args):
     if args.json:
         json.dump(out, sys.stdout, indent=1)
         print()
+    else:
+        bad = sum("error" in r for r in out)
+        print(f"info: {plural(len(out), 'file')}" + (f", {bad} not read" if bad else ""))
     return status
 
 
@@ -81,39 +111,47 @@ def cmd_dump(args):
     return 0
 
 
+def roundtrip_one(path):
+    """(outcome, line) of one file: identical, differs, not written, not read."""
+    try:
+        data, fmt = open_input(path, "info")
+        if not fmt.supports("roundtrip"):
+            return "not written", (f"{path}: is {fmt.what(data)}, which io_alamo reads but "
+                                   "does not write: no round trip")
+        out = fmt.roundtrip(data, path)
+    except (FormatError, OSError) as e:
+        return "not read", (error_line(e, path) if isinstance(e, FormatError)
+                            else os_error_line(e, path))
+    at = first_difference(data, out)
+    if at is None:
+        return "identical", f"{path}: identical"
+    return "differs", (f"{path}: differs, {len(data)} bytes in, {len(out)} out "
+                       f"({fmt.where(data, at)})")
+
+
 def cmd_roundtrip(args):
-    status = 0
-    for path in args.files:
-        try:
-            data, fmt = open_input(path, "info")
-            if not fmt.supports("roundtrip"):
-                print(f"{path}: is {fmt.what(data)}, which io_alamo reads but does not write: "
-                      "no round trip")
-                continue
-            out = fmt.roundtrip(data, path)
-        except FormatError as e:
-            print(error_line(e, path))
-            status = 1
-            continue
-        at = first_difference(data, out)
-        if at is None:
-            print(f"{path}: identical")
-        else:
-            status = 1
-            print(f"{path}: differs, {len(data)} bytes in, {len(out)} out "
-                  f"({fmt.where(data, at)})")
-    return status
+    files, missing = verb_files(args.files, "roundtrip")
+    counts = {}
+    for path in files:
+        outcome, line = roundtrip_one(path)
+        counts[outcome] = counts.get(outcome, 0) + 1
+        print(line)
+    parts = [f"{n} {k}" for k, n in counts.items()]
+    print(f"roundtrip: {plural(len(files), 'file')}" + (": " + ", ".join(parts) if parts else ""))
+    return 1 if missing or counts.get("differs") or counts.get("not read") else 0
 
 
 def cmd_validate(args):
+    files, missing = verb_files(args.files, "validate")
     results = []
-    for path in args.files:
+    for path in files:
         try:
             data, fmt = open_input(path, "validate")
             problems = [problem_line(p, path) for p in fmt.validate(data, path)]
             results.append({"file": path, "format": fmt.key, "problems": problems})
-        except FormatError as e:
-            results.append({"file": path, "format": None, "problems": [error_line(e, path)],
+        except (FormatError, OSError) as e:
+            line = error_line(e, path) if isinstance(e, FormatError) else os_error_line(e, path)
+            results.append({"file": path, "format": None, "problems": [line],
                             "unread": True})
     for r in results:
         r["ok"] = not r["problems"]
@@ -126,16 +164,13 @@ def cmd_validate(args):
                 print(line)
             if r["ok"] and not args.quiet:
                 print(f"{r['file']}: ok")
-        print_validate_summary(results, args.quiet)
-    return 0 if all(r["ok"] for r in results) else 1
+        print_validate_summary(results)
+    return 0 if all(r["ok"] for r in results) and not missing else 1
 
 
-def print_validate_summary(results, quiet):
-    """``validated 3 files: 1 not read, 1 with 2 problems, 1 ok`` (nothing when none was
-    read: their one-line errors say it all)."""
+def print_validate_summary(results):
+    """``validated 3 files: 1 not read, 1 with 2 problems, 1 ok`` (also with -q)."""
     read = [r for r in results if not r.get("unread")]
-    if quiet or not read:
-        return
     unread = len(results) - len(read)
     bad = [r for r in read if r["problems"]]
     parts = [f"{unread} not read"] if unread else []
@@ -149,10 +184,11 @@ def print_validate_summary(results, quiet):
 
 def cmd_convert_ala(args):
     data, fmt = open_input(args.input, "convert-ala")
+    replaced = check_overwrite([args.output], args.overwrite)
     anim = fmt.convert(data, args.input, args.format)
     save(anim, args.output)
     print(f"{args.output}: format #{args.format}, {anim.num_frames} frames, "
-          f"{len(anim.bones)} bones")
+          f"{len(anim.bones)} bones" + (" (replaced the existing file)" if replaced else ""))
     return 0
 
 
@@ -160,6 +196,10 @@ def program_name():
     """How the user called us: ``io-alamo`` (the installed command) or ``python -m io_alamo``."""
     name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
     return "python -m io_alamo" if name in ("__main__.py", "-m", "-c", "") else name
+
+
+FILES_HELP = ("files, folders (searched recursively for the files this verb reads) or "
+              "wildcards (*.alo, Models/**/*.ALO; any case)")
 
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
@@ -198,7 +238,7 @@ def build_parser(prog=None):
         return s
 
     s = verb("info", "readable summary of each file (every format)", cmd_info)
-    s.add_argument("files", nargs="+", metavar="FILE")
+    s.add_argument("files", nargs="+", metavar="FILE", help=FILES_HELP)
     s.add_argument("--json", action="store_true", help="print JSON instead of text")
     s = verb("dump", "the chunk tree with types, sizes, hex offsets and mini-chunks "
              "(Alamo .alo/.ala only)", cmd_dump)
@@ -206,12 +246,12 @@ def build_parser(prog=None):
     s.add_argument("--json", action="store_true", help="print JSON instead of text")
     s = verb("roundtrip", "read and write back in memory; report the first difference "
              "(formats io_alamo writes)", cmd_roundtrip)
-    s.add_argument("files", nargs="+", metavar="FILE")
+    s.add_argument("files", nargs="+", metavar="FILE", help=FILES_HELP)
     s = verb("validate", "structural checks, one line per problem, then a summary line "
              "(every format)", cmd_validate)
-    s.add_argument("files", nargs="+", metavar="FILE")
+    s.add_argument("files", nargs="+", metavar="FILE", help=FILES_HELP)
     s.add_argument("-q", "--quiet", action="store_true",
-                   help="print only problems (no 'ok' lines, no summary)")
+                   help="print only the problems, then the summary line")
     s.add_argument("--json", action="store_true", help="print JSON instead of text")
     s = verb("convert-ala", "convert an animation between formats #1 and #2 (Alamo .ala only)",
              cmd_convert_ala)
@@ -219,6 +259,7 @@ def build_parser(prog=None):
     s.add_argument("output", metavar="OUTPUT")
     s.add_argument("--format", type=int, choices=sorted(ALA_FORMATS), required=True,
                    help="1 = Empire at War, 2 = Forces of Corruption")
+    s.add_argument("--overwrite", action="store_true", help="replace OUTPUT if it exists")
     meg_cli.add_parser(sub)
     sub.add_parser("batch", add_help=False,
                    help="import, export or roundtrip many files through Blender (needs bpy): "
@@ -244,8 +285,7 @@ def main(argv=None):
         print(e, file=sys.stderr)             # FILE: cannot be written: why
         return 1
     except OSError as e:
-        where = f"{e.filename}: " if e.filename else "error: "
-        print(f"{where}{e.strerror or e}", file=sys.stderr)
+        print(os_error_line(e), file=sys.stderr)
         return 1
 
 

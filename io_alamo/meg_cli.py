@@ -16,6 +16,7 @@ import sys
 from .formats.alamo.meg import MegArchive, MegFormatError, member_label, normal_name
 from .formats.files import read_file_bytes
 from .formats.saving import write_all
+from .meg_pack import add_create_parser
 
 MEMBER_SEPARATOR = re.compile(r"(?i)(\.meg):")
 BAD_PART = re.compile(r'[<>:"|?*\x00-\x1f]')
@@ -46,7 +47,8 @@ def read_input_bytes(spec):
     meg = MegArchive(archive)
     entry = meg.find(name)
     if entry is None:
-        raise FileNotFoundError(f"{archive}: no member {name!r} (io-alamo meg list {archive})")
+        raise FileNotFoundError(f"{archive}: no member '{name}' (io-alamo meg list {archive} "
+                                "lists them)")
     return meg.read(entry)
 
 
@@ -165,7 +167,7 @@ def cmd_extract(args):
 
 def add_parser(sub):
     """The ``meg`` verb and its ``list`` and ``extract`` verbs."""
-    s = sub.add_parser("meg", help="list or extract the files of a game archive (.meg)")
+    s = sub.add_parser("meg", help="list, extract or create game archives (.meg)")
     verbs = s.add_subparsers(dest="meg_verb", required=True)
     v = verbs.add_parser("list", help="the archive's files with their sizes")
     v.add_argument("archive")
@@ -180,6 +182,7 @@ def add_parser(sub):
     v.add_argument("--overwrite", action="store_true", help="replace existing files")
     v.add_argument("-v", "--verbose", action="store_true", help="name each file written")
     v.set_defaults(run=cmd_extract)
+    add_create_parser(verbs)
     return s
 
 

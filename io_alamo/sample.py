@@ -17,6 +17,7 @@ from .formats.alamo import (VERTEX_DTYPE, AnimationData, Bone, Connections, Dazz
                             LightType, Material, Mesh, Model, ObjectConnection, ParamType, Proxy,
                             ShaderParam, Skeleton, SubMesh, build_collision_tree, encode_animation,
                             save)
+from .formats.saving import check_overwrite
 
 MODEL_NAME = "Sample_Tank"
 FACES = np.array([  # normal, u axis, v axis of each cube face
@@ -170,16 +171,34 @@ def write_sample(folder):
     return alo, ala
 
 
+def sample_paths(folder):
+    """The four files :func:`write_sample` writes."""
+    folder = Path(folder)
+    return [folder / f"{MODEL_NAME}.alo", folder / f"{MODEL_NAME}_Turn_00.ala",
+            folder / f"{MODEL_NAME}.tga", folder / f"{MODEL_NAME}_B.tga"]
+
+
 def main(argv=None) -> int:
-    """``python -m io_alamo.sample OUT_DIR``: write the sample files, print their paths."""
+    """``python -m io_alamo.sample OUT_DIR [--overwrite]``: write the sample files, print
+    their paths; files already there are replaced only with --overwrite."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    overwrite = "--overwrite" in argv
+    argv = [a for a in argv if a != "--overwrite"]
     if len(argv) != 1 or argv[0].startswith("-"):
         out = sys.stdout if argv[:1] in (["-h"], ["--help"]) else sys.stderr
-        print("usage: python -m io_alamo.sample OUT_DIR\n\nWrite a small sample model "
-              f"({MODEL_NAME}.alo), its animation and two textures into OUT_DIR.", file=out)
+        print("usage: python -m io_alamo.sample OUT_DIR [--overwrite]\n\nWrite a small sample "
+              f"model ({MODEL_NAME}.alo), its animation and two textures into OUT_DIR "
+              "(--overwrite: replace them if they are there).", file=out)
         return 0 if out is sys.stdout else 2
+    try:
+        replaced = check_overwrite(sample_paths(argv[0]), overwrite)
+    except OSError as e:
+        print(e, file=sys.stderr)
+        return 1
     for p in write_sample(argv[0]):
         print(p)
+    if replaced:
+        print(f"replaced {len(replaced)} existing files")
     return 0
 
 

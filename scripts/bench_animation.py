@@ -6,15 +6,14 @@ under 3 seconds, in either format. Run with a Python that has the bpy wheel:
     .venv/bin/python scripts/bench_animation.py
 """
 
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-os.environ.setdefault("BLENDER_USER_RESOURCES", tempfile.mkdtemp())
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from io_alamo.scratch import blender_user_resources, scratch_folder  # noqa: E402
+blender_user_resources()
 
 import bpy  # noqa: E402
 import numpy as np  # noqa: E402
@@ -64,7 +63,7 @@ def main():
     from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
     io_alamo.register()
     try:
-        alo, ala = make_files(Path(tempfile.mkdtemp()))
+        alo, ala = make_files(Path(scratch_folder()))
         times = []
         for _ in range(3):
             bpy.ops.wm.read_factory_settings(use_empty=True)
@@ -80,7 +79,7 @@ def main():
         from io_alamo.blender.alamo import fingerprint
         from io_alamo.blender.alamo.exp.ala import AnimationExportOptions, export_ala
         action = arm.animation_data.action
-        out = Path(tempfile.mkdtemp())
+        out = Path(scratch_folder())
         for fmt in (2, 1):
             runs = []
             for _ in range(2):

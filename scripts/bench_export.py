@@ -7,15 +7,14 @@ Target: under 5 seconds. Prints the time per stage.
 Run with a Python that has the bpy wheel:  .venv/bin/python scripts/bench_export.py
 """
 
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-os.environ.setdefault("BLENDER_USER_RESOURCES", tempfile.mkdtemp())
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
+from io_alamo.scratch import blender_user_resources, scratch_folder  # noqa: E402
+blender_user_resources()
 
 import bpy  # noqa: E402
 import numpy as np  # noqa: E402
@@ -33,7 +32,7 @@ def main():
     from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
     io_alamo.register()
     try:
-        tmp = Path(tempfile.mkdtemp())
+        tmp = Path(scratch_folder())
         src = tmp / "Big.alo"
         save(generated_model(np.random.default_rng(0)), src)
         bpy.ops.wm.read_factory_settings(use_empty=True)

@@ -9,15 +9,14 @@ with nothing else. Target: import <= 2x the baseline. Also times the largest cor
 Run with a Python that has the bpy wheel:  .venv/bin/python scripts/bench_import.py
 """
 
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-os.environ.setdefault("BLENDER_USER_RESOURCES", tempfile.mkdtemp())
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from io_alamo.scratch import blender_user_resources, scratch_folder  # noqa: E402
+blender_user_resources()
 
 import bpy  # noqa: E402
 import numpy as np  # noqa: E402
@@ -114,7 +113,7 @@ def main():
     try:
         rng = np.random.default_rng(0)
         model = generated_model(rng)
-        tmp = Path(tempfile.mkdtemp())
+        tmp = Path(scratch_folder())
         path = tmp / "Big.alo"
         save(model, path)
         arrays = bare_arrays(model)

@@ -6,14 +6,13 @@ parameter edit (what a colour picker drag costs: node values only).
 """
 
 import argparse
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-os.environ.setdefault("BLENDER_USER_RESOURCES", tempfile.mkdtemp(prefix="alamo-bench-"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from io_alamo.scratch import blender_user_resources  # noqa: E402
+blender_user_resources("alamo-bench-")
 
 import bpy  # noqa: E402
 

@@ -9,15 +9,14 @@ Run with a Python that has the bpy wheel:  .venv/bin/python scripts/bench_p3d.py
 (without bpy only the reader is timed).
 """
 
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-os.environ.setdefault("BLENDER_USER_RESOURCES", tempfile.mkdtemp())
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from io_alamo.scratch import blender_user_resources  # noqa: E402
+blender_user_resources()
 
 import numpy as np  # noqa: E402
 

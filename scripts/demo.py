@@ -11,15 +11,14 @@
 """
 
 import argparse
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
-os.environ.setdefault("BLENDER_USER_RESOURCES", tempfile.mkdtemp(prefix="alamo-demo-"))
+from io_alamo.scratch import blender_user_resources  # noqa: E402
+blender_user_resources("alamo-demo-")
 
 
 def step(text):
@@ -57,11 +56,11 @@ def main(argv=None):
         step(f"importing into Blender {bpy.app.version_string} (headless): .blend, .glb, "
              "preview PNG")
         if batch.run(["import", str(source), "--out", str(out / "blender"), "--glb",
-                      "--preview"], "io_alamo.batch") != 0:
+                      "--preview", "--overwrite"], "io_alamo.batch") != 0:
             return 1
         step("exporting the .blend back to .alo and .ala")
-        if batch.run(["export", str(out / "blender"), "--out", str(out / "export")],
-                     "io_alamo.batch") != 0:
+        if batch.run(["export", str(out / "blender"), "--out", str(out / "export"),
+                      "--overwrite"], "io_alamo.batch") != 0:
             return 1
     finally:
         io_alamo.unregister()

@@ -15,13 +15,17 @@ Run with a Python that has the bpy wheel:  .venv/bin/python scripts/measure_edit
 """
 
 import argparse
+import atexit
 import math
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
 
-os.environ.setdefault("BLENDER_USER_RESOURCES", tempfile.mkdtemp())
+if not os.environ.get("BLENDER_USER_RESOURCES"):        # a scratch folder, removed at exit
+    os.environ["BLENDER_USER_RESOURCES"] = tempfile.mkdtemp()
+    atexit.register(shutil.rmtree, os.environ["BLENDER_USER_RESOURCES"], True)
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -317,6 +321,7 @@ def main():
             io_alamo.unregister()
             return 0
     tmp = Path(tempfile.mkdtemp())
+    atexit.register(shutil.rmtree, tmp, True)
     models, anims = {}, {}
     for p in sorted(folder.iterdir()):
         if p.suffix.lower() == ".alo":

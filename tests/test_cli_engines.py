@@ -47,12 +47,13 @@ def test_info_and_validate_on_every_engine(engines, capsys, name):
     path = engines[name]
     status, out, err = run(capsys, "info", path)
     if name == "picture.png":
-        assert (status, out, err) == (1, "", f"{path}: {NOT_ALAMO}\n")
+        assert (status, out, err) == (1, "info: 1 file, 1 not read\n", f"{path}: {NOT_ALAMO}\n")
     else:
         assert status == 0 and out.startswith(f"{path}:\n  ") and err == ""
     status, out, err = run(capsys, "validate", path)
     if name == "picture.png":
-        assert (status, out.strip()) == (1, f"{path}: {NOT_ALAMO}")
+        assert (status, out.strip()) == (1, f"{path}: {NOT_ALAMO}\nvalidated 1 file: 1 not "
+                                            "read, 0 ok")
     else:
         assert status == 0 and out.splitlines() == [f"{path}: ok", "validated 1 file: 1 ok"]
 
@@ -61,6 +62,9 @@ def test_info_and_validate_on_every_engine(engines, capsys, name):
 def test_roundtrip_on_every_engine(engines, capsys, name):
     path = engines[name]
     status, out, err = run(capsys, "roundtrip", path)
+    out, summary = out.strip().rsplit("\n", 1)
+    outcome = {"picture.png": "not read", "tank.p3d": "not written"}.get(name, "identical")
+    assert summary == f"roundtrip: 1 file: 1 {outcome}"
     if name == "picture.png":
         assert (status, out.strip()) == (1, f"{path}: {NOT_ALAMO}")
     elif name == "tank.p3d":

@@ -2,15 +2,14 @@
 
 import struct
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
+from corpus import CORPUS, corpus_files
 
 from io_alamo.formats.alamo.collision import (FILE_NODE_DTYPE, NODE_DTYPE, CollisionTree,
                                               build_collision_tree, check_collision_tree)
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
 
 # ---------------------------------------------------------------------------------------
@@ -572,9 +571,7 @@ def _minis(body):
 def corpus_trees():
     """(name, tree, positions, indices) of every sub-mesh with a collision tree."""
     found = []
-    for path in sorted(CORPUS.glob("*")):
-        if path.suffix.lower() != ".alo":
-            continue
+    for path in corpus_files(".alo"):
         data = path.read_bytes()
         stack = [(0, len(data))]
         while stack:

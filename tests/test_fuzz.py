@@ -8,7 +8,6 @@ import struct
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
@@ -103,6 +102,10 @@ def test_command_line_fails_in_one_line_without_a_traceback(tmp_path, verb):
     assert r.returncode == 1
     assert "Traceback" not in r.stderr and r.stderr.count("\n") <= 1
     lines = (r.stderr or r.stdout).strip().splitlines()
+    if verb[0] in ("validate", "roundtrip", "info"):      # the run's summary line comes last
+        summary = (r.stdout.strip().splitlines() or [""])[-1]
+        assert "1 not read" in summary, r.stdout
+        lines = [line for line in lines if line != summary]
     if verb[0] == "convert-ala":      # a model: refused before any chunk is read (issue 24)
         assert lines == [f"{path}: is an Alamo model; convert-ala works on Alamo .ala files only"]
     else:
@@ -119,13 +122,11 @@ def _chunk(ctype, body, container=False):
 def test_files_of_nothing_but_tiny_chunks_are_refused_at_the_caps():
     from io_alamo.formats.alamo.chunks import MAX_CHUNKS, MAX_MINIS
     many = _chunk(0x200, b"") * (MAX_CHUNKS + 1)
-    start = time.perf_counter()
     with pytest.raises(fuzz.AlamoFormatError, match="more than 100,000 chunks"):
         fuzz.read_any(many)
     minis = _chunk(0x600, _chunk(0x601, b"\x63\x00" * (MAX_MINIS + 1)), container=True)
     with pytest.raises(fuzz.AlamoFormatError, match="more than 100,000 mini-chunks"):
         fuzz.read_any(_chunk(0x200, _chunk(0x201, bytes(128)), container=True) + minis)
-    assert time.perf_counter() - start < 2.0
 
 
 def test_writers_refuse_what_readers_would_refuse():

@@ -137,3 +137,30 @@ def test_installed_command_works_from_any_folder(venv, files, tmp_path):
     assert not (work / "converted").exists()
     r = run([exe, "batch", "import", "--help"], cwd=work, env=env)
     assert r.returncode == 0 and "--textures" in r.stdout and "io-alamo batch" in r.stdout
+
+
+@pytest.mark.skipif(os.name == "nt" or shutil.which("bash") is None, reason="setup is a bash script")
+def test_setup_installs_the_io_alamo_command(tmp_path):
+    """scripts/venv.sh (what setup.sh and test.sh run first) installs this checkout's
+    ``io-alamo`` into .venv. The .venv here is a fresh one that sees the checkout's packages
+    through a .pth file, so that the 1 GB of bpy is not installed again."""
+    clone = tmp_path / "clone"
+    shutil.copytree(ROOT / "io_alamo", clone / "io_alamo",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copytree(ROOT / "scripts", clone / "scripts",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy2(ROOT / name, clone / name)
+    r = run([sys.executable, "-m", "venv", clone / ".venv"], env=clean_env())
+    assert r.returncode == 0, r.stderr
+    site = run([clone / ".venv" / "bin" / "python", "-c",
+                "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip()
+    shared = [p for p in sys.path if p.endswith("site-packages")]
+    Path(site, "shared.pth").write_text("\n".join(shared) + "\n")
+    r = run(["bash", "-c", ". scripts/venv.sh"], cwd=clone, env=clean_env())
+    pip_or_skip(r, "the editable install of scripts/venv.sh")
+    exe = clone / ".venv" / "bin" / "io-alamo"
+    assert exe.is_file(), r.stdout + r.stderr
+    write_sample(tmp_path / "work")
+    r = run([exe, "validate", "-q", "."], cwd=tmp_path / "work", env=clean_env())
+    assert r.returncode == 0 and r.stdout.strip() == "validated 2 files: 2 ok", r.stdout + r.stderr

@@ -171,16 +171,18 @@ def test_every_truncation_is_one_clear_error():
         try:
             meg = MegArchive(data[:cut], "cut.meg")
         except MegFormatError as e:
-            assert str(e).startswith("cut.meg, offset 0x") and " in " in str(e), str(e)
+            assert str(e).startswith("cut.meg: ") and "(offset 0x" in str(e) and " in " in str(e), str(e)
             continue
         # only cuts inside the last member's data... which is checked: none may pass
         raise AssertionError(f"cut at {cut} read as {len(meg)} files")
 
 
 def test_counts_are_checked_before_anything_is_allocated():
-    with pytest.raises(MegFormatError, match="names cannot fit"):
+    with pytest.raises(MegFormatError, match="not a MEG archive|names cannot fit"):
         MegArchive(struct.pack("<II", 0xFFFFFFF0, 1) + b"\0" * 40, "huge.meg")
-    with pytest.raises(MegFormatError, match="records cannot fit"):
+    with pytest.raises(MegFormatError, match="names cannot fit"):
+        MegArchive(struct.pack("<II", 1000, 1) + b"\1\0A" + b"\0" * 40, "huge.meg")
+    with pytest.raises(MegFormatError, match="not a MEG archive|records cannot fit"):
         MegArchive(struct.pack("<II", 1, 0x7FFFFFFF) + b"\1\0A" + b"\0" * 40, "huge.meg")
 
 
@@ -188,7 +190,7 @@ def test_sizes_and_offsets_are_checked_against_the_file():
     data = bytearray(build_meg({"A": b"abc"}))
     records = 8 + 3
     struct.pack_into("<I", data, records + 8, 1 << 31)          # size
-    with pytest.raises(MegFormatError, match=r"offset 0x13, in record #0: truncated"):
+    with pytest.raises(MegFormatError, match=r"truncated.*\(offset 0x13, in record #0\)"):
         MegArchive(bytes(data), "x.meg")
     data = bytearray(build_meg({"A": b"abc"}))
     struct.pack_into("<I", data, records + 12, 2)               # start inside the index
@@ -271,3 +273,21 @@ def test_megafiles_xml_variants(tmp_path):
     xml.write_text("<Mega_Files><File>..\\..\\Outside.meg</File><File>/Outside.meg</File>"
                    "<File>Data\\Models.meg</File></Mega_Files>")
     assert [os.path.basename(p) for p in data_archives(str(data))] == ["Models.meg"]
+
+
+@pytest.mark.parametrize("head", [b"\x89PNG\r\n\x1a\n" + b"\0" * 80,
+                                  struct.pack("<II", 0x200, 5000) + bytes(range(200))])
+def test_a_file_that_is_no_archive_says_so(tmp_path, capsys, head):
+    path = tmp_path / "x.png"
+    path.write_bytes(head)
+    assert cli.main(["meg", "list", str(path)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"{path}: not a MEG archive (starts with ")
+    assert "cannot fit" not in err and "\\\\" not in err
+
+
+def test_missing_member_message_has_single_backslashes(tmp_path, capsys):
+    archive = write_meg(tmp_path / "a.meg", {"DATA\\A.TXT": b"a"})
+    assert cli.main(["info", f"{archive}:DATA\\ART\\NONE.ALO"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"{archive}: no member 'DATA\\ART\\NONE.ALO'"), err

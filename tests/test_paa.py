@@ -47,7 +47,7 @@ def test_bad_files_give_one_error():
     good = build_paa(DXT5, 16, 16, random_blocks(DXT5, 16), compress=True)
     with pytest.raises(PaaFormatError, match="texture type 0x1234"):
         read_paa(b"\x34\x12" + good[2:], filename="x.paa")
-    with pytest.raises(PaaFormatError, match="x.paa, offset"):
+    with pytest.raises(PaaFormatError, match=r"x.paa: .*\(offset"):
         read_paa(good[:40], filename="x.paa")
     rng = random.Random(7)
     for _ in range(300):

@@ -3,13 +3,12 @@ with what real files say about each shader they use."""
 
 import json
 import numbers
-from pathlib import Path
 
 import pytest
+from corpus import CORPUS, corpus_files
 
 from io_alamo import shaders
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
 # named in the issue that asked for the catalogue, plus the whole RSkin family with counterparts
 REQUIRED = (
@@ -123,7 +122,7 @@ def test_every_shader_in_the_real_files_matches_the_catalogue():
     from io_alamo.formats.alamo import load
 
     problems, checked = [], 0
-    for path in sorted(p for p in CORPUS.iterdir() if p.suffix.lower() == ".alo"):
+    for path in corpus_files(".alo"):
         model = load(str(path))
         if getattr(model, "kind", None) == "particle":
             continue

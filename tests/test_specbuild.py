@@ -13,11 +13,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from corpus import CORPUS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import specbuild as sb  # noqa: E402
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
 # mini-chunk holding data chunks (by file kind)
 ALO_MINI_TYPES = {0x601, 0x602, 0x603, 0x10102, 0x10103, 0x10104, 0x10105, 0x10106, 0x1201}

@@ -17,15 +17,17 @@ from ..batch_report import BatchReport, blender_output_hidden
 from ..formats import registry
 from ..formats.alamo.game_data import is_archive_file
 from ..formats.errors import FormatError, without_filename
+from ..inputs import nothing_found_line
 from .alamo import batch as alamo_batch
 from .outputs import finish
 from .prefs import user_texture_folders
 from .textures import texture_folders
 
 
-def run_one(verb, path, rel, out, options, verbose=False):
+def run_one(verb, path, rel, out, options, verbose=False, report=None):
     """{"path", "status" (ok/identical/differs/failed), "message", "seconds", "outputs",
-    "warnings"}. Blender's own output is hidden unless ``verbose``."""
+    "warnings"}. Blender's own output is hidden unless ``verbose``; ``report`` (a
+    BatchReport) shows the stage the file is at on a terminal's progress line."""
     start = time.perf_counter()
     warnings = []
     try:
@@ -34,9 +36,12 @@ def run_one(verb, path, rel, out, options, verbose=False):
                 head = f.read(16)
             registry.recognise(head, str(path))         # a PNG named .alo, say
             registry.require(head, str(path), INPUT_FORMAT[verb])   # a .p3d named .alo
-        with blender_output_hidden(not verbose):
+        with blender_output_hidden(not verbose) as write:
+            def stage(what):
+                if report is not None:
+                    report.stage(path, what, write)
             status, message, outputs, warnings = alamo_batch.run_verb(verb, path, rel, out,
-                                                                      **options)
+                                                                      stage=stage, **options)
     except Exception as e:         # noqa: BLE001 - reported, and the run goes on
         status, message, outputs = "failed", _one_line(e, path), []
     return {"path": str(path), "status": status, "message": message,
@@ -75,9 +80,9 @@ def _context():
 def _options(args):
     if args.verb == "import":
         return {"glb": args.glb, "preview": args.preview, "glb_all": args.glb_all,
-                "texture_folders": search_folders(args)}
+                "texture_folders": search_folders(args), "overwrite": args.overwrite}
     if args.verb == "export":
-        return {"ala_format": args.ala_format}
+        return {"ala_format": args.ala_format, "overwrite": args.overwrite}
     return {}
 
 
@@ -93,10 +98,14 @@ def run(argv, prog, blender_binary=None):
         if missing:
             raise FileNotFoundError(f"--textures {missing[0]}: no such folder or .meg")
     except FileNotFoundError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(e, file=sys.stderr)
         return 2
-    for folder in empty:
-        print(f"no {' or '.join(VERBS[args.verb])} files found in {folder}", file=sys.stderr)
+    if args.out and args.out.exists() and not args.out.is_dir():
+        print(f"{args.out}: is a file; --out names the output folder (it is made if "
+              "missing)", file=sys.stderr)
+        return 2
+    for item in empty:
+        print(nothing_found_line(item, VERBS[args.verb]), file=sys.stderr)
     if not tasks:
         return 1 if empty else 0
     if args.worker:
@@ -117,7 +126,8 @@ def run(argv, prog, blender_binary=None):
         for path, rel in tasks:
             if not args.worker:
                 report.start(path)
-            r = run_one(args.verb, path, rel, args.out, options, args.verbose)
+            r = run_one(args.verb, path, rel, args.out, options, args.verbose,
+                        None if args.worker else report)
             if args.worker:
                 print(RESULT_PREFIX + json.dumps(r), flush=True)
             else:

@@ -34,6 +34,14 @@ def set_custom_normals(mesh, corner_normals):
         mesh.normals_split_custom_set(n)
 
 
+def uses_nodes(material):
+    """Whether a material draws with its node tree. Blender 5.0 always does (and warns that
+    ``Material.use_nodes`` goes away); older versions may have a tree that is switched off."""
+    if material.node_tree is None:
+        return False
+    return bpy.app.version >= (5, 0, 0) or material.use_nodes
+
+
 def ensure_node_tree(material):
     """Blender 5.0 always gives materials a node tree; older versions need use_nodes."""
     if material.node_tree is None:

@@ -10,7 +10,9 @@ import bpy
 import numpy as np
 from mathutils import Vector
 
+from ..scratch import remove_scratch_folders
 from .alamo.preview.gltf import gltf_look
+from .gltf_animation import add_animations, fast_animation_armature, pose_actions
 from .alamo.shown import prepare_gltf_export
 
 __all__ = ["export_glb", "finish", "render_preview"]
@@ -23,6 +25,7 @@ _hard_exit = False
 def finish(status):
     """The batch's exit status, ending the process at once where Blender would crash at exit."""
     if _hard_exit:
+        remove_scratch_folders()              # os._exit skips atexit
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(status)
@@ -38,11 +41,22 @@ def export_glb(target, everything=False):
         addon_utils.enable("io_scene_gltf2", default_set=False)
     global _hard_exit
     _hard_exit = _hard_exit or bpy.app.version < (4, 5, 0)
+    scene = bpy.context.scene
+    arm = fast_animation_armature(scene)
+    actions = pose_actions(arm) if arm is not None else []
     try:
-        with gltf_look(bpy.context.scene):       # glTF cannot mask: the preview's colours baked
+        with gltf_look(scene):       # glTF cannot mask: the preview's colours baked
             bpy.ops.export_scene.gltf(filepath=str(target), export_format="GLB",
-                                      export_animations=True, check_existing=False,
+                                      export_animations=arm is None, check_existing=False,
                                       **prepare_gltf_export(bpy.context, everything))
+            if actions:         # the exporter samples every bone and frame in Python: slow
+                fps = scene.render.fps / scene.render.fps_base
+                try:
+                    add_animations(str(target), arm, actions, fps)
+                except ValueError:       # something add_animations does not cover
+                    bpy.ops.export_scene.gltf(filepath=str(target), export_format="GLB",
+                                              export_animations=True, check_existing=False,
+                                              **prepare_gltf_export(bpy.context, everything))
     finally:
         if not enabled:      # Blender 4.2/4.5 crash at exit if its classes stay registered
             addon_utils.disable("io_scene_gltf2", default_set=False)

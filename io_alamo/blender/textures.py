@@ -146,10 +146,13 @@ class TextureFinder:
 
     @property
     def searched(self):
-        """'N folders and M archives', for messages."""
-        text = f"{len(self.folders)} folders"
+        """'folders A, B and archives X.meg', for messages: what was searched, by name."""
+        def named(things, one, many):
+            things = [str(t) for t in things]
+            return f"{one if len(things) == 1 else many} {', '.join(things)}"
+        text = named(self.folders, "folder", "folders") if self.folders else "no folder"
         if self.archives.paths:
-            text += f" and {len(self.archives.paths)} archives"
+            text += " and " + named(self.archives.paths, "archive", "archives")
         errors = self.archives.errors
         if errors:
             text += f"; {len(errors)} archives could not be read: {errors[0]}"

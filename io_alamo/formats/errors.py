@@ -21,14 +21,9 @@ class FormatError(ValueError):
         super().__init__(self._text())
 
     def _text(self):
-        where = []
-        if self.filename:
-            where.append(str(self.filename))
-        if self.offset is not None:
-            where.append(f"offset 0x{self.offset:x}")
-        if self.path:
-            where.append(f"{self.where_label} {self.path}")
-        return (", ".join(where) + ": " if where else "") + self.message
+        """``str()`` of the error has the shape of every message, ``FILE: what is wrong
+        (where)``: the command line, the batch and Blender's reports all show it."""
+        return self.line()
 
     def line(self, filename=None):
         """The error as the command line shows it, ``FILE: what is wrong (where)``:

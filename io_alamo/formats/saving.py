@@ -8,7 +8,7 @@ import errno
 import os
 import tempfile
 
-__all__ = ["SaveError", "check_target", "write_all"]
+__all__ = ["SaveError", "check_overwrite", "check_target", "write_all"]
 
 
 def write_all(items) -> None:
@@ -54,6 +54,24 @@ def write_all(items) -> None:
     finally:
         for tmp, _ in written:
             _remove(tmp)
+
+
+def check_overwrite(paths, overwrite=False):
+    """The one rule of every writer (command line, batch): an existing file is replaced only
+    with ``overwrite`` (--overwrite), a folder never. Raises FileExistsError or
+    IsADirectoryError naming the first path in the way (nothing is written); returns the
+    paths that exist and will be replaced, for the message that says so."""
+    existing = []
+    for path in map(os.fspath, paths):
+        if os.path.isdir(path):
+            raise IsADirectoryError(f"{path}: it is a folder, not a file (a folder is never "
+                                    "replaced); nothing was written")
+        if os.path.lexists(path):
+            if not overwrite:
+                raise FileExistsError(f"{path}: exists (--overwrite replaces it); nothing "
+                                      "was written")
+            existing.append(path)
+    return existing
 
 
 def check_target(path):

@@ -1,9 +1,7 @@
 """Real headless Blender (the PyPI ``bpy`` wheel). Skipped where bpy is not installed;
 scripts/test.sh runs this folder once per supported Blender version."""
 
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,7 +11,8 @@ for p in (str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "blender")):
     if p not in sys.path:
         sys.path.insert(0, p)
 
-os.environ.setdefault("BLENDER_USER_RESOURCES", tempfile.mkdtemp(prefix="io_alamo-blender-"))
+from io_alamo.scratch import blender_user_resources  # noqa: E402
+blender_user_resources("io_alamo-blender-")
 try:
     import bpy  # noqa: F401  (imported once per process)
 except ImportError:

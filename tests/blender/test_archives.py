@@ -194,7 +194,7 @@ def test_texture_names_in_archives_any_case_folders_and_stand_ins(tmp_path):
     for name in ("y.tga", "..\\..\\Y.dds", "C:\\Art\\y.dds", "Units\\y.dds"):
         assert finder.find(name).name == "DATA\\ART\\TEXTURES\\Y.DDS", name
     assert finder.find("x.dds") is None                    # not in DATA\ART\TEXTURES itself
-    assert finder.searched == "1 folders and 1 archives"
+    assert finder.searched == f"folder {tmp_path / 'nothing here'} and archive {meg}"
     assert found.loose_path == str(tmp_path / "DATA" / "ART" / "TEXTURES" / "UNITS" / "X.DDS")
     (tmp_path / "Data" / "Broken.meg").write_bytes(b"\xff\xff\xff\xff\xa4\x70\x7d\x3f")
     finder = TextureFinder([], [str(tmp_path / "Data" / "Broken.meg"), str(meg)])

@@ -170,10 +170,12 @@ def test_a_folder_without_models_is_named(blender, tmp_path, capsys):
     (tmp_path / "empty" / "readme.txt").write_text("no models here")
     assert batch.run(["import", str(tmp_path / "empty"), "--out", str(tmp_path / "o")],
                      "test") == 1
-    assert capsys.readouterr().err == f"no .alo files found in {tmp_path / 'empty'}\n"
+    assert capsys.readouterr().err == (f"{tmp_path / 'empty'}: no .alo files found (folders "
+                                       "are searched recursively)\n")
     assert batch.run(["export", str(tmp_path / "empty"), "--out", str(tmp_path / "o")],
                      "test") == 1
-    assert capsys.readouterr().err == f"no .blend files found in {tmp_path / 'empty'}\n"
+    assert capsys.readouterr().err == (f"{tmp_path / 'empty'}: no .blend files found (folders "
+                                       "are searched recursively)\n")
 
 
 def test_an_empty_folder_beside_a_full_one_does_not_stop_the_run(blender, tmp_path, capsys):
@@ -182,7 +184,7 @@ def test_an_empty_folder_beside_a_full_one_does_not_stop_the_run(blender, tmp_pa
     status = batch.run(["roundtrip", str(tmp_path / "empty"), str(tmp_path / "full")], "test")
     captured = capsys.readouterr()
     assert status == 0 and "1 identical" in captured.out
-    assert f"no .alo files found in {tmp_path / 'empty'}" in captured.err
+    assert f"{tmp_path / 'empty'}: no .alo files found" in captured.err
 
 
 def test_failures_name_the_file_once(blender, tmp_path, capsys):

@@ -1,11 +1,11 @@
 """Import of binarized Arma models (.p3d) into real Blender, and on to an .alo."""
 
 import random
-from pathlib import Path
 
 import bpy
 import numpy as np
 import pytest
+from corpus import P3D_CORPUS as CORPUS
 from p3d_build import SpecLod, build_odol, grid_lod
 
 from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
@@ -14,7 +14,6 @@ from io_alamo.blender.arma.importer import import_p3d
 from io_alamo.formats.alamo import read_alo
 from io_alamo.formats.arma import P3dFormatError, is_visual, read_p3d
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus-odol"
 SAMPLES = sorted(CORPUS.rglob("*.p3d")) if CORPUS.is_dir() else []
 needs_samples = pytest.mark.skipif(not SAMPLES, reason=f"no ODOL samples at {CORPUS}")
 

@@ -10,8 +10,9 @@ import bpy
 ROOT = Path(__file__).resolve().parents[2]
 
 SCRIPT = """
-import os, sys, tempfile
+import atexit, os, shutil, sys, tempfile
 os.environ["BLENDER_USER_RESOURCES"] = tempfile.mkdtemp()
+atexit.register(shutil.rmtree, os.environ["BLENDER_USER_RESOURCES"], True)
 sys.path.insert(0, {root!r})
 import bpy, io_alamo
 io_alamo.register()

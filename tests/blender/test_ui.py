@@ -85,8 +85,9 @@ def bone_index(model, name):
 # --- registration ---------------------------------------------------------------------------
 
 REGISTER_SCRIPT = """
-import os, sys, tempfile
+import atexit, os, shutil, sys, tempfile
 os.environ["BLENDER_USER_RESOURCES"] = tempfile.mkdtemp()
+atexit.register(shutil.rmtree, os.environ["BLENDER_USER_RESOURCES"], True)
 sys.path.insert(0, {root!r})
 import bpy, io_alamo
 from io_alamo.blender import ui

@@ -2,6 +2,7 @@
 animations) to a .blend (and optionally a .glb and a preview), export a .blend back to .alo
 and .ala, and round trip a model and its animations. io_alamo.blender.batch runs them."""
 
+import os
 import tempfile
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import bpy
 
 from ...formats import registry
 from ...formats.files import first_difference
+from ...formats.saving import check_overwrite
 from ..outputs import export_glb, render_preview
 from ..source import SOURCE_NAME_KEY, source_file_name
 from .exp.ala import AnimationExportOptions, export_ala
@@ -22,33 +24,51 @@ def _reset():
     bpy.ops.wm.read_factory_settings(use_empty=True)
 
 
-def do_import(path, rel, out, glb=False, preview=False, glb_all=False, texture_folders=(),
-              **_):
+def _no_stage(what):
+    """Where a verb says which stage it is at (the batch's progress line); by default nowhere."""
 
+
+def do_import(path, rel, out, glb=False, preview=False, glb_all=False, texture_folders=(),
+              overwrite=False, stage=_no_stage, **_):
+
+    blend = out / rel.with_suffix(".blend")
+    wanted = [blend] + ([blend.with_suffix(".glb")] if glb or glb_all else []) \
+        + ([blend.with_suffix(".png")] if preview else [])
+    replaced = check_overwrite(wanted, overwrite)
+    stage("importing")
     _reset()
     result = import_alo(bpy.context, str(path),
                         ImportOptions(texture_folders=list(texture_folders)))
-    blend = out / rel.with_suffix(".blend")
     blend.parent.mkdir(parents=True, exist_ok=True)
+    stage("saving .blend")
     bpy.ops.wm.save_as_mainfile(filepath=str(blend), check_existing=False)
     outputs = [blend]
     if glb or glb_all:
+        stage("writing .glb")
         target = out / rel.with_suffix(".glb")
         export_glb(target, everything=glb_all)
         outputs.append(target)
     if preview:
+        stage("rendering preview")
         target = out / rel.with_suffix(".png")
         render_preview(bpy.context, target)
         outputs.append(target)
-    return "ok", result.summary(), outputs, result.warnings
+    return "ok", result.summary() + replaced_note(replaced), outputs, result.warnings
 
 
-def do_export(path, rel, out, ala_format=None, **_):
+def replaced_note(replaced):
+    """``; replaced 2 existing files`` when --overwrite replaced any."""
+    n = len(replaced)
+    return f"; replaced {n} existing file{'s' if n != 1 else ''}" if n else ""
 
+
+def do_export(path, rel, out, ala_format=None, overwrite=False, stage=_no_stage, **_):
+
+    stage("opening .blend")
     bpy.ops.wm.open_mainfile(filepath=str(path), load_ui=False, use_scripts=False)
     scene = bpy.context.scene
     arms = [o for o in scene.objects if o.type == "ARMATURE"]
-    outputs, summaries, warnings = [], [], []
+    outputs, summaries, warnings, replaced = [], [], [], []
     for arm in arms or [None]:
         name = rel if len(arms) <= 1 else rel.parent / arm.name
         target = out / _model_file_name(name, arm)
@@ -58,13 +78,28 @@ def do_export(path, rel, out, ala_format=None, **_):
         bpy.context.view_layer.objects.active = arm
         options = ExportOptions(scope="ARMATURE" if arm else "SCENE", animations=True,
                                 ala_format=int(ala_format) if ala_format else None)
-        result = export_alo(bpy.context, str(target), options)
+        stage(f"writing {target.name}")
+        result, written = _export_checked(target, options, overwrite)
+        replaced += written
         warnings += result.warnings
-        outputs += [target] + [Path(p) for p in result.animations]
+        outputs += [target] + [target.parent / Path(p).name for p in result.animations]
         c = result.counts
         summaries.append(f"{target.name}: {c['bones']} bones, {c['meshes']} meshes, "
                          f"{len(result.animations)} animations")
-    return "ok", "; ".join(summaries), outputs, warnings
+    return "ok", "; ".join(summaries) + replaced_note(replaced), outputs, warnings
+
+
+def _export_checked(target, options, overwrite):
+    """Export to a temporary folder beside ``target``, then move the files into place under
+    the one overwrite rule (check_overwrite): an existing file stops the export (nothing is
+    written) unless ``overwrite``. Returns (result, the files replaced)."""
+    with tempfile.TemporaryDirectory(prefix=".alamo-export-", dir=target.parent) as tmp:
+        result = export_alo(bpy.context, str(Path(tmp) / target.name), options)
+        made = sorted(Path(tmp).iterdir())
+        replaced = check_overwrite([target.parent / p.name for p in made], overwrite)
+        for p in made:
+            os.replace(p, target.parent / p.name)
+    return result, replaced
 
 
 def _model_file_name(name, arm):
@@ -74,13 +109,15 @@ def _model_file_name(name, arm):
     return name.parent / exact if exact else name.with_suffix(".alo")
 
 
-def do_roundtrip(path, rel, out=None, **_):
+def do_roundtrip(path, rel, out=None, stage=_no_stage, **_):
 
+    stage("importing")
     _reset()
     result = import_alo(bpy.context, str(path), ImportOptions())
     arm = result.armature
     bpy.context.view_layer.objects.active = arm
     differ = []
+    stage("exporting and comparing")
     with tempfile.TemporaryDirectory(prefix="alamo-roundtrip-") as tmp:
         pairs = [(path, Path(tmp) / "model.alo", None)]
         export_alo(bpy.context, str(pairs[0][1]), ExportOptions())

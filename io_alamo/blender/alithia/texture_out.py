@@ -9,6 +9,7 @@ import bpy
 import numpy as np
 
 from ..alamo.imp.materials import BASE_NODE
+from ..compat import uses_nodes
 from .importer import TEXTURE_NODE
 
 TEXTURE_NODES = (TEXTURE_NODE, BASE_NODE)
@@ -19,7 +20,7 @@ def material_image(obj):
     the first image node linked to the shader's Base Color, else any image node's; or None."""
     for slot in obj.material_slots:
         mat = slot.material
-        if mat is None or not mat.use_nodes or mat.node_tree is None:
+        if mat is None or not uses_nodes(mat):
             continue
         nodes = mat.node_tree.nodes
         for name in TEXTURE_NODES:
@@ -30,7 +31,7 @@ def material_image(obj):
         linked = [n for n in images if any(link.to_socket.name == "Base Color"
                                            for link in n.outputs["Color"].links)]
         if linked or images:
-            return (linked or images)[0]
+            return (linked or images)[0].image
     return None
 
 

@@ -88,6 +88,15 @@ class _Budget:
         self.chunks = self.minis = 0
 
 
+def _past_end(size, left, at_file_end):
+    """Why a chunk's size does not fit: the file is cut short (a top-level chunk runs past
+    the end of the file), or the size is wrong for its parent."""
+    if at_file_end:
+        return (f"the file is cut short: the chunk needs {size:,} bytes, only {max(left, 0):,} "
+                "are left (an incomplete download or copy?)")
+    return f"chunk size {size} runs past the end of its parent ({left} bytes left)"
+
+
 def read_chunks(data: BytesLike, start: int = 0, end: int | None = None, parent_path: str = "",
                 depth: int = 0, budget: _Budget | None = None) -> list[Chunk]:
     """Parse chunks in ``data[start:end]`` into a list of :class:`Chunk`.
@@ -116,9 +125,8 @@ def read_chunks(data: BytesLike, start: int = 0, end: int | None = None, parent_
         path = _child_path(parent_path, ctype, counts)
         body = pos + 8
         if size > end - body:
-            raise AlamoFormatError(
-                f"chunk size {size} runs past the end of its parent ({end - body} bytes left)",
-                offset=pos, path=path)
+            raise AlamoFormatError(_past_end(size, end - body, depth == 0 and end == len(view)),
+                                   offset=pos, path=path)
         budget.chunks += 1
         if budget.chunks > MAX_CHUNKS:
             raise AlamoFormatError(f"more than {MAX_CHUNKS:,} chunks; no Alamo file has that "

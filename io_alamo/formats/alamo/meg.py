@@ -141,6 +141,9 @@ class MegArchive:
         if later:
             raise self._error(f"{later}; io_alamo reads MEG v1, the layout of Empire at War "
                               "and Forces of Corruption", 0, "header")
+        if not looks_like_meg(view[:64]):
+            head = " ".join(f"{b:02x}" for b in bytes(view[:4]))
+            raise self._error(f"not a MEG archive (starts with {head})", 0, "header")
         name_count, file_count = struct.unpack_from("<II", view)
         if HEADER_SIZE + 2 * name_count > size:
             raise self._error(f"{name_count:,} names cannot fit in a file of {size:,} bytes",
@@ -207,22 +210,22 @@ class MegArchive:
     def _problems(self, table, offset):
         out = []
         for e in self.entries:
-            at = f"offset 0x{offset + RECORD_SIZE * e.record:x}, record #{e.record}"
+            at = f" (offset 0x{offset + RECORD_SIZE * e.record:x}, record #{e.record})"
             if crc_of_name(e.name) != e.crc:
-                out.append(f"{at}: CRC 0x{e.crc:08x} does not match its name '{e.name}' "
-                           f"(0x{crc_of_name(e.name):08x}); the game will not find it")
+                out.append(f"CRC 0x{e.crc:08x} does not match its name '{e.name}' "
+                           f"(0x{crc_of_name(e.name):08x}); the game will not find it{at}")
             if e.index != e.record:
-                out.append(f"{at}: record index {e.index} (expected {e.record})")
+                out.append(f"record index {e.index} (expected {e.record}){at}")
             key = normal_name(e.name)
             other = self._lookup.setdefault(key, e)
             if other is not e:
-                out.append(f"{at}: duplicate name '{e.name}' (also record #{other.record}); "
-                           f"record #{other.record} is the one read")
+                out.append(f"duplicate name '{e.name}' (also record #{other.record}); "
+                           f"record #{other.record} is the one read{at}")
         crcs = table["crc"]
         if len(crcs) > 1 and (np.diff(crcs.astype(np.int64)) < 0).any():
             k = int(np.flatnonzero(np.diff(crcs.astype(np.int64)) < 0)[0]) + 1
-            out.append(f"offset 0x{offset + RECORD_SIZE * k:x}, record #{k}: records are not "
-                       "sorted by CRC; the game may not find some members")
+            out.append("records are not sorted by CRC; the game may not find some members "
+                       f"(offset 0x{offset + RECORD_SIZE * k:x}, record #{k})")
         return out
 
     # --- members ---------------------------------------------------------------------------

@@ -4,11 +4,14 @@ enable it, import and export a model through the installed copy, disable it.
     python install_extension.py ZIP MODEL.alo OUT.alo
 Prints "module <name>" and "ok" on success; exits non-zero on any failure."""
 
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 
 os.environ["BLENDER_USER_RESOURCES"] = tempfile.mkdtemp(prefix="alamo-ext-")
+atexit.register(shutil.rmtree, os.environ["BLENDER_USER_RESOURCES"], True)
 import bpy  # noqa: E402
 
 zip_path, model, out = sys.argv[1:4]

@@ -63,35 +63,61 @@ def surface_pixels(mat, scene):
 @contextmanager
 def gltf_look(scene, materials=None):
     """While inside, materials show glTF their preview's colours as a plain texture."""
-    undo = []
+    undo, baked = [], {}
     try:
         for mat in materials if materials is not None else bpy.data.materials:
             if mat.node_tree is not None and mat.node_tree.nodes.get(BASE_NODE) is not None:
-                made = _bake(mat, scene)
+                made = _bake(mat, scene, baked)
                 if made is not None:
                     undo.append(made)
         yield
     finally:
         for restore in reversed(undo):
             restore()
+        for image, _ in baked.values():
+            if image is not None:
+                bpy.data.images.remove(image)
 
 
-def _bake(mat, scene):
-    baked = surface_pixels(mat, scene)
-    if baked is None:
+def _bake_key(mat, scene):
+    """What a material's baked texture depends on: materials that agree share one image
+    (a unit's parts often share a texture: baked and encoded once, not per material)."""
+    nodes = mat.node_tree.nodes
+    tex = nodes.get(BASE_NODE)
+    values = material_values(mat)
+    colours = tuple(tuple(_rgb(values.get(k), (1, 1, 1))) for k in ("color", "diffuse"))
+    team = nodes.get(PREFIX + "Team") is not None
+    return (tex.image.name if tex.image is not None else None,
+            nodes.get(PREFIX + "Emission") is not None, team, mat.surface_render_method,
+            colours, tuple(team_colour(scene, values)) if team else None)
+
+
+def _baked_image(mat, scene, baked):
+    """(image, emits) of the material's baked surface, made once per :func:`_bake_key`."""
+    key = _bake_key(mat, scene)
+    if key not in baked:
+        made = surface_pixels(mat, scene)
+        image, emits = None, False
+        if made is not None:
+            px, emits = made
+            h, w = px.shape[:2]
+            base = mat.node_tree.nodes[BASE_NODE].image
+            image = bpy.data.images.new(f"{os.path.splitext(base.name)[0]}_preview", w, h,
+                                        alpha=True)
+            image.pixels.foreach_set(np.ascontiguousarray(px, np.float32).ravel())
+            # not packed: the glTF exporter encodes the pixels itself
+        baked[key] = (image, emits)
+    return baked[key]
+
+
+def _bake(mat, scene, baked):
+    image, emits = _baked_image(mat, scene, baked)
+    if image is None:
         return None
-    px, emits = baked
-    h, w = px.shape[:2]
-    base = mat.node_tree.nodes[BASE_NODE].image
-    image = bpy.data.images.new(f"{os.path.splitext(base.name)[0]}_preview", w, h,
-                                alpha=True)
-    image.pixels.foreach_set(np.ascontiguousarray(px, np.float32).ravel())
-    image.pack()
     tree = mat.node_tree
     bsdf = next((n for n in tree.nodes if n.type == "BSDF_PRINCIPLED"), None)
     out = next((n for n in tree.nodes if n.type == "OUTPUT_MATERIAL"), None)
     if bsdf is None or out is None:
-        bpy.data.images.remove(image)
         return None
     saved = [(link.from_socket, link.to_socket) for link in tree.links
              if link.to_node == bsdf or link.to_node == out]
@@ -115,7 +141,6 @@ def _bake(mat, scene):
 
     def restore():
         tree.nodes.remove(node)
-        bpy.data.images.remove(image)
         for link in list(tree.links):
             if link.to_node == bsdf or link.to_node == out:
                 tree.links.remove(link)

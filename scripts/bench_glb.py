@@ -1,0 +1,69 @@
+"""Benchmark: what ``batch import --glb`` adds to a plain ``batch import`` of the same files,
+in the same run (target: at most 50% more; issue 36 measured ten times before the glb's
+animations were written with numpy instead of by the glTF exporter's per-frame sampling).
+
+    .venv/bin/python scripts/bench_glb.py [FOLDER_OR_FILES...]
+
+Default: the .alo files of $ALAMO_CORPUS or ../shared/corpus (their .ala animations come
+along), else the generated sample. Each variant runs in a fresh process
+(``python -m io_alamo.batch``); the fastest of three runs counts, in CPU seconds. Exit status 1 if the target is missed.
+"""
+
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from io_alamo.sample import write_sample  # noqa: E402
+from io_alamo.scratch import scratch_folder  # noqa: E402
+
+TARGET = 1.5
+
+
+def inputs(argv):
+    if argv:
+        return argv
+    corpus = Path(os.environ.get("ALAMO_CORPUS") or ROOT.parent / "shared" / "corpus")
+    if corpus.is_dir():
+        return [str(corpus)]
+    folder = Path(scratch_folder("alamo-bench-glb-"))
+    write_sample(folder)
+    return [str(folder)]
+
+
+def batch_seconds(files, extra):
+    """CPU seconds (user + system) of the batch process: on a busy machine wall-clock time
+    measures the neighbours too."""
+    best = None
+    for _ in range(3):
+        out = scratch_folder("alamo-bench-glb-out-")
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        r = subprocess.run([sys.executable, "-m", "io_alamo.batch", "import", *files, "--out",
+                            out, *extra], capture_output=True, text=True, env=env)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        seconds = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        if r.returncode not in (0, 1):
+            raise SystemExit(r.stdout[-2000:] + r.stderr[-2000:])
+        summary = r.stdout.strip().splitlines()[-1]
+        best = seconds if best is None else min(best, seconds)
+    return best, summary
+
+
+def main(argv=None):
+    files = inputs(sys.argv[1:] if argv is None else argv)
+    plain, summary = batch_seconds(files, [])
+    glb, glb_summary = batch_seconds(files, ["--glb"])
+    ratio = glb / plain
+    print(f"inputs: {' '.join(files)}\n  plain: {summary}\n  --glb: {glb_summary}")
+    print(f"batch import:        {plain:7.2f} s CPU")
+    print(f"batch import --glb:  {glb:7.2f} s CPU  ({ratio:.2f}x the plain import, target "
+          f"<= {TARGET:.2f}x){'' if ratio <= TARGET else '  MISSED'}")
+    return 0 if ratio <= TARGET else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
