@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import FormatError
-from . import lzo, lzss
+from . import compiled, lzo, lzss
 from .binary import MAX_EXPANSION  # LZO and LZSS cannot expand data more than this
 
 DXT1, DXT2, DXT3, DXT4, DXT5 = 0xFF01, 0xFF02, 0xFF03, 0xFF04, 0xFF05
@@ -82,7 +82,9 @@ def read_paa(data, filename=None):
         raise fail(f"mipmap 0 needs {size:,} bytes but only {len(data) - at:,} are left", at)
     raw = _mipmap_bytes(data, at, size, kind, w, h, compressed_lzo, fail)
     if kind in BLOCK_BYTES:
-        rgba = decode_dxt(raw, w, h, kind)
+        rgba = compiled.bcn_decode(raw, w, h, TYPE_NAMES[kind])
+        if rgba is None:
+            rgba = decode_dxt(raw, w, h, kind)
     else:
         rgba = _decode_plain(raw, w, h, kind)
     return PaaTexture(kind, w, h, rgba, tags)
@@ -122,7 +124,7 @@ def _mipmap_bytes(data, at, size, kind, w, h, compressed_lzo, fail):
     chunk = data[at:at + size]
     try:
         if compressed_lzo:
-            out, _ = lzo.decompress(chunk, 0, want)
+            out, _ = compiled.lzo_decompress(chunk, 0, want)
         else:
             out, _ = lzss.decompress(chunk, 0, want, signed_checksum=True)
     except (lzo.LzoError, lzss.LzssError) as e:
