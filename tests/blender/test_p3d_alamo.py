@@ -60,6 +60,7 @@ def _import(tmp_path, data, name="Box_Unit", **kw):
     path = tmp_path / "models" / f"{name}.p3d"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
+    kw = {"game_scale": False, "on_ground": False, **kw}      # the file's own metres
     return import_p3d(bpy.context, str(path), P3dImportOptions(**kw)), path
 
 
@@ -186,7 +187,8 @@ def test_export_writes_the_textures_beside_the_model(blender, tmp_path):
     _import(tmp_path, _unit())
     out = tmp_path / "export" / "Box_Unit.alo"
     out.parent.mkdir()
-    assert bpy.ops.export_scene.alo(filepath=str(out), write_textures=True) == {"FINISHED"}
+    assert bpy.ops.export_scene.alo(filepath=str(out), write_textures=True,
+                                    texture_format="A8R8G8B8") == {"FINISHED"}
     dds = (out.parent / "box_co.dds").read_bytes()
     assert dds[:4] == b"DDS " and int.from_bytes(dds[12:16], "little") == 8
     bgra = np.frombuffer(dds[128:], np.uint8).reshape(8, 8, 4)
