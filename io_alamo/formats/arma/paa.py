@@ -45,6 +45,7 @@ class PaaTexture:
     height: int
     rgba: np.ndarray                   # (height, width, 4) uint8, top row first
     tags: dict = field(default_factory=dict)   # tag name (as read: "AVGC", "FLAG"...) -> bytes
+    blocks: bytes = b""                # DXT kinds: mipmap 0's blocks as stored (decompressed)
 
     @property
     def kind_name(self):
@@ -87,7 +88,20 @@ def read_paa(data, filename=None):
             rgba = decode_dxt(raw, w, h, kind)
     else:
         rgba = _decode_plain(raw, w, h, kind)
-    return PaaTexture(kind, w, h, rgba, tags)
+    return PaaTexture(kind, w, h, rgba, tags, bytes(raw) if kind in BLOCK_BYTES else b"")
+
+
+def dds_of(texture):
+    """A DDS file (one level, the DXT blocks as they are) of a DXT texture, or None for the
+    other kinds: Blender reads it as fast as any DDS, with no decoding here."""
+    if not texture.blocks:
+        return None
+    fourcc = TYPE_NAMES[texture.kind].encode("ascii")
+    flags = 0x1 | 0x2 | 0x4 | 0x1000 | 0x80000        # caps, height, width, format, size
+    head = struct.pack("<4sIIIIIII44x", b"DDS ", 124, flags, texture.height, texture.width,
+                       len(texture.blocks), 0, 1)
+    pixel_format = struct.pack("<II4s20x", 32, 0x4, fourcc)
+    return head + pixel_format + struct.pack("<IIII4x", 0x1000, 0, 0, 0) + texture.blocks
 
 
 def _tags(data, pos, fail):
