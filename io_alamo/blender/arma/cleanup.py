@@ -82,8 +82,9 @@ def _closed_share(corners, part, n_parts):
     a, b = corners.ravel(), nxt.ravel()
     ok = (a >= 0) & (b >= 0)
     face = np.repeat(np.arange(len(corners)), 4)[ok]
-    edges = np.sort(np.stack([a[ok], b[ok]], axis=1), axis=1)
-    _, inverse, uses = np.unique(edges, axis=0, return_inverse=True, return_counts=True)
+    a, b = a[ok], b[ok]
+    key = np.minimum(a, b) * (int(max(a.max(), b.max())) + 1) + np.maximum(a, b)
+    _, inverse, uses = np.unique(key, return_inverse=True, return_counts=True)
     paired = uses[inverse.ravel()] == 2
     total = np.bincount(part[face], minlength=n_parts)
     return np.bincount(part[face], paired, n_parts) / np.maximum(total, 1)
@@ -101,8 +102,7 @@ def agreeing_normals(points, loops, starts, counts, normals):
     nxt[ends - 1] = starts
     a = points[loops].astype(np.float64)
     b = points[loops[nxt]].astype(np.float64)
-    face_n = np.zeros((len(starts), 3))
-    np.add.at(face_n, face, np.cross(a, b))                       # Newell's method
+    face_n = np.add.reduceat(np.cross(a, b), starts, axis=0)      # Newell's method
     fn = face_n[face]
     dot = np.einsum("ij,ij->i", normals, fn)
     wrong = dot < -1e-12 * np.einsum("ij,ij->i", fn, fn)

@@ -21,6 +21,7 @@ from ....formats.alamo.dds import encode_dds as _encode_dds
 from ....formats.alamo.model import ParamType
 from ....formats.saving import write_all
 from ...problems import add_warning
+from ...texture_images import NO_TEAM_COLOUR_KEY
 from ..imp.materials import loaded_image
 
 TEXTURE_FORMAT_ITEMS = [
@@ -57,11 +58,15 @@ def texture_names(model):
 
 
 def image_rgba(img):
-    """(h, w, 4) uint8 pixels of a Blender image, top row first."""
+    """(h, w, 4) uint8 pixels of a Blender image, top row first (alpha 0 where the image is
+    marked as having no team colour mask, see texture_images.NO_TEAM_COLOUR_KEY)."""
     w, h = img.size
     px = np.empty(w * h * 4, np.float32)
     img.pixels.foreach_get(px)
-    return (np.clip(px.reshape(h, w, 4)[::-1], 0.0, 1.0) * 255.0 + 0.5).astype(np.uint8)
+    rgba = (np.clip(px.reshape(h, w, 4)[::-1], 0.0, 1.0) * 255.0 + 0.5).astype(np.uint8)
+    if img.get(NO_TEAM_COLOUR_KEY):
+        rgba[:, :, 3] = 0
+    return rgba
 
 
 def _is_placeholder(img):
