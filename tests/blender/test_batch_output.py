@@ -170,10 +170,12 @@ def test_a_folder_without_models_is_named(blender, tmp_path, capsys):
     (tmp_path / "empty" / "readme.txt").write_text("no models here")
     assert batch.run(["import", str(tmp_path / "empty"), "--out", str(tmp_path / "o")],
                      "test") == 1
-    assert capsys.readouterr().err == f"no .alo files found in {tmp_path / 'empty'}\n"
+    assert capsys.readouterr().err == \
+        f"no .alo or .p3d or .alm files found in {tmp_path / 'empty'}\n"
     assert batch.run(["export", str(tmp_path / "empty"), "--out", str(tmp_path / "o")],
                      "test") == 1
-    assert capsys.readouterr().err == f"no .blend files found in {tmp_path / 'empty'}\n"
+    assert capsys.readouterr().err == \
+        f"no .blend or .p3d or .alm files found in {tmp_path / 'empty'}\n"
 
 
 def test_an_empty_folder_beside_a_full_one_does_not_stop_the_run(blender, tmp_path, capsys):
