@@ -105,6 +105,23 @@ def test_export_writes_the_parts_as_the_units_meshes(blender, vehicle, tmp_path)
     assert parts and parts <= names and "truck_LOD0" in names
 
 
+def test_a_part_hangs_on_its_proxys_bone(blender, tmp_path):
+    lod = boxes_lod(1.0, [((0, 1, 0), (0.5, 0.5, 0.5))], [("\\x\\gun", (0.2, 1.6, 0.3))])
+    path, m, seq = lod.proxies[0]
+    lod.proxies[0] = (path, m, seq, 1)                      # skeleton bone 1, "arm"
+    (tmp_path / "unit.p3d").write_bytes(build_odol(73, [lod]))
+    (tmp_path / "gun.p3d").write_bytes(build_odol(73, [boxes_lod(1.0, [((0, 0, 0),
+                                                                         (0.1, 0.1, 0.4))])]))
+    res = import_p3d(bpy.context, str(tmp_path / "unit.p3d"))
+    part = [o for o in res.objects if o.get("p3d_part_file")]
+    assert len(part) == 1 and part[0].parent_type == "BONE" and part[0].parent_bone == "arm"
+    bpy.context.view_layer.update()
+    s = ALAMO_UNITS_PER_METRE
+    centre = _co(part[0]).mean(axis=0)                      # at the proxy, lifted with the unit
+    lift = res.collection["p3d_import_lift"]
+    np.testing.assert_allclose(centre, [0.2 * s, 0.3 * s, 1.6 * s + lift], atol=1e-4)
+
+
 def test_a_model_naming_itself_is_not_placed_inside_itself(blender, tmp_path):
     path = tmp_path / "loop.p3d"
     path.write_bytes(build_odol(73, [boxes_lod(1.0, [((0, 1, 0), (0.5, 0.5, 0.5))],
