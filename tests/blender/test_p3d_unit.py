@@ -131,6 +131,14 @@ def test_a_model_naming_itself_is_not_placed_inside_itself(blender, tmp_path):
     assert [o.type for o in res.objects if o.get("p3d_proxy_path")] == ["EMPTY"]
 
 
+def test_the_file_menu_has_the_options(blender, vehicle):
+    assert bpy.ops.import_scene.p3d(filepath=str(vehicle), game_scale=False, on_ground=False,
+                                    import_parts=False) == {"FINISHED"}
+    assert not [o for o in bpy.data.objects if o.get("p3d_part_file")]
+    coll = bpy.data.collections["truck"]
+    assert (coll["p3d_import_scale"], coll["p3d_import_lift"]) == (1.0, 0.0)
+
+
 def test_parts_off_keeps_empties(blender, vehicle):
     res = import_p3d(bpy.context, str(vehicle), P3dImportOptions(import_parts=False))
     assert res.counts["parts"] == 0
@@ -264,10 +272,15 @@ def test_batch_imports_and_exports_every_engines_models(blender, vehicle, tmp_pa
     src.mkdir()
     (src / "wave.alm").write_bytes(wave_grid().data)
     (src / "alod.alm").write_bytes(alod_bytes())
-    assert batch.run(["import", str(src), str(vehicle), "--out", str(tmp_path / "b")],
+    assert batch.run(["import", str(src), "--out", str(tmp_path / "b")], "test") == 0
+    assert batch.run(["import", str(vehicle), "--out", str(tmp_path / "b"), "--preview"],
                      "test") == 0
     assert sorted(p.name for p in (tmp_path / "b").iterdir()) == \
-        ["alod.blend", "truck.blend", "wave.blend"]
+        ["alod.blend", "truck.blend", "truck.png", "wave.blend"]
+    bpy.ops.wm.open_mainfile(filepath=str(tmp_path / "b" / "truck.blend"))
+    assert len([o for o in bpy.data.objects if o.get("p3d_part_file")]) == 9   # whole truck
+    img = bpy.data.images["part00_co.dds"]                  # the packed DDS travels along
+    assert img.packed_file is not None and tuple(img.size) == (64, 64)
     assert batch.run(["export", str(vehicle), "--out", str(tmp_path / "a")], "test") == 0
     written = sorted(p.name for p in (tmp_path / "a").iterdir())
     assert written == ["p3d_color_808080ff.dds", "part00_co.dds", "part01_co.dds",
