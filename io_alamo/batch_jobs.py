@@ -15,10 +15,14 @@ from .formats import registry
 from .inputs import expand
 
 RESULT_PREFIX = "@@alamo-result "
-# the format each verb takes (the registry's key; None: .blend files), and so its files
-INPUT_FORMAT = {"import": "alo", "export": None, "roundtrip": "alo"}
-VERBS = {verb: registry.by_key(key).extensions if key else (".blend",)
-         for verb, key in INPUT_FORMAT.items()}
+# the formats each verb takes (the registry's keys; None: .blend files), and so its files:
+# import and export also take the other engines' models (issue 35)
+OTHER_MODELS = ("p3d", "alm1", "alod")
+INPUT_FORMAT = {"import": ("alo",) + OTHER_MODELS, "export": (None,) + OTHER_MODELS,
+                "roundtrip": ("alo",)}
+VERBS = {verb: tuple(dict.fromkeys(ext for key in keys for ext in (
+             registry.by_key(key).extensions if key else (".blend",))))
+         for verb, keys in INPUT_FORMAT.items()}
 NEEDS_BPY = ("{prog}: needs Blender's Python module bpy, which this Python ({version}) does "
              "not have. Either install it beside io_alamo (Python 3.11 only):\n"
              "    pip install bpy==4.5.* 'numpy<2'\n"
@@ -60,6 +64,9 @@ def _worker_command(args, files, blender_binary):
         rest += ["--ala-format", str(args.ala_format)]
     for folder in getattr(args, "textures", None) or ():
         rest += ["--textures", str(folder)]
+    for flag in ("metres", "not_on_ground", "no_parts", "uncompressed_textures"):
+        if getattr(args, flag, False):
+            rest.append("--" + flag.replace("_", "-"))
     if args.verbose:
         rest.append("--verbose")
     if blender_binary:
@@ -110,12 +117,27 @@ def run_parallel(args, tasks, report, blender_binary=None):
         t.join()
 
 
+def _other_engine_options(p):
+    """The File menu's options for Arma models and the textures of an exported unit."""
+    p.add_argument("--metres", action="store_true",
+                   help=".p3d: keep metres (default: the Alamo games' scale, 5 units a metre)")
+    p.add_argument("--not-on-ground", action="store_true",
+                   help=".p3d: keep the file's height (default: lowest point at the origin)")
+    p.add_argument("--no-parts", action="store_true",
+                   help=".p3d: leave proxies as empties (default: the .p3d files they name "
+                        "are imported as parts where found)")
+    p.add_argument("--uncompressed-textures", action="store_true",
+                   help="export of a .p3d/.alm: write 32-bit uncompressed .dds textures "
+                        "(default: DXT1/DXT5 with mipmaps)")
+
+
 def build_parser(prog):
     ap = argparse.ArgumentParser(prog=prog, description="Batch conversion of Alamo models "
                                  "and animations with Blender, headless.")
     sub = ap.add_subparsers(dest="verb", required=True)
-    for verb, helptext in (("import", ".alo (+ animations) to .blend"),
-                           ("export", ".blend to .alo (+ .ala)"),
+    for verb, helptext in (("import", ".alo (+ animations), .p3d or .alm to .blend"),
+                           ("export", ".blend to .alo (+ .ala); .p3d or .alm to .alo with "
+                            "its textures"),
                            ("roundtrip", "import and export; report what comes back "
                             "identical")):
         p = sub.add_parser(verb, help=helptext)
@@ -125,6 +147,8 @@ def build_parser(prog):
         p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
         p.add_argument("--verbose", "-v", action="store_true",
                        help="list every warning, and show Blender's own output")
+        if verb in ("import", "export"):
+            _other_engine_options(p)
         if verb == "import":
             p.add_argument("--textures", action="append", default=[], metavar="DIR",
                            help="also look for textures in DIR (repeatable): a folder, a "

@@ -1,135 +1,184 @@
-"""Benchmark: reading and importing the largest binarized P3D sample (../shared/corpus-odol).
+"""Benchmark: reading and importing binarized P3D models, against a 300,000-triangle .alo.
 
-Times, best of a few runs: ``read_p3d`` (decompression and parsing, no Blender), the LZO or
-LZSS decompression inside it, and ``import_p3d`` into an empty Blender scene (reading
-included); and, as a yardstick, bare Blender mesh construction from the same, already
-prepared arrays (points, faces, one UV layer, custom normals) with nothing else.
+Two models: the largest sample in ../shared/corpus-odol (if there), and a spec-built truck
+(tests/p3d_vehicle.py: cab, cargo box, a proxied frame and four proxied wheels, and 19
+LZO-compressed DXT textures, 4 of 2048 x 2048 and 15 of 1024 x 1024 pixels, about the held-out
+truck's), built once into .cache/bench_p3d. For each: ``read_p3d`` (decompression and
+parsing, no Blender), ``import_p3d`` into an empty scene (reading, parts and textures
+included), and the share of the import spent on textures (finding, decoding, making
+images). The yardstick is ``import_alo`` of a generated 300,000-triangle model (4 sub-meshes
+of 37,249 vertices; 2 UV sets, skinned) in the same run. Target (issue 35): the truck in
+under 2x the .alo's time.
 
-Run with a Python that has the bpy wheel:  .venv/bin/python scripts/bench_p3d.py [FILE]
-(without bpy only the reader is timed).
+    .venv/bin/python scripts/bench_p3d.py [FILE.p3d] [--pure]
+
+``--pure`` (or IO_ALAMO_PURE=1) forces the pure Python/numpy decoders; BENCH_P3D_ROOT=DIR
+imports io_alamo from DIR instead (to time an older checkout with the same models).
 """
 
+import os
 import sys
 import time
 from pathlib import Path
 
+if "--pure" in sys.argv:
+    os.environ["IO_ALAMO_PURE"] = "1"
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-from io_alamo.scratch import blender_user_resources  # noqa: E402
-blender_user_resources()
+PACKAGE_ROOT = Path(os.environ.get("BENCH_P3D_ROOT", ROOT))
+sys.path.insert(0, str(PACKAGE_ROOT))
+sys.path.insert(1, str(ROOT / "tests"))
+try:
+    from io_alamo.scratch import blender_user_resources  # noqa: E402
+    blender_user_resources()
+except ImportError:                  # an older checkout (BENCH_P3D_ROOT) has no scratch module
+    import tempfile
+    os.environ.setdefault("BLENDER_USER_RESOURCES", tempfile.mkdtemp())
 
 import numpy as np  # noqa: E402
 
 import io_alamo  # noqa: E402
-from io_alamo.formats.arma import binary, lzo, lzss, read_p3d  # noqa: E402
+from io_alamo.formats.alamo import (VERTEX_DTYPE, Bone, Connections, Material, Mesh, Model,  # noqa: E402
+                                    ObjectConnection, ParamType, ShaderParam, Skeleton, SubMesh,
+                                    save)
+from io_alamo.formats.arma import read_p3d  # noqa: E402
 
 try:
     import bpy  # noqa: E402
 
+    from io_alamo.blender.alamo.imp.alo import import_alo  # noqa: E402
+    from io_alamo.blender.arma import textures as arma_textures  # noqa: E402
     from io_alamo.blender.arma.importer import import_p3d  # noqa: E402
 except ImportError:
     bpy = None
 
 CORPUS = ROOT.parent / "shared" / "corpus-odol"
+CACHE = ROOT / ".cache" / "bench_p3d"
 RUNS = 3
+GRID = 193                    # 37,249 vertices, 73,728 triangles per sub-mesh
 
 
-def best(fn, runs=RUNS, clock=time.perf_counter):
+def best(fn, runs=RUNS):
     times = []
     for _ in range(runs):
-        t = clock()
+        t = time.perf_counter()
         fn()
-        times.append(clock() - t)
+        times.append(time.perf_counter() - t)
     return min(times)
 
 
-def decompression_time(data):
-    """Seconds spent in the decompressors during one read, and the bytes they produced."""
-    spent = [0.0, 0]
-    codecs = {lzo: lzo.decompress, lzss: lzss.decompress}
+def truck():
+    """The spec-built truck (built once)."""
+    path = CACHE / "truck" / "truck.p3d"
+    if not path.exists():
+        from p3d_vehicle import build_vehicle
+        print("building the truck and its textures (once) ...", flush=True)
+        build_vehicle(CACHE / "truck", textures=19, side=1024, big_side=2048, big=4)
+    return path
 
-    def timed(real):
-        def run(src, pos, size):
-            t = time.process_time()
-            out = real(src, pos, size)
-            spent[0] += time.process_time() - t
-            spent[1] += size
-            return out
-        return run
-    for mod, real in codecs.items():
-        setattr(getattr(binary, mod.__name__.rsplit(".", 1)[1]), "decompress", timed(real))
+
+def alo_300k():
+    """A generated .alo of 294,912 triangles (built once)."""
+    path = CACHE / "grid_300k.alo"
+    if path.exists():
+        return path
+    rng = np.random.default_rng(0)
+    subs = []
+    for z in range(4):
+        ys, xs = np.mgrid[0:GRID, 0:GRID]
+        v = np.zeros(GRID * GRID, VERTEX_DTYPE)
+        v["position"] = np.stack([xs.ravel(), ys.ravel(), np.full(GRID * GRID, z)], 1)
+        v["normal"] = [0, 0, 1]
+        for k in range(2):
+            v["uv"][:, k, 0] = xs.ravel() / (GRID - 1)
+            v["uv"][:, k, 1] = ys.ravel() / (GRID - 1)
+        v["bone_indices"][:, 0] = 0
+        v["bone_weights"][:, 0] = 1
+        q = (ys[:-1, :-1] * GRID + xs[:-1, :-1]).ravel()
+        tris = np.concatenate([np.stack([q, q + 1, q + GRID], 1),
+                               np.stack([q + 1, q + GRID + 1, q + GRID], 1)])
+        mat = Material("RSkinGloss.fx", [ShaderParam("BaseTexture", ParamType.TEXTURE, "x.dds")])
+        subs.append(SubMesh(mat, "alD3dVertRSkinNU2", v, tris.astype("<u2"),
+                            bone_map=np.arange(1, 2, dtype="<u4")))
+    bones = [Bone("Root", -1, np.eye(3, 4, dtype="<f4")), Bone("B", 0, np.eye(3, 4, dtype="<f4"))]
+    model = Model(Skeleton(bones), [Mesh("Big", subs)], Connections(objects=[ObjectConnection(0, 0)]))
+    CACHE.mkdir(parents=True, exist_ok=True)
+    save(model, str(path))
+    return path
+
+
+def texture_seconds(path):
+    """Seconds of one import spent in the texture finder and image making."""
+    spent = [0.0]
+    real = arma_textures.image_for
+
+    def timed(*a, **k):
+        t = time.perf_counter()
+        try:
+            return real(*a, **k)
+        finally:
+            spent[0] += time.perf_counter() - t
+    from io_alamo.blender.arma import materials
+    materials.image_for = timed
     try:
-        read_p3d(data)
+        bpy.ops.wm.read_factory_settings(use_empty=True)
+        import_p3d(bpy.context, str(path))
     finally:
-        for mod, real in codecs.items():
-            mod.decompress = real
-    return spent
+        materials.image_for = real
+    return spent[0]
 
 
-def bare_meshes(model):
-    """Blender meshes from prepared arrays: the floor any importer stands on."""
-    prepared = []
-    for lod in model.lods:
-        sizes = lod.faces.sizes.astype(np.int32)
-        loops = lod.faces.indices.astype(np.int32)
-        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int32)
-        co = np.ascontiguousarray(lod.vertices[:, [0, 2, 1]]).ravel()
-        normals = np.ascontiguousarray(lod.normals[:, [0, 2, 1]][loops])
-        uv = np.ascontiguousarray(lod.uv_sets[0][loops]).ravel() if len(loops) else None
-        prepared.append((co, loops, starts, normals, uv))
-
-    def build():
-        made = []
-        for co, loops, starts, normals, uv in prepared:
-            me = bpy.data.meshes.new("bare")
-            me.vertices.add(len(co) // 3)
-            me.vertices.foreach_set("co", co)
-            me.loops.add(len(loops))
-            me.loops.foreach_set("vertex_index", loops)
-            me.polygons.add(len(starts))
-            me.polygons.foreach_set("loop_start", starts)
-            me.update(calc_edges=True)
-            if uv is not None:
-                me.uv_layers.new(name="UV").data.foreach_set("uv", uv)
-                att = me.attributes.new("custom_normal", "FLOAT_VECTOR", "CORNER")
-                att.data.foreach_set("vector", normals.ravel())
-            made.append(me)
-        for me in made:
-            bpy.data.meshes.remove(me)
-    return build
-
-
-def main(argv):
-    path = Path(argv[0]) if argv else max(CORPUS.rglob("*.p3d"), key=lambda p: p.stat().st_size)
+def one_model(path):
     data = path.read_bytes()
     model = read_p3d(data)
     faces = sum(len(lod.faces) for lod in model.lods)
-    verts = sum(len(lod.vertices) for lod in model.lods)
     print(f"{path.name}: {len(data):,} bytes, ODOL v{model.version}, {len(model.lods)} LODs, "
-          f"{verts:,} vertices, {faces:,} faces")
+          f"{faces:,} faces")
     t_read = best(lambda: read_p3d(data))
-    cpu_read = best(lambda: read_p3d(data), clock=time.process_time)
-    spent, produced = decompression_time(data)
-    print(f"read_p3d: {t_read:.3f} s wall, {cpu_read:.3f} s CPU (decompression "
-          f"{spent:.3f} s CPU for {produced / 1e6:.2f} MB, {produced / 1e6 / max(spent, 1e-9):.1f} MB/s)")
+    print(f"  read_p3d {t_read:.3f} s")
     if bpy is None:
-        print("no bpy: import not timed")
-        return 0
-    io_alamo.register()
-    try:
-        def one_import():
-            bpy.ops.wm.read_factory_settings(use_empty=True)
-            import_p3d(bpy.context, str(path))
-        t_import = best(one_import)
-        cpu_import = best(one_import, clock=time.process_time)
+        return None
+
+    def one_import():
         bpy.ops.wm.read_factory_settings(use_empty=True)
-        t_bare = best(bare_meshes(model))
-        cpu_bare = best(bare_meshes(model), clock=time.process_time)
+        import_p3d(bpy.context, str(path))
+    t_import = best(one_import)
+    t_tex = texture_seconds(path)
+    print(f"  import_p3d {t_import:.3f} s (textures {t_tex:.3f} s of one import)")
+    return t_import
+
+
+def main(argv):
+    argv = [a for a in argv if a != "--pure"]
+    try:
+        from io_alamo.formats.arma import compiled
+        print("decoders:", compiled.describe())
+    except ImportError:
+        print("decoders: pure (this io_alamo has no compiled ones)")
+    paths = [Path(a) for a in argv]
+    if not paths:
+        samples = sorted(CORPUS.rglob("*.p3d")) if CORPUS.is_dir() else []
+        if samples:
+            paths.append(max(samples, key=lambda p: p.stat().st_size))
+        paths.append(truck())
+    if bpy is not None:
+        io_alamo.register()
+    try:
+        times = [one_model(p) for p in paths]
+        if bpy is None:
+            print("no bpy: imports not timed")
+            return 0
+        alo = alo_300k()
+
+        def alo_import():
+            bpy.ops.wm.read_factory_settings(use_empty=True)
+            import_alo(bpy.context, str(alo))
+        t_alo = best(alo_import)
+        print(f"{alo.name}: import_alo {t_alo:.3f} s (294,912 triangles)")
+        for p, t in zip(paths, times):
+            print(f"  {p.name}: {t / t_alo:.2f}x the 300k .alo")
     finally:
-        io_alamo.unregister()
-    print(f"import_p3d: {t_import:.3f} s wall, {cpu_import:.3f} s CPU (reading included); "
-          f"bare mesh construction {t_bare:.3f} s wall, {cpu_bare:.3f} s CPU; import minus "
-          f"read = {(cpu_import - cpu_read) / cpu_bare:.2f}x bare (CPU)")
+        if bpy is not None:
+            io_alamo.unregister()
     return 0
 
 

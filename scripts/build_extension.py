@@ -3,6 +3,15 @@ contents at the zip root (no tests, no caches), into dist/, then check it with t
 wheel ships (bl_pkg/cli/blender_ext.py validate).
 
     python scripts/build_extension.py [--out DIR] [--validator PATH] [--no-validate]
+                                      [--no-wheels]
+
+The compiled libraries io_alamo uses where they are installed (imagecodecs: LZO and BCn
+decoding of Arma models and textures; etcpak: DXT compression of written textures) are
+bundled as wheels for Blender's Python 3.11 on Windows, macOS and Linux: fetched with
+``pip download --only-binary=:all: --platform ... --python-version 3.11`` into
+``.cache/wheels`` (once) and listed in the zip's manifest (``wheels = [...]``), which Blender
+installs with the extension. ``--no-wheels`` leaves them out (the add-on then uses its pure
+Python/numpy decoders and writes uncompressed textures).
 
 Prints the path of the zip. Exit status 1 if the manifest and the package disagree on the
 version or the validator rejects the package. Without a bpy wheel (about 1 GB) there is no
@@ -27,6 +36,17 @@ MANIFEST = ROOT / "blender_manifest.toml"
 LICENSE = ROOT / "LICENSE"                 # GPL-3.0-or-later, as the manifest says
 VALIDATOR = "scripts/addons_core/bl_pkg/cli/blender_ext.py"
 SKIP_DIRS = {"__pycache__"}
+WHEEL_CACHE = ROOT / ".cache" / "wheels"
+# Pinned: imagecodecs 2025.3.30 is the last release that allows numpy 1.x (Blender 4.2-5.0
+# bundle numpy 1.26); archspec is etcpak's one (pure Python) dependency.
+BUNDLED = ["imagecodecs==2025.3.30", "etcpak==0.9.15", "archspec==0.2.7"]
+# Blender's platforms -> the wheel platform tags pip may take for them
+WHEEL_PLATFORMS = {
+    "windows-x64": ["win_amd64"],
+    "macos-arm64": ["macosx_11_0_arm64"],
+    "macos-x64": ["macosx_10_15_x86_64"],
+    "linux-x64": ["manylinux_2_28_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64"],
+}
 SKIP_SUFFIXES = {".pyc", ".pyo"}
 
 
@@ -53,17 +73,59 @@ def check_versions():
     return manifest
 
 
-def build(out_dir):
+def fetch_wheels(cache=WHEEL_CACHE):
+    """The bundled wheels for every platform, downloaded into ``cache`` unless there already;
+    raises SystemExit naming the package and platform pip could not find."""
+    cache.mkdir(parents=True, exist_ok=True)
+    for platform, tags in WHEEL_PLATFORMS.items():
+        cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
+               "--only-binary=:all:", "--python-version", "3.11", "--implementation", "cp",
+               "--dest", str(cache)]
+        for tag in tags:
+            cmd += ["--platform", tag]
+        proc = subprocess.run(cmd + BUNDLED, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise SystemExit(f"error: pip could not download {' '.join(BUNDLED)} for "
+                             f"{platform}:\n{proc.stderr.strip()[-2000:]}")
+    wanted = {re.split("[=<>]", spec)[0].replace("-", "_").lower() for spec in BUNDLED}
+    versions = {re.split("[=<>]", spec)[0].replace("-", "_").lower(): spec.split("==")[1]
+                for spec in BUNDLED}
+    wheels = []
+    for path in sorted(cache.glob("*.whl")):
+        name, version = path.name.split("-")[:2]
+        if name.lower() in wanted and versions[name.lower()] == version:
+            wheels.append(path)
+    return wheels
+
+
+def manifest_text(wheels):
+    """blender_manifest.toml, with ``wheels = [...]`` listing ``wheels`` (zip paths)."""
+    text = MANIFEST.read_text(encoding="utf-8")
+    if not wheels:
+        return text
+    listed = ",\n".join(f'  "./wheels/{Path(w).name}"' for w in wheels)
+    head, sep, tail = text.partition("\n[")         # top-level keys go before any table
+    return f"{head.rstrip()}\n\nwheels = [\n{listed},\n]\n{sep}{tail}"
+
+
+def build(out_dir, wheels=()):
+    """The zip in ``out_dir``; ``wheels``: wheel files to bundle (see :func:`fetch_wheels`)."""
     manifest = check_versions()
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / f"{manifest['id']}-{manifest['version']}.zip"
     tmp = target.with_suffix(".zip.tmp")
+    files = [(path, name) for path, name in package_files() if name != "blender_manifest.toml"]
+    files += [(Path(w), f"wheels/{Path(w).name}") for w in wheels]
+
+    def add(z, name, data):
+        info = zipfile.ZipInfo(name, date_time=(2024, 1, 1, 0, 0, 0))   # reproducible
+        info.compress_type = zipfile.ZIP_DEFLATED
+        info.external_attr = 0o644 << 16
+        z.writestr(info, data)
     with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
-        for path, name in package_files():
-            info = zipfile.ZipInfo(name, date_time=(2024, 1, 1, 0, 0, 0))   # reproducible
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            z.writestr(info, path.read_bytes())
+        add(z, "blender_manifest.toml", manifest_text(wheels).encode("utf-8"))
+        for path, name in files:
+            add(z, name, path.read_bytes())
     os.replace(tmp, target)
     return target
 
@@ -94,8 +156,10 @@ def main(argv=None):
     ap.add_argument("--validator", help="path to bl_pkg/cli/blender_ext.py")
     ap.add_argument("--no-validate", action="store_true",
                     help="write the zip without checking it with Blender's validator")
+    ap.add_argument("--no-wheels", action="store_true",
+                    help="leave out the compiled libraries' wheels (imagecodecs, etcpak)")
     args = ap.parse_args(argv)
-    target = build(args.out)
+    target = build(args.out, () if args.no_wheels else fetch_wheels())
     if not args.no_validate:
         validator = args.validator or find_validator()
         if validator is None:

@@ -15,6 +15,11 @@ if [ ! -x .venv-np2/bin/python ]; then
   "$PY" -m venv .venv-np2
   .venv-np2/bin/python -m pip install -q "numpy>=2" pytest hypothesis
 fi
+# the compiled codecs (issue 35), also into environments made before they were required
+for venv in .venv .venv-np2; do
+  "$venv/bin/python" -c "import imagecodecs, etcpak" 2>/dev/null ||
+    "$venv/bin/python" -m pip install -q "imagecodecs==2025.3.30" "etcpak==0.9.15"
+done
 echo "--- format layer under numpy $(.venv-np2/bin/python -c 'import numpy; print(numpy.__version__)')"
 .venv-np2/bin/python -m pytest -q tests --ignore=tests/blender "$@"
 for v in ${ALAMO_BLENDER_VERSIONS-4.2 4.5 5.0}; do
@@ -27,6 +32,8 @@ for v in ${ALAMO_BLENDER_VERSIONS-4.2 4.5 5.0}; do
       "$venv/bin/python" -m pip install -q --upgrade pip
       "$venv/bin/python" -m pip install -q "bpy==$v.*" "numpy<2" pytest hypothesis
     fi
+    "$venv/bin/python" -c "import imagecodecs, etcpak" 2>/dev/null ||
+      "$venv/bin/python" -m pip install -q "imagecodecs==2025.3.30" "etcpak==0.9.15"
   fi
   echo "--- Blender layer in bpy $("$venv/bin/python" -c 'import sys; sys.argv=["x"]; import bpy; print(bpy.app.version_string)' 2>/dev/null | tail -1)"
   "$venv/bin/python" -m pytest -q tests/blender "$@"

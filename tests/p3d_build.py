@@ -24,7 +24,7 @@ class SpecLod:
     #                                                    [, special flags])
     materials: list = field(default_factory=list)    # .rvmat paths
     selections: list = field(default_factory=list)   # (name, vertex indices, weights bytes)
-    proxies: list = field(default_factory=list)      # (path, 4x4 matrix, sequence id)
+    proxies: list = field(default_factory=list)      # (path, 4x4 matrix, sequence id[, bone])
     properties: list = field(default_factory=list)
     frames: list = field(default_factory=list)       # (time, (n, 3) points)
     lod_bones: list = field(default_factory=list)    # LOD bone -> skeleton bone
@@ -209,10 +209,10 @@ def _index_bytes(indices, version):
 def _lod(w, lod):
     n = len(lod.points)
     w.u32(len(lod.proxies))
-    for path, m, seq in lod.proxies:
+    for path, m, seq, *bone in lod.proxies:              # (..., skeleton bone) optional
         w.text(path)
         w.f32(*np.asarray(m, np.float64)[:3, :4].T.ravel())
-        w.i32(seq), w.i32(0), w.i32(-1), w.i32(0)
+        w.i32(seq), w.i32(0), w.i32(bone[0] if bone else -1), w.i32(0)
     w.u32(len(lod.lod_bones))                 # LOD bones (sub-skeleton -> skeleton)
     for b in lod.lod_bones:
         w.u32(b)

@@ -17,7 +17,7 @@ def test_without_a_validator_the_zip_is_written_with_a_note(tmp_path, capsys, mo
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     monkeypatch.setattr(module, "find_validator", lambda: None)
-    assert module.main(["--out", str(tmp_path)]) == 0
+    assert module.main(["--out", str(tmp_path), "--no-wheels"]) == 0
     captured = capsys.readouterr()
     assert "not validated" in captured.err and "--no-validate" in captured.err
     zip_path = Path(captured.out.strip().splitlines()[-1])
@@ -30,3 +30,26 @@ def test_sample_help_prints_usage_and_makes_nothing(tmp_path):
                        env={"PYTHONPATH": str(ROOT), "PATH": ""})
     assert r.returncode == 0 and r.stdout.startswith("usage: python -m io_alamo.sample OUT_DIR")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_bundled_wheels_are_listed_in_the_zips_manifest(tmp_path):
+    """The wheels given to build() go into wheels/ and the manifest's ``wheels`` list (what
+    Blender installs with the extension); the repository's manifest stays without them."""
+    import tomllib
+    spec = importlib.util.spec_from_file_location("build_extension",
+                                                  ROOT / "scripts" / "build_extension.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    wheels = []
+    for name in ("imagecodecs-2025.3.30-cp311-cp311-win_amd64.whl",
+                 "etcpak-0.9.15-cp37-abi3-macosx_11_0_arm64.whl"):
+        (tmp_path / name).write_bytes(b"PK")
+        wheels.append(tmp_path / name)
+    zip_path = module.build(tmp_path / "dist", wheels)
+    z = zipfile.ZipFile(zip_path)
+    manifest = tomllib.loads(z.read("blender_manifest.toml").decode())
+    assert manifest["wheels"] == [f"./wheels/{w.name}" for w in wheels]
+    assert manifest["permissions"]["files"]                      # the tables still follow
+    assert {f"wheels/{w.name}" for w in wheels} <= set(z.namelist())
+    assert "wheels" not in tomllib.loads((ROOT / "blender_manifest.toml").read_text())
+    assert {p.split("==")[0] for p in module.BUNDLED} == {"imagecodecs", "etcpak", "archspec"}

@@ -322,8 +322,9 @@ def test_mixed_face_walk_matches_a_plain_walk(isz):
 
 
 def test_proxy_marker_faces_are_found():
-    """The marker triangle: in a section with the proxy flag and a corner at the proxy's
-    origin; a triangle with only one of the two is not a marker."""
+    """The marker triangle: in a section with the proxy flag (or no texture) and a corner at
+    (within 1e-4 of) the proxy's origin; a triangle with only one of the two is not a
+    marker."""
     spec = box_lod(1.0)
     lod = read_p3d(build_odol(73, [spec])).lods[0]
     marked = proxy_marker_faces(lod)
@@ -332,8 +333,16 @@ def test_proxy_marker_faces_are_found():
     moved.proxies[0][1][:3, 3] += 0.001                     # no corner at the origin any more
     assert not proxy_marker_faces(read_p3d(build_odol(73, [moved])).lods[0]).any()
     plain = box_lod(1.0)
-    plain.sections[1] = plain.sections[1][:4]               # the flag gone
+    plain.sections[1] = plain.sections[1][:2] + (0, 0)       # the flag gone, textured
     assert not proxy_marker_faces(read_p3d(build_odol(73, [plain])).lods[0]).any()
+    untextured = box_lod(1.0)
+    untextured.sections[1] = untextured.sections[1][:4]     # no flag, but no texture either
+    assert proxy_marker_faces(read_p3d(build_odol(73, [untextured])).lods[0]).tolist() == \
+        [False] * 12 + [True]
+    rounded = box_lod(1.0)
+    rounded.proxies[0][1][:3, 3] += 2e-5                    # a rounding away: still at it
+    assert proxy_marker_faces(read_p3d(build_odol(73, [rounded])).lods[0]).tolist() == \
+        [False] * 12 + [True]
     flagged = box_lod(1.0)
     flagged.sections[0] = (0, 12, 0, 0, PROXY_FLAG)         # box faces flagged, none at it
     assert proxy_marker_faces(read_p3d(build_odol(73, [flagged])).lods[0]).tolist() == \

@@ -18,6 +18,7 @@ from ..formats import registry
 from ..formats.alamo.game_data import is_archive_file
 from ..formats.errors import FormatError, without_filename
 from ..inputs import nothing_found_line
+from . import engine_batch
 from .alamo import batch as alamo_batch
 from .outputs import finish
 from .prefs import user_texture_folders
@@ -31,22 +32,43 @@ def run_one(verb, path, rel, out, options, verbose=False, report=None):
     start = time.perf_counter()
     warnings = []
     try:
-        if INPUT_FORMAT[verb]:
-            with open(path, "rb") as f:
-                head = f.read(16)
-            registry.recognise(head, str(path))         # a PNG named .alo, say
-            registry.require(head, str(path), INPUT_FORMAT[verb])   # a .p3d named .alo
+        key = _format_of(verb, path)
         with blender_output_hidden(not verbose) as write:
             def stage(what):
                 if report is not None:
                     report.stage(path, what, write)
-            status, message, outputs, warnings = alamo_batch.run_verb(verb, path, rel, out,
-                                                                      stage=stage, **options)
+            if key in engine_batch.ENGINE_FORMATS:
+                status, message, outputs, warnings = engine_batch.run_verb(
+                    verb, key, path, rel, out, stage=stage, **options)
+            else:
+                status, message, outputs, warnings = alamo_batch.run_verb(
+                    verb, path, rel, out, stage=stage, **_alamo_options(options))
     except Exception as e:         # noqa: BLE001 - reported, and the run goes on
         status, message, outputs = "failed", _one_line(e, path), []
     return {"path": str(path), "status": status, "message": message,
             "seconds": time.perf_counter() - start, "outputs": [str(p) for p in outputs],
             "warnings": list(warnings)}
+
+
+def _format_of(verb, path):
+    """The registry key of the file's format (None: a .blend), one the verb takes; raises
+    the registry's error for any other (a PNG named .alo, an animation given to import)."""
+    keys = INPUT_FORMAT[verb]
+    if None in keys and Path(path).suffix.lower() == ".blend":
+        return None
+    with open(path, "rb") as f:
+        head = f.read(16)
+    fmt = registry.recognise(head, str(path))
+    if fmt.key in keys:
+        return fmt.key
+    registry.require(head, str(path), keys[0])      # says what it is and where it opens
+    return keys[0]
+
+
+def _alamo_options(options):
+    """The options the Alamo verbs take (the other engines' ones left out)."""
+    return {k: v for k, v in options.items()
+            if k not in ("metres", "not_on_ground", "no_parts", "uncompressed_textures")}
 
 
 def _one_line(e, path):
@@ -78,11 +100,13 @@ def _context():
 
 
 def _options(args):
+    other = {k: getattr(args, k) for k in ("metres", "not_on_ground", "no_parts",
+                                           "uncompressed_textures") if hasattr(args, k)}
     if args.verb == "import":
         return {"glb": args.glb, "preview": args.preview, "glb_all": args.glb_all,
-                "texture_folders": search_folders(args), "overwrite": args.overwrite}
+                "texture_folders": search_folders(args), "overwrite": args.overwrite, **other}
     if args.verb == "export":
-        return {"ala_format": args.ala_format, "overwrite": args.overwrite}
+        return {"ala_format": args.ala_format, "overwrite": args.overwrite, **other}
     return {}
 
 

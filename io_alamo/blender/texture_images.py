@@ -7,6 +7,9 @@ import bpy
 from .textures import ArchiveTexture
 
 ARCHIVE_MEMBER_KEY = "alamo_archive_member"     # "<archive>:<member>" the image was read from
+# set on an image an imported model's bump-colorize material uses as its base texture when the
+# source had no team colour mask (opaque): Write Textures writes its alpha as 0 (no team colour)
+NO_TEAM_COLOUR_KEY = "alamo_no_team_colour"
 
 
 def load_texture(found):

@@ -170,12 +170,14 @@ def test_a_folder_without_models_is_named(blender, tmp_path, capsys):
     (tmp_path / "empty" / "readme.txt").write_text("no models here")
     assert batch.run(["import", str(tmp_path / "empty"), "--out", str(tmp_path / "o")],
                      "test") == 1
-    assert capsys.readouterr().err == (f"{tmp_path / 'empty'}: no .alo files found (folders "
-                                       "are searched recursively)\n")
+    assert capsys.readouterr().err == (f"{tmp_path / 'empty'}: no .alm or .alo or .p3d files "
+                                       "found (folders are searched recursively)
+")
     assert batch.run(["export", str(tmp_path / "empty"), "--out", str(tmp_path / "o")],
                      "test") == 1
-    assert capsys.readouterr().err == (f"{tmp_path / 'empty'}: no .blend files found (folders "
-                                       "are searched recursively)\n")
+    assert capsys.readouterr().err == (f"{tmp_path / 'empty'}: no .alm or .blend or .p3d files "
+                                       "found (folders are searched recursively)
+")
 
 
 def test_an_empty_folder_beside_a_full_one_does_not_stop_the_run(blender, tmp_path, capsys):

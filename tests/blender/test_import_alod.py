@@ -14,6 +14,7 @@ from scene import corner_attribute, datablock_counts, uv
 
 bpy = pytest.importorskip("bpy")
 
+from io_alamo.blender.props import find_param
 from io_alamo.blender.alod import importer as alod_import  # noqa: E402
 from io_alamo.blender.source import get_source  # noqa: E402
 from io_alamo.formats.alod import AlodFormatError, read_alod  # noqa: E402
@@ -130,7 +131,25 @@ def test_textures_are_packed_images_on_the_materials(blender, tmp_path):
     signed.pixels.foreach_get(px)
     want = np.frombuffer(ab.build_mesh(10).textures[1].values, np.uint8) / 255
     np.testing.assert_allclose(px, want, atol=1e-6)           # raw values: non-colour
-    assert mats[0].alamo.shader == "RSkinGloss.fx"
+    # the tangent map as a tangent-space normal map in a bump shader (issue 35); the
+    # material without one keeps the gloss shader
+    assert (mats[0].alamo.shader, mats[1].alamo.shader) == ("RSkinBumpColorize.fx",
+                                                            "RSkinGloss.fx")
+    assert mats[0].alamo.vertex_format == "alD3dVertB4I4NU2U3U3"
+    normal = bpy.data.images[find_param(mats[0].alamo, "NormalTexture").texture]
+    assert normal.packed_file is not None and tuple(normal.size) == (2, 1)
+    assert normal.colorspace_settings.name == "Non-Color"
+    px = np.empty(8, np.float32)
+    normal.pixels.foreach_get(px)
+    w = ab.bone_worlds()[:, :3, :3]
+    u, v = w[0] @ [1, 0, 0], w[0] @ [0, 1, 0] + w[1] @ [0, 0.5, 0]        # every vertex's
+    t = u / np.linalg.norm(u)
+    n = np.cross(u, v) / np.linalg.norm(np.cross(u, v))
+    texel = np.cross(w[0] @ [1, 0, 0], w[1] @ [0, 1, 0])                   # texel 0's plane
+    texel /= np.linalg.norm(texel)
+    want = 0.5 + 0.5 * np.array([texel @ t, texel @ np.cross(n, t), texel @ n])
+    np.testing.assert_allclose(px.reshape(2, 4)[0, :3], want, atol=0.5 / 255)   # 8 bits
+    np.testing.assert_allclose(px.reshape(2, 4)[1, :3], [0.5, 0.5, 1.0], atol=0.5 / 255)  # flat
     tangent = mats[0].node_tree.nodes["ALOD Tangent Map"].image
     assert tangent.packed_file is not None and tuple(tangent.size) == (4, 1)
     px = np.empty(16, np.float32)

@@ -10,9 +10,12 @@ from p3d_build import SpecLod, build_odol, grid_lod
 
 from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
 from io_alamo.blender.arma import importer as p3d_import
-from io_alamo.blender.arma.importer import import_p3d
+from io_alamo.blender.arma.importer import P3dImportOptions, import_p3d
 from io_alamo.formats.alamo import read_alo
 from io_alamo.formats.arma import P3dFormatError, is_visual, read_p3d
+from io_alamo.formats.arma.placement import used_vertices
+
+METRES = P3dImportOptions(game_scale=False, on_ground=False)     # the file's own values
 
 SAMPLES = sorted(CORPUS.rglob("*.p3d")) if CORPUS.is_dir() else []
 needs_samples = pytest.mark.skipif(not SAMPLES, reason=f"no ODOL samples at {CORPUS}")
@@ -53,7 +56,7 @@ def _corner_normals(me):
 
 def test_spec_built_model_imports_every_lod(blender, spec_file):
     spec = _spec()
-    res = import_p3d(bpy.context, str(spec_file))
+    res = import_p3d(bpy.context, str(spec_file), METRES)
     coll = bpy.data.collections["Grid_House"]
     lods = [o for o in coll.objects if o.type == "MESH"]
     # the most detailed visual LOD gets the highest Alamo LOD number
@@ -117,7 +120,7 @@ def test_bad_file_leaves_nothing(blender, tmp_path, spec_file):
     bad = tmp_path / "cut.p3d"
     bad.write_bytes(spec_file.read_bytes()[:700])
     with pytest.raises(P3dFormatError, match="ODOL v47"):
-        import_p3d(bpy.context, str(bad))
+        import_p3d(bpy.context, str(bad), METRES)
     assert _counts() == before
     with pytest.raises(RuntimeError, match="ODOL v47"):      # the operator's error report
         bpy.ops.import_scene.p3d(filepath=str(bad))
@@ -131,7 +134,7 @@ def test_failure_half_way_rolls_back(blender, spec_file, monkeypatch):
         raise RuntimeError("injected failure after the first LOD was built")
     monkeypatch.setattr(p3d_import._Builder, "_proxy", broken)
     with pytest.raises(RuntimeError, match="injected"):
-        import_p3d(bpy.context, str(spec_file))
+        import_p3d(bpy.context, str(spec_file), METRES)
     assert _counts() == before
 
 
@@ -146,14 +149,17 @@ def test_operator_imports(blender, spec_file):
                          ids=lambda p: p.name)
 def test_samples_one_object_per_lod_with_the_files_faces(blender, path):
     model = read_p3d(path.read_bytes())
-    res = import_p3d(bpy.context, str(path))
+    res = import_p3d(bpy.context, str(path), METRES)
     assert [w for w in res.warnings if "not found" not in w] == []      # textures are not
     lods = [o for o in res.objects if o.type == "MESH"]
     assert len(lods) == len(model.lods)
     for obj, lod in zip(lods, model.lods):
         assert obj["p3d_lod_resolution"] == float(lod.resolution)
         assert len(obj.data.polygons) == len(lod.faces) - obj["p3d_proxy_markers"]
-        assert len(obj.data.vertices) == len(lod.vertices)
+        if is_visual(lod.resolution) and len(lod.faces):   # points no face uses are left out
+            assert len(obj.data.vertices) == used_vertices(lod).sum()
+        else:
+            assert len(obj.data.vertices) == len(lod.vertices)
         if len(obj.data.polygons) and is_visual(lod.resolution):
             # outward: each face's normal agrees with the file's normals at its corners
             face_n = np.empty(3 * len(obj.data.polygons), np.float32)
@@ -182,7 +188,7 @@ def test_imported_lod_exports_as_alo(blender, tmp_path):
         path = tmp_path / "Grid_House.p3d"
         path.write_bytes(build_odol(47, _spec()))
     lod = read_p3d(path.read_bytes()).lods[0]
-    res = import_p3d(bpy.context, str(path))
+    res = import_p3d(bpy.context, str(path), METRES)
     model = _export_lod([o for o in res.objects if o.type == "MESH"][0], tmp_path / "lod.alo")
     (mesh,) = model.meshes
     triangles = sum(len(s.indices) for s in mesh.submeshes)
@@ -201,8 +207,9 @@ def test_edited_texture_paths_import_with_a_warning(blender, tmp_path):
     last = data.rindex(old, 0, data.rindex(old))         # the last LOD's texture list
     path = tmp_path / "edited.p3d"
     path.write_bytes(data[:last] + b"d\\g.paa\0" + data[last + len(old):])
-    res = import_p3d(bpy.context, str(path))
-    assert len(res.warnings) == 3 and "past the end of the file" in res.warnings[0]
+    res = import_p3d(bpy.context, str(path), METRES)
+    assert len(res.warnings) == 4 and "past the end of the file" in res.warnings[0]
+    assert res.warnings[3].startswith("1 proxied model(s) not found")      # the gunner
     assert all("not found" in w for w in res.warnings[1:])          # no textures beside it
     lods = [o for o in res.objects if o.type == "MESH"]
     assert [len(o.data.polygons) for o in lods] == [len(s.faces) for s in spec]
@@ -224,7 +231,7 @@ def test_mutated_files_import_or_leave_nothing(blender, tmp_path):
         path.write_bytes(bytes(data))
         before = _counts()
         try:
-            import_p3d(bpy.context, str(path))
+            import_p3d(bpy.context, str(path), METRES)
             imported += 1
         except P3dFormatError:
             assert _counts() == before

@@ -60,6 +60,7 @@ def _import(tmp_path, data, name="Box_Unit", **kw):
     path = tmp_path / "models" / f"{name}.p3d"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
+    kw = {"game_scale": False, "on_ground": False, **kw}      # the file's own metres
     return import_p3d(bpy.context, str(path), P3dImportOptions(**kw)), path
 
 
@@ -166,7 +167,8 @@ def test_textures_are_found_decoded_and_shown(blender, tmp_path):
     px = np.empty(8 * 8 * 4, np.float32)
     img.pixels.foreach_get(px)
     got = np.rint(px.reshape(8, 8, 4)[::-1] * 255).astype(np.uint8)     # Blender: bottom up
-    assert np.array_equal(got, want)
+    # Blender decodes the packed DXT blocks itself: in-between colours may round one step
+    assert got.shape == want.shape and np.abs(got.astype(int) - want).max() <= 1
     # the .rvmat's stage texture (here the same file) shows in an image node of its own
     assert mat.node_tree.nodes["Arma Stage 1"].image is img
     assert res.counts["stage_textures_found"] == 1
@@ -186,11 +188,12 @@ def test_export_writes_the_textures_beside_the_model(blender, tmp_path):
     _import(tmp_path, _unit())
     out = tmp_path / "export" / "Box_Unit.alo"
     out.parent.mkdir()
-    assert bpy.ops.export_scene.alo(filepath=str(out), write_textures=True) == {"FINISHED"}
+    assert bpy.ops.export_scene.alo(filepath=str(out), write_textures=True,
+                                    texture_format="A8R8G8B8") == {"FINISHED"}
     dds = (out.parent / "box_co.dds").read_bytes()
     assert dds[:4] == b"DDS " and int.from_bytes(dds[12:16], "little") == 8
     bgra = np.frombuffer(dds[128:], np.uint8).reshape(8, 8, 4)
-    assert np.array_equal(bgra[:, :, [2, 1, 0, 3]], want)
+    assert np.abs(bgra[:, :, [2, 1, 0, 3]].astype(int) - want).max() <= 1
     assert sorted(p.name for p in out.parent.iterdir()) == ["Box_Unit.alo", "box_co.dds"]
     (tmp_path / "plain").mkdir()
     bpy.ops.export_scene.alo(filepath=str(tmp_path / "plain" / "x.alo"))

@@ -1,7 +1,7 @@
 """The README's command examples run verbatim (issue 36): every concrete `python -m io_alamo`,
 `io-alamo` and `python -m io_alamo.batch` line of its shell blocks runs in bash, in a fresh
 copy of a mod folder laid out as the README's names say (Data/Art/Models/EI_VADER.ALO and its
-animations, Models.meg, ../GameData/Data/Art/Textures), exits with status 0 and leaves the
+animations, Models.meg, ../GameData/Data/Art/Textures, arma_mod/ with a spec-built truck), exits with status 0 and leaves the
 inputs byte for byte as they were. Lines with placeholders (FILE, ARCHIVE, ...), `pip` and
 `blender` lines are the synopsis and set-up, not examples; scripts have their own tests."""
 
@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from corpus import CORPUS
 from megbuild import write_meg
+from p3d_vehicle import build_vehicle
 
 from io_alamo.sample import write_sample
 
@@ -51,6 +52,7 @@ def mod_folder(root):
     write_meg(root / "mod" / "Models.meg",
               {"DATA\\ART\\MODELS\\EI_VADER.ALO": (models / "EI_VADER.ALO").read_bytes()})
     (root / "GameData" / "Data" / "Art" / "Textures").mkdir(parents=True)
+    build_vehicle(root / "mod" / "arma_mod", textures=2, side=64)   # the README's Arma folder
     return root / "mod"
 
 

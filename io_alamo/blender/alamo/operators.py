@@ -95,9 +95,13 @@ class EXPORT_SCENE_OT_alo(bpy.types.Operator, export_base(MODEL)):
                     "the model")
     write_textures: BoolProperty(
         name="Write Textures", default=False,
-        description="Also write every texture the model names beside it (.dds or .tga, "
-                    "uncompressed) from the image its material shows, e.g. the decoded "
-                    "textures of an imported Arma model")
+        description="Also write every texture the model names beside it (.dds or .tga) "
+                    "from the image its material shows, e.g. the decoded textures of an "
+                    "imported Arma model")
+    texture_format: EnumProperty(
+        name="Texture Format", default=textures_out.TEXTURE_FORMAT_ITEMS[0][0],
+        items=textures_out.TEXTURE_FORMAT_ITEMS,
+        description="How Write Textures writes .dds files")
     ala_format: EnumProperty(name="Animation Format", default="0", items=AS_IMPORTED_FORMAT_ITEMS)
 
     @reports_progress
@@ -108,7 +112,8 @@ class EXPORT_SCENE_OT_alo(bpy.types.Operator, export_base(MODEL)):
                                 ala_format=int(self.ala_format) or None,
                                 new_ala_format=int(default_ala_format(context)))
         return export_reported(self, context, lambda: textures_out.after_export(
-            export_alo(context, self.filepath, options), self.filepath, self.write_textures))
+            export_alo(context, self.filepath, options), self.filepath, self.write_textures,
+            self.texture_format))
 
 
 def _action_items(self, context):

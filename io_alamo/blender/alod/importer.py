@@ -96,7 +96,7 @@ class _AlodBuilder:
         alod, tx = self.alod, self.tx
         textures = texture_images(tx, alod, self.name, self.warn)
         tangents = tangent_images(tx, alod, self.name)
-        self.materials = build_materials(tx, alod, self.name, textures, tangents)
+        self.materials = build_materials(tx, alod, self.name, textures, tangents, self.rest)
         meshes = self._meshes()
         if len(alod.frames):
             self._action()

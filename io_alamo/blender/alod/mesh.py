@@ -11,15 +11,19 @@ cannot express "Animation Space" coordinates exactly. ``alod_position`` (points)
 import bpy
 import numpy as np
 
+from ...formats.alod.normal_map import normal_map
 from .. import compat
 from ..alamo.imp.materials import refresh_preview
 from ..alamo.shading import switch_shader
 from ..mesh_data import add_vertex_groups
 from ..names import IMPORT_NAME_KEY
 from ..props import find_param
+from ..texture_images import NO_TEAM_COLOUR_KEY
 
 SKIN_SHADER = "RSkinGloss.fx"           # what the .alo exporter writes for these materials
+BUMP_SHADER = "RSkinBumpColorize.fx"    # ... for those with a tangent map (a normal map)
 BLENDED_FORMAT = "alD3dVertB4I4NU2"      # four weights per vertex: ALOD weights blend
+BLENDED_BUMP_FORMAT = "alD3dVertB4I4NU2U3U3"   # and tangents, binormals
 TANGENT_NODE = "ALOD Tangent Map"
 
 
@@ -71,16 +75,24 @@ def tangent_images(tx, alod, name):
     return out
 
 
-def build_materials(tx, alod, name, textures, tangents):
+def build_materials(tx, alod, name, textures, tangents, rest=None):
     """One material per file material: a skinning shader whose base texture is the diffuse
-    map, previewed through its nodes; a tangent map as an unlinked image node."""
+    map, previewed through its nodes; a tangent map as an unlinked image node and, with the
+    bones' ``rest`` matrices and vertex tangents, as a tangent-space normal map in a bump
+    shader (issue 35)."""
     out = []
     for k, m in enumerate(alod.materials):
         mat = tx.add(bpy.data.materials.new(f"{name}_material{k}"))
-        switch_shader(mat, SKIN_SHADER)
-        mat.alamo.vertex_format = BLENDED_FORMAT
+        pixels = normal_map(alod, k, rest) if rest is not None else None
+        switch_shader(mat, SKIN_SHADER if pixels is None else BUMP_SHADER)
+        mat.alamo.vertex_format = BLENDED_FORMAT if pixels is None else BLENDED_BUMP_FORMAT
         base = find_param(mat.alamo, "BaseTexture")
         base.texture = textures[m.texture_id].name if m.texture_id >= 0 else ""
+        if pixels is not None:
+            find_param(mat.alamo, "NormalTexture").texture = _normal_image(
+                tx, pixels, f"{name}_normal{k}.tga").name
+            if m.texture_id >= 0 and textures[m.texture_id].get("alod_channels", 4) < 4:
+                textures[m.texture_id][NO_TEAM_COLOUR_KEY] = True   # no mask: none
         refresh_preview(mat)
         if m.tangent_id is not None and m.tangent_id >= 0:
             tree = compat.ensure_node_tree(mat)
@@ -91,6 +103,18 @@ def build_materials(tx, alod, name, textures, tangents):
         mat["alod_material"] = k
         out.append(mat)
     return out
+
+
+def _normal_image(tx, pixels, name):
+    """A packed non-colour image of (h, w, 3) ``pixels``, rows as the texture's."""
+    h, w = pixels.shape[:2]
+    img = tx.add(bpy.data.images.new(name, w, h))
+    rgba = np.ones((h, w, 4), np.float32)
+    rgba[:, :, :3] = pixels
+    img.pixels.foreach_set(rgba.ravel())
+    img.pack()
+    img.colorspace_settings.name = "Non-Color"
+    return img
 
 
 def mesh_data(tx, alod, name, tri_vertices, tri_material, points):

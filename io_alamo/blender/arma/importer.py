@@ -16,14 +16,18 @@ from mathutils import Matrix
 from ...formats import registry
 from ...formats.arma import is_shadow, lod_name, proxy_marker_faces, read_p3d
 from ...formats.arma.geometry import signed_volume
+from ...formats.arma.placement import (ALAMO_UNITS_PER_METRE, lowest_point, place, shown_lod,
+                                       visible_points)
 from ...formats.files import read_file_bytes
 from ..names import IMPORT_NAME_KEY, to_blender
 from ..results import Result
 from ..transaction import Transaction
 from .lods import COLLISION, SHADOW, VISUAL, lod_roles
+from .cleanup import drop_loose_vertices, inward_parts
 from .materials import ArmaMaterials
-from .mesh import (add_shape_keys, add_vertex_groups, blender_matrix, face_materials, fill_mesh,
+from .mesh import (NORMALS_TURNED_KEY, add_shape_keys, add_vertex_groups, blender_matrix, face_materials, fill_mesh,
                    to_blender_axes)
+from .parts import PartBuilder, PartLoader
 from .skeleton import build_armature, skin
 from .textures import ArmaTextureFinder, search_roots
 
@@ -34,6 +38,13 @@ PROXY_SIZE = 0.1
 class P3dImportOptions:
     hide_other_lods: bool = True       # show only the most detailed visual LOD
     texture_folders: list = field(default_factory=list)   # searched after the model's own
+    game_scale: bool = True            # Alamo units (ALAMO_UNITS_PER_METRE), else metres
+    on_ground: bool = True             # the lowest visible point at the origin's height
+    import_parts: bool = True          # proxies whose .p3d is found become parts
+
+    @property
+    def scale(self):
+        return ALAMO_UNITS_PER_METRE if self.game_scale else 1.0
 
 
 @dataclass
@@ -45,7 +56,9 @@ class P3dImportResult(Result):
     def summary(self):
         c = self.counts
         return (f"ODOL v{c.get('version')}: {c.get('lods', 0)} LODs, {c.get('faces', 0):,} "
-                f"faces, {c.get('materials', 0)} materials, {c.get('proxies', 0)} proxies, "
+                f"faces, {c.get('materials', 0)} materials, {c.get('proxies', 0)} proxies "
+                f"({c.get('parts', 0)} parts imported, {c.get('proxies_missing', 0)} files "
+                "not found), "
                 f"{c.get('bones', 0)} bones, {c.get('textures_found', 0)} of "
                 f"{c.get('textures', 0)} textures found")
 
@@ -61,6 +74,19 @@ def import_p3d(context: bpy.types.Context, filepath: str,
         return _Builder(context, tx, model, filepath, options).build()
 
 
+def _stand(model, options, loader):
+    """Scale ``model`` (in place) and lift it so its lowest visible point, parts included,
+    is at height 0; returns the lift (Blender units)."""
+    place(model, options.scale)
+    if not options.on_ground:
+        return 0.0
+    low = lowest_point(model, loader.part_of if options.import_parts else lambda p: None)
+    if low is None or not np.isfinite(low) or low == 0.0:
+        return 0.0
+    place(model, 1.0, -low)
+    return -low
+
+
 def _vector(v):
     return [float(x) for x in to_blender_axes(v)[0]] if v is not None else [0.0, 0.0, 0.0]
 
@@ -74,12 +100,12 @@ def _by_detail(model, roles):
 
 
 def _size(model):
-    pts = [lod.vertices for lod in model.lods if lod.vertices is not None and len(lod.vertices)]
+    """The model's size from the points its faces use (stray points do not count)."""
+    pts = [visible_points(lod) for lod in model.lods]
+    pts = [p for p in pts if len(p)]
     if not pts:
         return 1.0
-    every = np.concatenate(pts)
-    every = every[np.isfinite(every).all(axis=1)]
-    return float(np.ptp(every, axis=0).max()) if len(every) else 1.0
+    return float(np.ptp(np.concatenate(pts), axis=0).max())
 
 
 class _Builder:
@@ -93,8 +119,11 @@ class _Builder:
             self.result.warn(text)
         self.name = to_blender(os.path.splitext(os.path.basename(filepath))[0])
         folders = list(options.texture_folders)
-        self.materials = ArmaMaterials(
-            tx, ArmaTextureFinder(search_roots(filepath, folders)), folders, self.result.warn)
+        finder = ArmaTextureFinder(search_roots(filepath, folders))
+        self.materials = ArmaMaterials(tx, finder, folders, self.result.warn)
+        self.loader = PartLoader(finder, options.scale, filepath, self.result.warn)
+        self.parts = PartBuilder(self, self.loader)
+        self.lift = _stand(model, options, self.loader)
 
     def build(self):
         coll = self.tx.add(bpy.data.collections.new(self.name))
@@ -109,6 +138,7 @@ class _Builder:
         self.result.objects.append(self.arm)
         self.markers = 0
         shown = max((r.level for r in roles if r.role == VISUAL), default=None)
+        self.shown_index = shown_lod(self.model)
         for i, lod in enumerate(self.model.lods):
             obj = self._lod(i, lod, roles[i])
             if self.options.hide_other_lods and not (roles[i].role == VISUAL
@@ -135,6 +165,14 @@ class _Builder:
         c["proxies"] = sum(len(lod.proxies) for lod in self.model.lods)
         c["proxy_markers"] = self.markers
         c["bones"] = len(self.bone_names)
+        c["parts"] = self.parts.count
+        c["normals_turned"] = sum(int(o.data.get(NORMALS_TURNED_KEY, 0))
+                                  for o in self.result.objects if o.type == "MESH")
+        c["proxies_missing"] = len(self.loader.missing)
+        if self.loader.missing:
+            names = sorted(self.loader.missing.values())
+            self.result.warn(f"{len(names)} proxied model(s) not found (left as empties): "
+                             + ", ".join(names))
         c["exported_lods"] = sum(r.exported for r in roles)
         images = self.materials.images
         c["textures"] = len(images)
@@ -161,6 +199,8 @@ class _Builder:
         coll["p3d_centre_of_gravity"] = _vector(info.center_of_mass)
         coll["p3d_bounding_centre"] = _vector(info.bounding_center)
         coll["p3d_mass"] = float(info.mass)
+        coll["p3d_import_scale"] = float(self.options.scale)     # Blender units per metre
+        coll["p3d_import_lift"] = float(self.lift)               # raised by, Blender units
         coll["p3d_armor"] = float(info.armor)
         coll["p3d_map_type"] = int(info.map_type)
         coll["p3d_class"] = to_blender(info.class_name)
@@ -183,6 +223,9 @@ class _Builder:
         self.markers += int(markers.sum())
         # a shadow LOD must enclose its volume facing out; some files wind theirs inward
         reverse = not (is_shadow(lod.resolution) and signed_volume(lod, ~markers) < 0)
+        if role.role in (VISUAL, COLLISION) and lod.faces is not None:
+            # and so must each part: one wound inward keeps the file's order (see cleanup)
+            reverse = ~inward_parts(lod, ~markers, len(lod.vertices))
         kept = fill_mesh(me, lod, warn, markers, reverse)
         obj = self.tx.add(bpy.data.objects.new(role.name, me))
         self.collection.objects.link(obj)
@@ -201,8 +244,16 @@ class _Builder:
         self._materials(me, lod, kept, role, skinned)
         add_vertex_groups(obj, lod, len(me.vertices))
         add_shape_keys(obj, lod, len(me.vertices), warn)
+        if role.role == VISUAL:
+            drop_loose_vertices(me)           # stray points and the markers' own
         for proxy in lod.proxies:
-            self._proxy(obj, proxy)
+            part = None
+            if self.options.import_parts and index == self.shown_index:
+                part = self.parts.add(proxy, np.eye(4))
+            else:
+                self.loader.file_of(proxy)                  # listed when missing
+            if part is None:
+                self._proxy(obj, proxy)
         return obj
 
     def _on_armature(self, obj, role, skinned):

@@ -10,6 +10,7 @@ on the material as ``texture``, ``rvmat`` and ``stage_textures``.
 """
 
 import os
+import re
 
 import bpy
 import numpy as np
@@ -18,6 +19,7 @@ from ..alamo.imp.materials import PLACEHOLDER_COLOR, refresh_preview
 from ..alamo.shading import switch_shader
 from ..names import to_blender
 from ..props import find_param
+from ..texture_images import NO_TEAM_COLOUR_KEY
 from .lods import COLLISION, SHADOW
 from .textures import game_texture_name, has_alpha, image_for, procedural_colour
 
@@ -27,6 +29,9 @@ SHADERS = {  # (role, alpha, skinned) -> shader
     (COLLISION, False, False): "MeshCollision.fx", (COLLISION, False, True): "MeshCollision.fx",
     (SHADOW, False, False): "MeshShadowVolume.fx", (SHADOW, False, True): "RSkinShadowVolume.fx",
 }
+# an opaque section whose .rvmat has a normal map (name_nohq.paa, _no, _nopx): a bump shader
+BUMP_SHADERS = {False: "MeshBumpColorize.fx", True: "RSkinBumpColorize.fx"}
+NORMAL_MAP = re.compile(r"_no(hq|px)?\.pa[ac]$", re.IGNORECASE)
 
 
 class ArmaMaterials:
@@ -78,13 +83,28 @@ class ArmaMaterials:
         shown = texture or colour_texture(material)
         img = self.image(shown)
         alpha = game_texture_name(shown).lower().endswith("_ca.dds") or has_alpha(img)
-        switch_shader(mat, SHADERS[("VISUAL", alpha, skinned)])
+        normal = None if alpha else self.normal_map(material)
+        switch_shader(mat, BUMP_SHADERS[skinned] if normal else SHADERS[("VISUAL", alpha, skinned)])
         find_param(mat.alamo, "BaseTexture").texture = to_blender(game_texture_name(shown))
+        if normal:
+            find_param(mat.alamo, "NormalTexture").texture = to_blender(game_texture_name(normal))
+            if img is not None:
+                # the bump shaders take base alpha as the team colour mask: an opaque Arma
+                # texture is written with none (alpha 0) rather than tinted all over
+                img[NO_TEAM_COLOUR_KEY] = True
         _arma_fields(mat, texture, rvmat, material)
         self._preview(mat)
         self._stage_nodes(mat, material)
         self.cache[key] = mat
         return mat
+
+    def normal_map(self, material):
+        """The .rvmat's normal map stage texture path if its file is found, else None."""
+        for stage in material.stages if material is not None else ():
+            if stage.path and NORMAL_MAP.search(stage.path.strip()) \
+                    and self.stage_image(stage.path) is not None:
+                return stage.path
+        return None
 
     def stage_image(self, path):
         """The image of a .rvmat stage texture (normal, specular maps...), or None when not

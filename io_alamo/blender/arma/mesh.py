@@ -16,9 +16,11 @@ import numpy as np
 
 from ...formats.arma.markers import face_corners
 from .. import compat
+from .cleanup import agreeing_normals
 from ..names import to_blender
 
-AXES = [0, 2, 1]                       # Blender x, y, z from the file's x, z, y
+AXES = [0, 2, 1]
+NORMALS_TURNED_KEY = "p3d_normals_turned"   # corner normals turned to their face's side                       # Blender x, y, z from the file's x, z, y
 
 
 def to_blender_axes(points):
@@ -42,8 +44,8 @@ def usable_faces(faces, n_vertices, skip=None, reverse=True):
         empty = np.zeros(0, np.int64)
         return empty, empty, empty, empty, 0
     corners = face_corners(faces)
-    if reverse:
-        corners = corners[:, ::-1]                  # the -1 padding comes first
+    flip = np.broadcast_to(np.asarray(reverse, bool), (len(sizes),))   # per face, or all
+    corners[flip] = corners[flip][:, ::-1]          # the -1 padding comes first
     bad = ((corners >= n_vertices) | (corners < -1)).any(axis=1)
     # repeated corners: compare each pair among the four (missing 4th corner = -1)
     same = np.zeros((len(sizes), 4), bool)
@@ -69,7 +71,9 @@ def usable_faces(faces, n_vertices, skip=None, reverse=True):
 def fill_mesh(me, lod, warn, skip=None, reverse=True):
     """Put the LOD's points and faces (but those where ``skip`` is True) into the empty mesh
     ``me``; returns the kept faces. ``reverse`` False keeps the file's corner order and
-    normals (for a shadow LOD wound the other way, see the importer)."""
+    normals (for a shadow LOD wound the other way, see the importer); a face mask does so
+    face by face (parts wound inward, :func:`.cleanup.inward_parts`). Corner normals that
+    point against their face are turned to its side."""
     points = lod.vertices
     if not len(points) and lod.frames:                 # a frames-only LOD: frame 0 as points
         points = lod.frames[0].points
@@ -95,8 +99,12 @@ def fill_mesh(me, lod, warn, skip=None, reverse=True):
         me.polygons.foreach_set("use_smooth", np.ones(len(kept), bool))
         if len(lod.normals) == n:
             normals = to_blender_axes(lod.normals)[loops]
-            if reverse:
-                normals = -normals                             # stored inward
+            flip = np.broadcast_to(np.asarray(reverse, bool), (len(lod.faces),))[kept]
+            normals[np.repeat(flip, counts)] *= -1.0           # stored inward
+            normals, turned = agreeing_normals(to_blender_axes(points), loops, starts,
+                                               counts, normals)
+            if turned:                                  # counted in the import's result
+                me[NORMALS_TURNED_KEY] = turned
             length = np.linalg.norm(normals, axis=1, keepdims=True)
             normals = np.divide(normals, length, out=np.zeros_like(normals), where=length > 0)
             compat.set_custom_normals(me, normals)

@@ -22,11 +22,29 @@ class IMPORT_SCENE_OT_p3d(bpy.types.Operator, import_base(FORMAT)):
         name="Show One LOD Only",
         description="Hide every LOD but the most detailed visual one",
         default=True)
+    game_scale: BoolProperty(
+        name="Game Scale",
+        description="Scale from metres to the Alamo games' units (5 per metre, as their "
+                    "infantry is tall); off keeps metres",
+        default=True)
+    on_ground: BoolProperty(
+        name="Stand on the Ground",
+        description="Raise or lower the unit so its lowest visible point (parts included) "
+                    "is at the origin's height",
+        default=True)
+    import_parts: BoolProperty(
+        name="Import Proxied Parts",
+        description="Import the .p3d files the shown LOD's proxies name (wheels, frames, "
+                    "turrets) as parts at their places, when found beside the model or in "
+                    "the texture folders; the others stay empties",
+        default=True)
 
     @reports_progress
     def execute(self, context):
         options = P3dImportOptions(hide_other_lods=self.hide_other_lods,
-                                   texture_folders=user_texture_folders(context))
+                                   texture_folders=user_texture_folders(context),
+                                   game_scale=self.game_scale, on_ground=self.on_ground,
+                                   import_parts=self.import_parts)
         leave_edit_modes(context)
         return import_each(self, self.paths(), lambda path, _: import_p3d(context, path, options))
 

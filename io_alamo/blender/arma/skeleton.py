@@ -11,6 +11,8 @@ no bone moves (as the Alamo export's bone 0). A model without a skeleton gets on
 import bpy
 import numpy as np
 
+from ...formats.arma.placement import used_vertices
+
 from ..mesh_data import add_vertex_groups
 from ..names import to_blender
 from .mesh import to_blender_axes
@@ -53,6 +55,10 @@ def bone_heads(model, lods_by_detail):
         if placed.all() or lod.vertices is None or not len(lod.vertices):
             continue
         v, b, w = _weights(lod, n)
+        if lod.faces is not None and len(lod.faces):     # stray points and markers not
+            used = used_vertices(lod)
+            keep = used[np.minimum(v, len(used) - 1)] & (v < len(used))
+            v, b, w = v[keep], b[keep], w[keep]
         pts = to_blender_axes(lod.vertices).astype(np.float64)
         mass = np.bincount(b, w, n)
         fresh = (mass > 0) & ~placed

@@ -19,7 +19,7 @@ import re
 import bpy
 import numpy as np
 
-from ...formats.arma.paa import read_paa
+from ...formats.arma.paa import dds_of, read_paa
 from ...formats.errors import FormatError
 from ...formats.files import read_file_bytes
 from ..textures import FolderNames, folders_above
@@ -27,6 +27,7 @@ from ..textures import FolderNames, folders_above
 ALTERNATIVES = {".paa": (".paa", ".pac", ".png", ".tga"), ".pac": (".pac", ".paa", ".png", ".tga")}
 SOURCE_KEY = "p3d_texture_file"        # the file an image was decoded from
 PATH_KEY = "p3d_texture"               # the Arma path it stands for
+ALPHA_KEY = "p3d_has_alpha"            # whether any pixel is less than opaque
 _COLOR = re.compile(r"#\(\s*(\w+)\s*,\s*\d+\s*,\s*\d+\s*,\s*\d+\s*\)\s*color\(([^)]*)\)",
                     re.IGNORECASE)
 
@@ -133,7 +134,12 @@ def image_for(arma_path, finder, warn):
         except FormatError as e:
             warn(f"texture {arma_path!r}: {e}")
             return None
-        img = _pixels_image(name, tex.rgba[::-1].astype(np.float32) / 255.0, arma_path)
+        dds = dds_of(tex)
+        if dds is not None:                 # DXT: the blocks as a packed DDS (no decoding)
+            img = _packed_image(name, dds, arma_path)
+        else:
+            img = _pixels_image(name, tex.rgba[::-1].astype(np.float32) / 255.0, arma_path)
+        img[ALPHA_KEY] = bool((tex.rgba[:, :, 3] < 253).any())
     else:
         try:
             img = bpy.data.images.load(path, check_existing=False)
@@ -158,9 +164,23 @@ def _pixels_image(name, rgba, arma_path):
     return img
 
 
+def _packed_image(name, data, arma_path):
+    """An image of the DDS bytes ``data``, packed into the .blend (Blender decodes it)."""
+    img = bpy.data.images.new(name, 8, 8)
+    img.pack(data=data, data_len=len(data))
+    img.source = "FILE"
+    img.filepath_raw = "//" + name
+    img[PATH_KEY] = arma_path
+    return img
+
+
 def has_alpha(img):
     """Whether an image made by :func:`image_for` has any pixel less than opaque."""
-    if img is None or not img.size[0]:
+    if img is None:
+        return False
+    if img.get(ALPHA_KEY) is not None:
+        return bool(img[ALPHA_KEY])
+    if not img.size[0]:
         return False
     px = np.empty(img.size[0] * img.size[1] * 4, np.float32)
     img.pixels.foreach_get(px)

@@ -7,7 +7,7 @@ import struct
 import numpy as np
 
 from ..errors import FormatError
-from . import lzo, lzss
+from . import compiled, lzo, lzss
 
 MAX_STRING = 1 << 16            # longest asciiz accepted (paths and names are short)
 MAX_EXPANSION = 256             # LZO and LZSS cannot expand data by more than ~255x
@@ -127,8 +127,9 @@ class Reader:
         if not compressed:
             return self.take(size, what)
         codec = lzo if self.version >= 44 else lzss
+        decompress = compiled.lzo_decompress if codec is lzo else lzss.decompress
         try:
-            out, used = codec.decompress(self.data, self.pos, size)
+            out, used = decompress(self.data, self.pos, size)
         except (lzo.LzoError, lzss.LzssError) as e:
             name = "LZO" if codec is lzo else "LZSS"
             raise self.error(f"{what}: {name} data is corrupt ({e})", e.offset) from None

@@ -4,11 +4,15 @@ The binariser keeps one small triangle per proxy among a LOD's faces: it lies in
 whose special flags carry the proxy bit (0x10000000, seen as 0x10002000, 0x1000c000 and
 0x402000 | 0x10000000) and has one corner exactly at the proxy's origin. The engine places
 the proxied model there and never draws the triangle; an import leaves it out of the mesh.
+Held-out files also hold markers in untextured sections without the flag, and corners a
+rounding away from the origin (a truck kept one in its shown LOD): a triangle of either kind
+of section with a corner within ``NEAR`` of a proxy's origin is a marker too.
 """
 
 import numpy as np
 
 PROXY_SECTION_FLAG = 0x10000000
+NEAR = 1e-4                    # metres: a corner this near a proxy's origin is "at" it
 
 
 def face_corners(faces):
@@ -27,7 +31,7 @@ def proxy_marker_faces(lod):
     if not n or not lod.proxies or lod.vertices is None or not len(lod.vertices):
         return marked
     for s in lod.sections:
-        if s.special & PROXY_SECTION_FLAG:
+        if s.special & PROXY_SECTION_FLAG or s.texture_index < 0:
             marked[max(s.first_face, 0):max(s.end_face, 0)] = True
     candidates = np.flatnonzero(marked & (lod.faces.sizes == 3))
     marked[:] = False
@@ -37,6 +41,8 @@ def proxy_marker_faces(lod):
     valid = (corners >= 0) & (corners < len(lod.vertices))
     points = lod.vertices[np.where(valid, corners, 0)]                        # (m, 3, 3)
     origins = np.array([p.matrix[:3, 3] for p in lod.proxies], np.float32)    # (p, 3)
-    at = (points[:, :, None, :] == origins[None, None, :, :]).all(axis=3)     # (m, 3, p)
+    near = NEAR * np.maximum(1.0, np.abs(origins).max(axis=1))                # (p,)
+    gap = np.abs(points[:, :, None, :] - origins[None, None, :, :]).max(axis=3)
+    at = gap <= near[None, None, :]                                           # (m, 3, p)
     marked[candidates] = (at & valid[:, :, None]).any(axis=(1, 2))
     return marked

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import FormatError
-from . import lzo, lzss
+from . import compiled, lzo, lzss
 from .binary import MAX_EXPANSION  # LZO and LZSS cannot expand data more than this
 
 DXT1, DXT2, DXT3, DXT4, DXT5 = 0xFF01, 0xFF02, 0xFF03, 0xFF04, 0xFF05
@@ -45,6 +45,7 @@ class PaaTexture:
     height: int
     rgba: np.ndarray                   # (height, width, 4) uint8, top row first
     tags: dict = field(default_factory=dict)   # tag name (as read: "AVGC", "FLAG"...) -> bytes
+    blocks: bytes = b""                # DXT kinds: mipmap 0's blocks as stored (decompressed)
 
     @property
     def kind_name(self):
@@ -82,10 +83,25 @@ def read_paa(data, filename=None):
         raise fail(f"mipmap 0 needs {size:,} bytes but only {len(data) - at:,} are left", at)
     raw = _mipmap_bytes(data, at, size, kind, w, h, compressed_lzo, fail)
     if kind in BLOCK_BYTES:
-        rgba = decode_dxt(raw, w, h, kind)
+        rgba = compiled.bcn_decode(raw, w, h, TYPE_NAMES[kind])
+        if rgba is None:
+            rgba = decode_dxt(raw, w, h, kind)
     else:
         rgba = _decode_plain(raw, w, h, kind)
-    return PaaTexture(kind, w, h, rgba, tags)
+    return PaaTexture(kind, w, h, rgba, tags, bytes(raw) if kind in BLOCK_BYTES else b"")
+
+
+def dds_of(texture):
+    """A DDS file (one level, the DXT blocks as they are) of a DXT texture, or None for the
+    other kinds: Blender reads it as fast as any DDS, with no decoding here."""
+    if not texture.blocks:
+        return None
+    fourcc = TYPE_NAMES[texture.kind].encode("ascii")
+    flags = 0x1 | 0x2 | 0x4 | 0x1000 | 0x80000        # caps, height, width, format, size
+    head = struct.pack("<4sIIIIIII44x", b"DDS ", 124, flags, texture.height, texture.width,
+                       len(texture.blocks), 0, 1)
+    pixel_format = struct.pack("<II4s20x", 32, 0x4, fourcc)
+    return head + pixel_format + struct.pack("<IIII4x", 0x1000, 0, 0, 0) + texture.blocks
 
 
 def _tags(data, pos, fail):
@@ -122,7 +138,7 @@ def _mipmap_bytes(data, at, size, kind, w, h, compressed_lzo, fail):
     chunk = data[at:at + size]
     try:
         if compressed_lzo:
-            out, _ = lzo.decompress(chunk, 0, want)
+            out, _ = compiled.lzo_decompress(chunk, 0, want)
         else:
             out, _ = lzss.decompress(chunk, 0, want, signed_checksum=True)
     except (lzo.LzoError, lzss.LzssError) as e:
