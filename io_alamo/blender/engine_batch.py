@@ -95,17 +95,28 @@ def do_export(key, path, rel, out, uncompressed_textures=False, overwrite=False,
         if result.model is not None:
             textures = write_textures(result.model, str(staged), result.problems,
                                       "A8R8G8B8" if uncompressed_textures else "DXT")
-        made = sorted(p for p in Path(tmp).rglob("*") if p.is_file())
+        made = [p for p in sorted(Path(tmp).rglob("*")) if p.is_file()
+                and not _same_file(p, target.parent / p.relative_to(tmp))]
         final = [target.parent / p.relative_to(tmp) for p in made]
         replaced = check_overwrite(final, overwrite)
         for p, f in zip(made, final):
             f.parent.mkdir(parents=True, exist_ok=True)
             os.replace(p, f)
     c = result.counts
-    outputs = [target] + [target.parent / Path(p).relative_to(tmp) for p in textures]
+    outputs = [target] + [target.parent / Path(p).name for p in textures]
     return ("ok", f"{target.name}: {c.get('bones', 0)} bones, {c.get('meshes', 0)} meshes, "
             f"{len(textures)} textures" + replaced_note(replaced), outputs,
             imported.warnings + result.warnings)
+
+
+def _same_file(made, existing):
+    """Whether ``existing`` already holds exactly ``made``'s bytes (a texture two units of
+    one folder share): nothing to write, and nothing in the way."""
+    try:
+        return (existing.is_file() and existing.stat().st_size == made.stat().st_size
+                and existing.read_bytes() == made.read_bytes())
+    except OSError:
+        return False
 
 
 WORKERS = {"import": do_import, "export": do_export}

@@ -171,13 +171,11 @@ def test_a_folder_without_models_is_named(blender, tmp_path, capsys):
     assert batch.run(["import", str(tmp_path / "empty"), "--out", str(tmp_path / "o")],
                      "test") == 1
     assert capsys.readouterr().err == (f"{tmp_path / 'empty'}: no .alm or .alo or .p3d files "
-                                       "found (folders are searched recursively)
-")
+                                       "found (folders are searched recursively)\n")
     assert batch.run(["export", str(tmp_path / "empty"), "--out", str(tmp_path / "o")],
                      "test") == 1
     assert capsys.readouterr().err == (f"{tmp_path / 'empty'}: no .alm or .blend or .p3d files "
-                                       "found (folders are searched recursively)
-")
+                                       "found (folders are searched recursively)\n")
 
 
 def test_an_empty_folder_beside_a_full_one_does_not_stop_the_run(blender, tmp_path, capsys):
