@@ -10,14 +10,23 @@ import sys
 import threading
 from pathlib import Path
 
-from .choices import ALA_FORMATS
 from .formats import registry
+from .formats.alamo.choices import ALA_FORMATS
 
 RESULT_PREFIX = "@@alamo-result "
-# the format each verb takes (the registry's key; None: .blend files), and so its files
-INPUT_FORMAT = {"import": "alo", "export": None, "roundtrip": "alo"}
-VERBS = {verb: registry.by_key(key).extensions if key else (".blend",)
-         for verb, key in INPUT_FORMAT.items()}
+
+
+def verb_formats(verb):
+    """The registry entries whose files the batch ``verb`` takes (their ``batch`` says so);
+    ``export`` takes .blend files and writes these formats."""
+    return tuple(fmt for fmt in registry.FORMATS if verb in fmt.batch)
+
+
+def verb_extensions(verb):
+    """The file endings the batch ``verb`` gathers: .blend for export, else its formats'."""
+    if verb == "export":
+        return (".blend",)
+    return tuple(dict.fromkeys(ext for fmt in verb_formats(verb) for ext in fmt.extensions))
 NEEDS_BPY = ("{prog}: needs Blender's Python module bpy, which this Python ({version}) does "
              "not have. Either install it beside io_alamo (Python 3.11 only):\n"
              "    pip install bpy==4.5.* 'numpy<2'\n"

@@ -11,28 +11,14 @@ import json
 import os
 import sys
 
-from . import __version__, batch, meg_cli
-from .choices import ALA_FORMATS
+from . import __version__, batch
 from .formats import registry
-from .formats.alamo.compare import chunk_path_at
-from .formats.alamo.describe import format_tree
-from .formats.alamo.files import save
+from .formats.content import open_input
 from .formats.errors import FormatError, without_filename
 from .formats.files import first_difference
 from .formats.saving import SaveError
 
-__all__ = ["build_parser", "chunk_path_at", "first_difference", "main", "program_name"]
-
-
-def open_input(path, verb):
-    """(bytes, Format) of a file the command line was given; a FormatError if it is in no
-    format io_alamo reads (``not an Alamo file (starts with ...)``) or in one ``verb`` does
-    not work on."""
-    data = meg_cli.read_input_bytes(path)          # a file, or ARCHIVE.meg:NAME
-    fmt = registry.recognise(data, path)
-    if not fmt.supports(verb):
-        raise registry.refuse_verb(data, path, verb)
-    return data, fmt
+__all__ = ["build_parser", "first_difference", "main", "open_input", "program_name"]
 
 
 def error_line(e, path):
@@ -77,7 +63,7 @@ def cmd_dump(args):
         json.dump(tree, sys.stdout, indent=1)
         print()
     else:
-        print("\n".join(format_tree(tree)))
+        print("\n".join(fmt.dump_lines(tree) if fmt.dump_lines else map(str, tree)))
     return 0
 
 
@@ -147,15 +133,6 @@ def print_validate_summary(results, quiet):
           + ", ".join(parts))
 
 
-def cmd_convert_ala(args):
-    data, fmt = open_input(args.input, "convert-ala")
-    anim = fmt.convert(data, args.input, args.format)
-    save(anim, args.output)
-    print(f"{args.output}: format #{args.format}, {anim.num_frames} frames, "
-          f"{len(anim.bones)} bones")
-    return 0
-
-
 def program_name():
     """How the user called us: ``io-alamo`` (the installed command) or ``python -m io_alamo``."""
     name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
@@ -164,6 +141,17 @@ def program_name():
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
     """Defaults shown after each option; the examples kept as written."""
+
+
+class _EngineVerbs:
+    """The subparsers an engine's CLI verb is added to: with the command line's formatter."""
+
+    def __init__(self, sub):
+        self._sub = sub
+
+    def add_parser(self, name, **kwargs):
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        return self._sub.add_parser(name, **kwargs)
 
 
 EXAMPLES = """\
@@ -213,13 +201,8 @@ def build_parser(prog=None):
     s.add_argument("-q", "--quiet", action="store_true",
                    help="print only problems (no 'ok' lines, no summary)")
     s.add_argument("--json", action="store_true", help="print JSON instead of text")
-    s = verb("convert-ala", "convert an animation between formats #1 and #2 (Alamo .ala only)",
-             cmd_convert_ala)
-    s.add_argument("input", metavar="INPUT")
-    s.add_argument("output", metavar="OUTPUT")
-    s.add_argument("--format", type=int, choices=sorted(ALA_FORMATS), required=True,
-                   help="1 = Empire at War, 2 = Forces of Corruption")
-    meg_cli.add_parser(sub)
+    for cli_verb in registry.CLI_VERBS:      # the verbs an engine adds (convert-ala, meg)
+        cli_verb.add_parser(_EngineVerbs(sub))
     sub.add_parser("batch", add_help=False,
                    help="import, export or roundtrip many files through Blender (needs bpy): "
                         "batch {import,export,roundtrip} --help")

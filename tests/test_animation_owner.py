@@ -1,8 +1,8 @@
 """Blender-free rules behind "Blender shows what the game shows": which model an animation
 belongs to, and which shaders treat texture alpha as transparency."""
 
-from io_alamo import shaders
-from io_alamo.naming import animation_owner, model_animation_names
+from io_alamo.formats.alamo import shaders
+from io_alamo.formats.alamo.naming import animation_owner, model_animation_names
 
 FOLDER = ["A.alo", "A_Blue.alo", "A_IDLE_00.ala", "A_Blue_IDLE_00.ala", "a_blue_walk_00.ALA",
           "B_IDLE_00.ala", "A.ala", "A_Blue.txt"]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from io_alamo import shaders
+from io_alamo.formats.alamo import shaders
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 

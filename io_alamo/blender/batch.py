@@ -12,15 +12,16 @@ from pathlib import Path
 
 import bpy
 
-from ..batch_jobs import INPUT_FORMAT, RESULT_PREFIX, VERBS, build_parser, gather, run_parallel
+from ..batch_jobs import (RESULT_PREFIX, build_parser, gather, run_parallel, verb_extensions,
+                          verb_formats)
 from ..batch_report import BatchReport, blender_output_hidden
 from ..formats import registry
-from ..formats.alamo.game_data import is_archive_file
+from ..formats.content import is_archive_file
 from ..formats.errors import FormatError, without_filename
-from .alamo import batch as alamo_batch
+from .discovery import declared_batch_steps
 from .outputs import finish
 from .prefs import user_texture_folders
-from .textures import texture_folders
+from .texture_lookup import texture_folders
 
 
 def run_one(verb, path, rel, out, options, verbose=False):
@@ -29,19 +30,30 @@ def run_one(verb, path, rel, out, options, verbose=False):
     start = time.perf_counter()
     warnings = []
     try:
-        if INPUT_FORMAT[verb]:
-            with open(path, "rb") as f:
-                head = f.read(16)
-            registry.recognise(head, str(path))         # a PNG named .alo, say
-            registry.require(head, str(path), INPUT_FORMAT[verb])   # a .p3d named .alo
+        fmt = batch_format(verb, path)
         with blender_output_hidden(not verbose):
-            status, message, outputs, warnings = alamo_batch.run_verb(verb, path, rel, out,
-                                                                      **options)
+            status, message, outputs, warnings = declared_batch_steps()[fmt.key](
+                verb, path, rel, out, **options)
     except Exception as e:         # noqa: BLE001 - reported, and the run goes on
         status, message, outputs = "failed", _one_line(e, path), []
     return {"path": str(path), "status": status, "message": message,
             "seconds": time.perf_counter() - start, "outputs": [str(p) for p in outputs],
             "warnings": list(warnings)}
+
+
+def batch_format(verb, path):
+    """The registry entry of the file ``verb`` is given (export: the format it writes); a
+    file in another format than its name says is refused as File > Import would."""
+    formats = verb_formats(verb)
+    if verb == "export":
+        return formats[0]
+    with open(path, "rb") as f:
+        head = f.read(16)
+    fmt = registry.recognise(head, str(path))                  # a PNG named .alo, say
+    if fmt in formats:
+        return fmt
+    named = [f for f in formats if Path(path).suffix.lower() in f.extensions] or formats
+    return registry.require(head, str(path), named[0].key)     # a .p3d named .alo
 
 
 def _one_line(e, path):
@@ -87,7 +99,7 @@ def run(argv, prog, blender_binary=None):
     start = time.perf_counter()
     empty = []
     try:
-        tasks = gather(args.inputs, VERBS[args.verb], empty)
+        tasks = gather(args.inputs, verb_extensions(args.verb), empty)
         missing = [d for d in getattr(args, "textures", ())
                    if not (Path(d).is_dir() or is_archive_file(d))]
         if missing:
@@ -96,7 +108,7 @@ def run(argv, prog, blender_binary=None):
         print(f"error: {e}", file=sys.stderr)
         return 2
     for folder in empty:
-        print(f"no {' or '.join(VERBS[args.verb])} files found in {folder}", file=sys.stderr)
+        print(f"no {' or '.join(verb_extensions(args.verb))} files found in {folder}", file=sys.stderr)
     if not tasks:
         return 1 if empty else 0
     if args.worker:

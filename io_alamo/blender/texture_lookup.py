@@ -11,8 +11,8 @@ import ntpath
 import os
 from dataclasses import dataclass
 
-from ..formats.alamo.game_data import ArchiveSet, data_archives, data_folder, source_archives
-from ..formats.alamo.meg import member_label
+from ..formats.content import (ArchiveSearch, data_archives, data_folder, member_label,
+                               source_archives)
 
 EXTENSIONS = (".dds", ".tga")
 TEXTURES_IN_ARCHIVE = "DATA\\ART\\TEXTURES\\"     # where the games look textures up
@@ -90,7 +90,7 @@ class ArchiveTexture:
     """A texture found inside a game archive."""
     archive: str            # the .meg's path
     name: str               # the member, e.g. DATA\\ART\\TEXTURES\\W_TEST.DDS
-    reader: object = None   # the ArchiveSet that found it
+    reader: object = None   # the ArchiveSearch that found it
 
     def read(self):
         found = self.reader.find(self.name)
@@ -135,7 +135,7 @@ class TextureFinder:
         archives are searched after ``archives``, once every loose folder has been."""
         self.folders = [f for f in folders if not (f and os.path.isfile(f))]
         more = [a for f in folders if f for a in source_archives(f)]
-        self.archives = ArchiveSet(list(archives) + more)
+        self.archives = ArchiveSearch(list(archives) + more)
         self._names = FolderNames()
 
     @classmethod

@@ -12,10 +12,10 @@ from io_alamo.formats.alod import AlodFormatError
 
 bpy = pytest.importorskip("bpy")
 
-from io_alamo.blender.alamo.exp.alo import ExportError  # noqa: E402
+from io_alamo.blender.alamo.exporter.alo import ExportError  # noqa: E402
 from io_alamo.blender.alithia import morph  # noqa: E402
-from io_alamo.blender.alithia.exporter import AlmExportOptions, export_alm  # noqa: E402
-from io_alamo.blender.alithia.importer import AlmImportOptions, import_alm_file  # noqa: E402
+from io_alamo.blender.alithia.exporter import Alm1ExportOptions, export_alm1  # noqa: E402
+from io_alamo.blender.alithia.importer import Alm1ImportOptions, import_alm1  # noqa: E402
 from io_alamo.blender.alod.importer import import_alod  # noqa: E402
 from io_alamo.formats.alamo import read_alo  # noqa: E402
 from io_alamo.formats.alithia.alm1 import read_alm1  # noqa: E402
@@ -48,7 +48,7 @@ def scene_state():
 @pytest.mark.parametrize("frames", [1, 12, 40])
 def test_import_one_key_per_frame_and_export_byte_identical(blender, tmp_path, frames):
     built = ab.wave_grid(frames)
-    result = import_alm_file(bpy.context, str(write(tmp_path, built)))
+    result = import_alm1(bpy.context, str(write(tmp_path, built)))
     obj = result.object
     me = obj.data
     assert [o.type for o in bpy.data.objects] == ["MESH"]
@@ -66,14 +66,14 @@ def test_import_one_key_per_frame_and_export_byte_identical(blender, tmp_path, f
     n = morph.corner_normals(me)
     np.testing.assert_allclose(n, to_blender(built.normals[0][corner]), atol=2e-3)
     out = tmp_path / "out.alm"
-    res = export_alm(bpy.context, str(out))
+    res = export_alm1(bpy.context, str(out))
     assert res.reused
     assert out.read_bytes() == built.data
 
 
 def test_step_keys_play_the_frames_at_20_fps(blender, tmp_path):
     built = ab.wave_grid(12)
-    obj = import_alm_file(bpy.context, str(write(tmp_path, built))).object
+    obj = import_alm1(bpy.context, str(write(tmp_path, built))).object
     scene = bpy.context.scene
     assert scene.render.fps == 20 and scene.render.fps_base == 1.0
     assert scene.frame_end == scene.frame_start + 11
@@ -92,8 +92,8 @@ def test_keys_spread_over_the_scenes_own_rate(blender, tmp_path):
     built = ab.wave_grid(10)
     scene = bpy.context.scene
     scene.render.fps, scene.render.fps_base = 30, 1.0
-    obj = import_alm_file(bpy.context, str(write(tmp_path, built)),
-                          AlmImportOptions(set_scene_frame_rate=False)).object
+    obj = import_alm1(bpy.context, str(write(tmp_path, built)),
+                          Alm1ImportOptions(set_scene_frame_rate=False)).object
     assert scene.render.fps == 30
     assert scene.frame_end == scene.frame_start + 14      # 10 frames of 1.5 scene frames
     scene.frame_set(scene.frame_start + 4)                # 4 / 1.5: file frame 2
@@ -143,7 +143,7 @@ def test_export_splits_where_uvs_differ_and_triangulates(blender, tmp_path):
     co[:, 2] += 1.0
     key.data.foreach_set("co", co.ravel())
     out = tmp_path / "cube.alm"
-    res = export_alm(bpy.context, str(out))
+    res = export_alm1(bpy.context, str(out))
     m = read_alm1(out.read_bytes())
     assert m.frame_count == 2 and m.face_count == 12
     assert m.vertex_count == 24            # 8 corners x 3 (flat faces: normals differ)
@@ -154,13 +154,13 @@ def test_export_splits_where_uvs_differ_and_triangulates(blender, tmp_path):
 def test_export_refuses_more_vertices_than_the_engine_reads(blender, tmp_path):
     """ALM1's own limit: the engine reads face indices as signed 16-bit (0 to 32,767)."""
     bpy.ops.mesh.primitive_grid_add(x_subdivisions=160, y_subdivisions=160)
-    res = export_alm(bpy.context, str(tmp_path / "fits.alm"))
+    res = export_alm1(bpy.context, str(tmp_path / "fits.alm"))
     assert 160 * 160 <= res.counts["vertices"] <= 32768
     assert read_alm1((tmp_path / "fits.alm").read_bytes()).faces.max() <= 32767
     bpy.ops.object.delete()
     bpy.ops.mesh.primitive_grid_add(x_subdivisions=182, y_subdivisions=182)   # 33,124+
     with pytest.raises(ExportError, match="at most 32,768 .indices 0 to 32,767."):
-        export_alm(bpy.context, str(tmp_path / "big.alm"))
+        export_alm1(bpy.context, str(tmp_path / "big.alm"))
     assert not (tmp_path / "big.alm").exists()
 
 
@@ -180,24 +180,24 @@ def test_export_writes_the_texture_the_engine_needs(blender, tmp_path):
     (tmp_path / "Thing.bmp").write_bytes(
         b"BM" + struct.pack("<IHHI", 54 + len(rows), 0, 0, 54)
         + struct.pack("<IiiHHIIiiII", 40, 2, 2, 1, 24, 0, len(rows), 2835, 2835, 0, 0) + rows)
-    import_alm_file(bpy.context, str(path))
+    import_alm1(bpy.context, str(path))
     out = tmp_path / "out"
     out.mkdir()
-    res = export_alm(bpy.context, str(out / "New.alm"))
+    res = export_alm1(bpy.context, str(out / "New.alm"))
     assert res.warnings == [] and res.counts["texture"] == str(out / "New.bmp")
     got = _bmp_pixels((out / "New.bmp").read_bytes())
     assert got[:, 0].tolist() == [[255, 0, 0]] * 2 and got[:, 1].tolist() == [[0, 255, 0]] * 2
-    export_alm(bpy.context, str(out / "Plain.alm"), AlmExportOptions(write_texture=False))
+    export_alm1(bpy.context, str(out / "Plain.alm"), Alm1ExportOptions(write_texture=False))
     assert not (out / "Plain.bmp").exists()
     # exported over itself, its own .bmp is left as it is
     before = (tmp_path / "Thing.bmp").stat().st_mtime_ns
-    export_alm(bpy.context, str(path))
+    export_alm1(bpy.context, str(path))
     assert (tmp_path / "Thing.bmp").stat().st_mtime_ns == before
 
 
 def test_export_without_an_image_warns(blender, tmp_path):
     bpy.ops.mesh.primitive_cube_add()
-    res = export_alm(bpy.context, str(tmp_path / "cube.alm"))
+    res = export_alm1(bpy.context, str(tmp_path / "cube.alm"))
     assert len(res.warnings) == 1 and "refuses a model without its .bmp" in res.warnings[0]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cube.alm"]
 
@@ -209,7 +209,7 @@ def test_sibling_bmp_is_the_texture(blender, tmp_path):
            + struct.pack("<IiiHHIIiiII", 40, 2, 2, 1, 24, 0, len(rows), 2835, 2835, 0, 0)
            + rows)
     (tmp_path / "thing.BMP").write_bytes(bmp)
-    obj = import_alm_file(bpy.context, str(path)).object
+    obj = import_alm1(bpy.context, str(path)).object
     mat = obj.data.materials[0]
     images = [n.image for n in mat.node_tree.nodes if n.type == "TEX_IMAGE"]
     assert len(images) == 1 and images[0].filepath.lower().endswith("thing.bmp")
@@ -218,10 +218,10 @@ def test_sibling_bmp_is_the_texture(blender, tmp_path):
 
 def test_imported_model_exports_as_alo(blender, tmp_path):
     built = ab.wave_grid(5)
-    import_alm_file(bpy.context, str(write(tmp_path, built)))
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
+    import_alm1(bpy.context, str(write(tmp_path, built)))
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
     out = tmp_path / "wave.alo"
-    export_alo(bpy.context, str(out), ExportOptions(scope="SCENE"))
+    export_alo(bpy.context, str(out), AloExportOptions(scope="SCENE"))
     model = read_alo(out.read_bytes())
     assert len(model.meshes) == 1
     subs = model.meshes[0].submeshes
@@ -256,7 +256,7 @@ def test_bad_input_one_clear_error_nothing_left(blender, tmp_path, case):
     path.write_bytes(data)
     before = scene_state()
     with pytest.raises(FormatError) as e:
-        import_alm_file(bpy.context, str(path))
+        import_alm1(bpy.context, str(path))
     text = str(e.value)
     assert "bad.alm" in text and "offset 0x" in text and where in text and "\n" not in text
     with pytest.raises(RuntimeError, match="bad.alm, offset 0x"):   # the operator's report
@@ -271,7 +271,7 @@ def test_alod_magic_is_told_apart(blender, tmp_path):
     path = tmp_path / "alod.alm"
     path.write_bytes(b"ALM\0" + bytes(60))
     with pytest.raises(FormatError, match=r"is an ALOD model.*File > Import > ALOD Model"):
-        import_alm_file(bpy.context, str(path))
+        import_alm1(bpy.context, str(path))
     with pytest.raises(AlodFormatError):
         import_alod(bpy.context, str(path))
     assert len(bpy.data.objects) == 0
@@ -286,7 +286,7 @@ def test_failure_midway_rolls_back_everything(blender, tmp_path, monkeypatch):
         raise FormatError("broken on purpose")
     monkeypatch.setattr(morph, "key_steps", broken)
     with pytest.raises(FormatError, match="broken on purpose"):
-        import_alm_file(bpy.context, str(path))
+        import_alm1(bpy.context, str(path))
     assert scene_state() == before
 
 
@@ -296,9 +296,9 @@ def test_degenerate_triangles_are_left_out_but_kept_on_export(blender, tmp_path)
     data = ab.assemble(b.positions, b.normals, b.uvs, faces)
     path = tmp_path / "deg.alm"
     path.write_bytes(data)
-    res = import_alm_file(bpy.context, str(path))
+    res = import_alm1(bpy.context, str(path))
     assert len(res.object.data.polygons) == 32
     assert any("use a vertex twice" in w for w in res.warnings)
     out = tmp_path / "out.alm"
-    export_alm(bpy.context, str(out), AlmExportOptions())
+    export_alm1(bpy.context, str(out), Alm1ExportOptions())
     assert out.read_bytes() == data

@@ -22,8 +22,8 @@ def texture_members():
 
 
 def do_import(path, **kw):
-    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
-    return import_alo(bpy.context, str(path), ImportOptions(import_animations=False, **kw))
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
+    return import_alo(bpy.context, str(path), AloImportOptions(import_animations=False, **kw))
 
 
 def shown_images():
@@ -103,8 +103,8 @@ def test_a_preference_folder_may_name_a_meg_or_a_games_data_folder(blender, tmp_
 def test_model_from_game_archives_with_animations_exports_byte_identical(blender, tmp_path,
                                                                          monkeypatch):
     from io_alamo.blender.alamo import archive_import
-    from io_alamo.blender.alamo.exp.ala import AnimationExportOptions, export_ala
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
+    from io_alamo.blender.alamo.exporter.ala import AlaExportOptions, export_ala
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
     names = ["EI_VADER.ALO", "EI_VADER_BLOCK_BLASTER_00.ALA", "EI_VADER_IDLE_00.ALA",
              "EI_VADER_SPINMOVE_00.ALA", "W_Grenade.alo", "W_Grenade_Idle_00.ala"]
     files = {f"DATA\\ART\\MODELS\\{n.upper()}": (CORPUS / n).read_bytes() for n in names}
@@ -134,10 +134,10 @@ def test_model_from_game_archives_with_animations_exports_byte_identical(blender
     assert actions == ["EI_VADER_BLOCK_BLASTER_00", "EI_VADER_IDLE_00", "EI_VADER_SPINMOVE_00"]
     out = tmp_path / "out"
     out.mkdir()
-    export_alo(bpy.context, str(out / "EI_VADER.ALO"), ExportOptions(scope="ARMATURE"))
+    export_alo(bpy.context, str(out / "EI_VADER.ALO"), AloExportOptions(scope="ARMATURE"))
     assert (out / "EI_VADER.ALO").read_bytes() == files["DATA\\ART\\MODELS\\EI_VADER.ALO"]
     action = bpy.data.actions["EI_VADER_IDLE_00"]
-    export_ala(bpy.context, arm, action, str(out / "IDLE.ALA"), AnimationExportOptions())
+    export_ala(bpy.context, arm, action, str(out / "IDLE.ALA"), AlaExportOptions())
     assert (out / "IDLE.ALA").read_bytes() == files["DATA\\ART\\MODELS\\EI_VADER_IDLE_00.ALA"]
 
 
@@ -184,7 +184,7 @@ def test_batch_textures_option_takes_a_meg(blender, tmp_path, capsys):
 
 
 def test_texture_names_in_archives_any_case_folders_and_stand_ins(tmp_path):
-    from io_alamo.blender.textures import ArchiveTexture, TextureFinder
+    from io_alamo.blender.texture_lookup import ArchiveTexture, TextureFinder
     meg = write_meg(tmp_path / "Data" / "Textures.meg",
                     {"DATA\\ART\\TEXTURES\\UNITS\\X.DDS": b"x", "DATA\\ART\\TEXTURES\\Y.DDS": b"y",
                      "DATA\\ART\\Y.TGA": b"elsewhere"})

@@ -19,8 +19,8 @@ def setup_animation(path, tmp_path):
 
 
 def export(arm, action, path, **kw):
-    from io_alamo.blender.alamo.exp.ala import AnimationExportOptions, export_ala
-    return export_ala(bpy.context, arm, action, str(path), AnimationExportOptions(**kw))
+    from io_alamo.blender.alamo.exporter.ala import AlaExportOptions, export_ala
+    return export_ala(bpy.context, arm, action, str(path), AlaExportOptions(**kw))
 
 
 @pytest.mark.parametrize("path", corpus_params(".ala"))
@@ -160,8 +160,8 @@ def pose_track(arm, frames):
 @pytest.mark.parametrize("fmt", [2, 1])
 def test_new_action_exports_and_reimports_to_the_same_motion(blender, tmp_path, fmt):
     from io_alamo.blender.alamo.actions import set_active_action
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
-    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
     arm = make_rig()
     make_action(arm)
     frames = range(1, 21)
@@ -169,7 +169,7 @@ def test_new_action_exports_and_reimports_to_the_same_motion(blender, tmp_path, 
     assert not want_vis[:, 2].all() and want_vis[:, 2].any()
     model = tmp_path / "Rig.alo"
     result = export_alo(bpy.context, str(model),
-                        ExportOptions(animations=True, ala_format=fmt))
+                        AloExportOptions(animations=True, ala_format=fmt))
     ala = tmp_path / "Rig_Wave.ala"
     assert result.animations == [str(ala)]
     anim = read_ala(ala.read_bytes())
@@ -188,7 +188,7 @@ def test_new_action_exports_and_reimports_to_the_same_motion(blender, tmp_path, 
     assert np.array_equal(dec.visible[1], want_vis[:, 2])
 
     bpy.ops.wm.read_factory_settings(use_empty=True)
-    got_arm = import_alo(bpy.context, str(model), ImportOptions()).armature
+    got_arm = import_alo(bpy.context, str(model), AloImportOptions()).armature
     assert got_arm.animation_data is None                      # the bind pose is shown
     set_active_action(got_arm, bpy.data.actions["Rig_Wave"])
     got, got_vis = pose_track(got_arm, frames)
@@ -234,7 +234,7 @@ def test_operator_exports_active_action(blender, tmp_path):
 
 
 def test_bone_names_with_quotes(blender, tmp_path):
-    from io_alamo.blender.alamo.exp.ala import armature_actions
+    from io_alamo.blender.alamo.exporter.ala import armature_actions
     arm = make_rig()
     arm.data.bones["Arm"].name = 'Arm "L"'
     pb = arm.pose.bones['Arm "L"']

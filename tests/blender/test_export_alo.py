@@ -10,13 +10,13 @@ bpy = pytest.importorskip("bpy")
 
 
 def do_import(path):
-    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
-    return import_alo(bpy.context, str(path), ImportOptions(import_animations=False))
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
+    return import_alo(bpy.context, str(path), AloImportOptions(import_animations=False))
 
 
 def do_export(path, **kw):
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
-    return export_alo(bpy.context, str(path), ExportOptions(**kw))
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
+    return export_alo(bpy.context, str(path), AloExportOptions(**kw))
 
 
 @pytest.mark.parametrize("path", corpus_params(".alo"))

@@ -51,8 +51,8 @@ def skin(obj, arm, groups):
 
 
 def export(path, **kw):
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
-    return export_alo(bpy.context, str(path), ExportOptions(**kw))
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
+    return export_alo(bpy.context, str(path), AloExportOptions(**kw))
 
 
 def export_op(path, **kw):
@@ -69,7 +69,7 @@ def test_name_the_game_cannot_store_stops_export_and_selects(blender, tmp_path):
     assert out.read_bytes() == b"previous good file"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.alo"]
     assert bad.select_get() and not good.select_get()
-    from io_alamo.blender.alamo.exp.alo import ExportError
+    from io_alamo.blender.alamo.exporter.alo import ExportError
     with pytest.raises(ExportError, match="Windows-1252") as e:
         export(out, scope="SCENE")
     assert [d.objects for d in e.value.details if d.level == "ERROR"] == [["Hull \u2713"]]
@@ -95,7 +95,7 @@ def proxy_named(file_name):
 
 
 def test_too_long_proxy_name_is_an_error(blender, tmp_path):
-    from io_alamo.blender.alamo.exp.alo import ExportError
+    from io_alamo.blender.alamo.exporter.alo import ExportError
     cube("Hull")
     proxy = proxy_named("P" * 255)
     with pytest.raises(ExportError, match="254"):
@@ -106,7 +106,7 @@ def test_too_long_proxy_name_is_an_error(blender, tmp_path):
 
 
 def test_skinned_vertex_without_weights_is_an_error_and_selected(blender, tmp_path):
-    from io_alamo.blender.alamo.exp.alo import ExportError
+    from io_alamo.blender.alamo.exporter.alo import ExportError
     arm = armature()
     obj = cube("Body", "RSkinGloss.fx")
     skin(obj, arm, [("Arm", [0, 1, 2, 3, 4, 5], 1.0)])       # vertices 6 and 7 have none
@@ -151,7 +151,7 @@ def test_material_without_shader_warns_and_uses_default(blender, tmp_path):
 
 
 def test_mesh_without_triangles_is_an_error(blender, tmp_path):
-    from io_alamo.blender.alamo.exp.alo import ExportError
+    from io_alamo.blender.alamo.exporter.alo import ExportError
     me = bpy.data.meshes.new("Empty")
     me.from_pydata([(0, 0, 0), (1, 0, 0)], [(0, 1)], [])
     obj = bpy.data.objects.new("Empty", me)
@@ -220,10 +220,10 @@ def test_objects_the_format_cannot_hold_are_named_in_a_warning(blender, tmp_path
 
 
 def test_shader_switch_on_an_unedited_import_rebuilds_its_vertex_format(blender, tmp_path):
-    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
     from io_alamo.sample import write_sample
     alo, _ = write_sample(tmp_path / "in")
-    import_alo(bpy.context, str(alo), ImportOptions(import_animations=False))
+    import_alo(bpy.context, str(alo), AloImportOptions(import_animations=False))
     original = read_alo(alo.read_bytes())
     hull = [m for m in original.meshes if m.submeshes[0].vertex_format == "alD3dVertNU2U3U3"][0]
     obj = bpy.data.objects[hull.name]

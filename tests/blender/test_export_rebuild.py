@@ -6,7 +6,7 @@ import pytest
 from corpus import corpus_params
 from scene import load_model
 
-from io_alamo import shaders
+from io_alamo.formats.alamo import shaders
 from io_alamo.formats.alamo import read_alo
 from io_alamo.formats.alamo.validate import validate
 
@@ -14,13 +14,13 @@ bpy = pytest.importorskip("bpy")
 
 
 def do_import(path):
-    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
-    return import_alo(bpy.context, str(path), ImportOptions(import_animations=False))
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
+    return import_alo(bpy.context, str(path), AloImportOptions(import_animations=False))
 
 
 def do_export(path, **kw):
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
-    return export_alo(bpy.context, str(path), ExportOptions(**kw))
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
+    return export_alo(bpy.context, str(path), AloExportOptions(**kw))
 
 
 def open_shadow(model):
@@ -50,7 +50,7 @@ def solid_faces(sub, digits=4):
 @pytest.mark.parametrize("path", corpus_params(".alo"))
 def test_meshes_rebuilt_from_blender_match_the_file(blender, tmp_path, path):
     from io_alamo.blender.alamo import fingerprint
-    from io_alamo.blender.alamo.exp.alo import ExportError
+    from io_alamo.blender.alamo.exporter.alo import ExportError
     a = load_model(path)
     if a.kind == "particle":
         pytest.skip("particle effect: not imported")

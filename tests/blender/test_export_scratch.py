@@ -177,14 +177,14 @@ def same_point_sets(a, b, tol=1e-4):
 
 
 def test_scratch_model_exports_reimports_and_matches(blender, tmp_path):
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
-    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
     scene = build_scene()
     arm = scene["arm"]
     built = {name: world_corners(scene[name]) for name in ("hull", "cloth", "ground")}
     bone_rest = {b.name: np.array(b.matrix_local) for b in arm.data.bones}
     out = tmp_path / "Scratch.alo"
-    result = export_alo(bpy.context, str(out), ExportOptions())
+    result = export_alo(bpy.context, str(out), AloExportOptions())
     model = read_alo(out.read_bytes())
     assert validate(model) == []
 
@@ -261,7 +261,7 @@ def test_scratch_model_exports_reimports_and_matches(blender, tmp_path):
 
     # re-import: the same triangles in the same places, the same roles
     bpy.ops.wm.read_factory_settings(use_empty=True)
-    import_alo(bpy.context, str(out), ImportOptions(import_animations=False))
+    import_alo(bpy.context, str(out), AloImportOptions(import_animations=False))
     for name in ("Hull", "Cloth", "Ground"):
         assert same_point_sets(world_corners(bpy.data.objects[name]), built[name.lower()]), name
     assert bpy.data.objects["Engine_Flame"].alamo.role == "PROXY"
@@ -285,19 +285,19 @@ def file_world_corners_from(model, index, worlds):
 
 
 def test_loose_objects_get_own_bones_when_asked(blender, tmp_path):
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
     scene = build_scene()
     hull = scene["hull"]
     hull.parent = None
     hull.matrix_world = mathutils.Matrix.Rotation(math.radians(30), 4, "Z")
     out = tmp_path / "own.alo"
-    export_alo(bpy.context, str(out), ExportOptions(scope="SCENE", own_bones=True))
+    export_alo(bpy.context, str(out), AloExportOptions(scope="SCENE", own_bones=True))
     model = read_alo(out.read_bytes())
     names = [b.name for b in model.bones]
     k = [m.name for m in model.objects].index("Hull")
     assert names[model.object_bone(k)] == "Hull"
     # and baked into the root without the option
-    export_alo(bpy.context, str(out), ExportOptions(scope="SCENE"))
+    export_alo(bpy.context, str(out), AloExportOptions(scope="SCENE"))
     model = read_alo(out.read_bytes())
     k = [m.name for m in model.objects].index("Hull")
     assert model.object_bone(k) == 0 and "Hull" not in [b.name for b in model.bones]

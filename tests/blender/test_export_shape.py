@@ -4,10 +4,10 @@ the text); both results summarise themselves."""
 
 import pytest
 
-from io_alamo.blender.alamo.exp import ala as ala_export
-from io_alamo.blender.alamo.exp import alo as alo_export
-from io_alamo.blender.alamo.exp.alo import ExportError, ExportOptions, export_alo
-from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
+from io_alamo.blender.alamo.exporter import ala as ala_export
+from io_alamo.blender.alamo.exporter import alo as alo_export
+from io_alamo.blender.alamo.exporter.alo import ExportError, AloExportOptions, export_alo
+from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
 from io_alamo.sample import write_sample
 
 bpy = pytest.importorskip("bpy")
@@ -16,7 +16,7 @@ bpy = pytest.importorskip("bpy")
 def import_sample(tmp_path):
     paths = write_sample(tmp_path / "in")
     model = next(p for p in paths if str(p).endswith(".alo"))
-    return import_alo(bpy.context, str(model), ImportOptions())
+    return import_alo(bpy.context, str(model), AloImportOptions())
 
 
 def counting(monkeypatch, module, calls):
@@ -39,7 +39,7 @@ def test_the_source_model_is_parsed_once_for_the_model_and_all_its_actions(
     counting(monkeypatch, alo_export, calls)
     counting(monkeypatch, ala_export, calls)
     out = export_alo(bpy.context, str(tmp_path / "Model.alo"),
-                     ExportOptions(animations=True))
+                     AloExportOptions(animations=True))
     assert len(out.animations) == 2
     assert calls == [alo_export.__name__]            # once, by the model export
     # a lone animation export parses it itself, once
@@ -58,7 +58,7 @@ def test_unweighted_vertices_are_an_error_record_that_says_they_were_selected(
     for g in list(mesh.vertex_groups):
         g.remove(list(range(len(mesh.data.vertices))))
     with pytest.raises(ExportError) as e:
-        export_alo(bpy.context, str(tmp_path / "out.alo"), ExportOptions())
+        export_alo(bpy.context, str(tmp_path / "out.alo"), AloExportOptions())
     [error] = [p for p in e.value.details if p.level == "ERROR"]
     assert error.elements_selected and error.objects == [mesh.name]
     assert e.value.problems == [error.text] and e.value.objects == [mesh]

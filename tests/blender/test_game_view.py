@@ -21,8 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def do_import(path, **kw):
-    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
-    return import_alo(bpy.context, str(path), ImportOptions(**kw))
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
+    return import_alo(bpy.context, str(path), AloImportOptions(**kw))
 
 
 # --- animations belong to the model with the longest name -----------------------------------
@@ -53,12 +53,12 @@ def test_each_model_gets_only_its_own_animations(blender, two_models):
 
 
 def test_animation_export_writes_back_only_the_models_own(blender, two_models, tmp_path):
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
     result = do_import(two_models / "A.alo")
     bpy.context.view_layer.objects.active = result.armature
     out = tmp_path / "out"
     out.mkdir()
-    written = export_alo(bpy.context, str(out / "A.alo"), ExportOptions(animations=True))
+    written = export_alo(bpy.context, str(out / "A.alo"), AloExportOptions(animations=True))
     assert [Path(p).name for p in written.animations] == ["A_IDLE_00.ala"]
 
 
@@ -73,7 +73,7 @@ def test_import_shows_the_bind_pose_and_keeps_the_animations(blender, two_models
     from scene import file_corners
 
     from io_alamo.blender.alamo.actions import set_active_action
-    from io_alamo.blender.alamo.exp.ala import armature_actions
+    from io_alamo.blender.alamo.exporter.ala import armature_actions
     path = two_models / "A.alo"
     arm = do_import(path).armature
     assert arm.animation_data is None or arm.animation_data.action is None
@@ -99,8 +99,8 @@ def test_import_shows_the_bind_pose_and_keeps_the_animations(blender, two_models
 
 @pytest.mark.parametrize("path", corpus_params(".alo"))
 def test_real_models_show_their_bind_pose_without_shadow_volumes(blender, path):
-    from io_alamo.blender.alamo.imp.alo import NotAModelError
-    from io_alamo.blender.alamo.shown import is_shadow_mesh
+    from io_alamo.blender.alamo.importer.alo import NotAModelError
+    from io_alamo.blender.alamo.game_view import is_shadow_mesh
     try:
         result = do_import(path)
     except NotAModelError:
@@ -136,7 +136,7 @@ def shadow_model(path):
 
 
 def test_shadow_meshes_are_hidden_but_kept_and_exported(blender, tmp_path):
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
     from io_alamo.formats.alamo import read_alo
     path = shadow_model(tmp_path / "Shadowed.alo")
     arm = do_import(path).armature
@@ -152,7 +152,7 @@ def test_shadow_meshes_are_hidden_but_kept_and_exported(blender, tmp_path):
     assert all(o.hide_get() and o.hide_render for o in shadows) and body.visible_get()
 
     out = tmp_path / "out.alo"
-    export_alo(bpy.context, str(out), ExportOptions())
+    export_alo(bpy.context, str(out), AloExportOptions())
     assert [m.name for m in read_alo(out.read_bytes()).meshes] == [
         "Body", "Body_Shadow", "Skin_Shadow"]
 

@@ -13,13 +13,13 @@ bpy = pytest.importorskip("bpy")
 
 
 def import_model(path, **kw):
-    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
-    return import_alo(bpy.context, str(path), ImportOptions(**kw)).armature
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
+    return import_alo(bpy.context, str(path), AloImportOptions(**kw)).armature
 
 
 def import_anim(arm, path, **kw):
-    from io_alamo.blender.alamo.imp.ala import AnimationImportOptions, import_ala
-    return import_ala(bpy.context, arm, str(path), AnimationImportOptions(**kw))
+    from io_alamo.blender.alamo.importer.ala import AlaImportOptions, import_ala
+    return import_ala(bpy.context, arm, str(path), AlaImportOptions(**kw))
 
 
 def model_for(ala_path):
@@ -170,7 +170,7 @@ def test_bones_are_matched_by_index_then_by_name_and_missing_ones_warned(blender
     assert result.missing == [names[0]] if names[0].lower() != "root" else not result.missing
     assert len(result.warnings) == (1 if result.missing else 0)
     matched = {t.alamo.name.lower() for t in __import__(
-        "io_alamo.blender.alamo.imp.ala", fromlist=["match_bones"]).match_bones(arm, anim) if t}
+        "io_alamo.blender.alamo.importer.ala", fromlist=["match_bones"]).match_bones(arm, anim) if t}
     assert {n.lower() for n in names[1:]} <= matched
 
 
@@ -182,8 +182,8 @@ def test_several_animations_live_side_by_side(blender, tmp_path):
     second = convert_animation(sample_animation(sample_model()), 1)
     second.fps = np.float32(15)
     save(second, tmp_path / "Sample_Tank_Slow_00.ala")
-    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
-    result = import_alo(bpy.context, str(alo), ImportOptions())
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
+    result = import_alo(bpy.context, str(alo), AloImportOptions())
     assert result.counts["animations"] == 2
     actions = sorted(a.name for a in bpy.data.actions)
     assert actions == ["Sample_Tank_Slow_00", "Sample_Tank_Turn_00"]

@@ -8,16 +8,16 @@ from scene import (corner_attribute, corner_normals, corner_positions_world, dat
                    file_corners, load_model, objects_by_role, reaches, uv)
 
 from io_alamo.formats.alamo import AlamoFormatError
-from io_alamo.naming import format_has_colors
+from io_alamo.formats.alamo.naming import format_has_colors
 
 bpy = pytest.importorskip("bpy")
 
 
 def do_import(path, **kw):
     """Import a model at rest: these tests compare against the file's bind pose."""
-    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
     kw.setdefault("import_animations", False)
-    return import_alo(bpy.context, str(path), ImportOptions(**kw))
+    return import_alo(bpy.context, str(path), AloImportOptions(**kw))
 
 
 def bone_worlds_blender(arm_obj):
@@ -121,7 +121,7 @@ def check_model(path, result):
 def check_weights(obj, fm, model):
     """Every face corner's vertex has the file vertex's bones and weights (works with merged
     vertices too: compared per corner)."""
-    from io_alamo.naming import format_is_b4i4
+    from io_alamo.formats.alamo.naming import format_is_b4i4
     arm_bones = obj.parent.data.bones
     group_bone = {g.index: arm_bones[g.name].alamo.index for g in obj.vertex_groups}
     got = [{group_bone[g.group]: round(g.weight, 5) for g in v.groups}
@@ -288,7 +288,7 @@ def test_missing_texture_is_a_warning_and_a_placeholder(blender, tmp_path):
 
 
 def test_failed_import_leaves_the_scene_unchanged(blender, tmp_path, monkeypatch):
-    from io_alamo.blender.alamo.imp import alo
+    from io_alamo.blender.alamo.importer import alo
     data, _ = sb.fixture_alo_lights()
     path = tmp_path / "ok.alo"
     path.write_bytes(data)

@@ -252,11 +252,11 @@ def test_mutated_files_import_cleanly_or_change_nothing(blender, tmp_path):
 
 
 def test_imported_model_exports_as_alamo_alo(blender, tmp_path):
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
     from io_alamo.formats.alamo import read_alo
     do_import(write(tmp_path))
     out = tmp_path / "grid.alo"
-    result = export_alo(bpy.context, str(out), ExportOptions())
+    result = export_alo(bpy.context, str(out), AloExportOptions())
     model = read_alo(out.read_bytes())
     # the file's three bones under the identity Root bone 0 every new Alamo skeleton gets
     assert [b.parent for b in model.bones] == \

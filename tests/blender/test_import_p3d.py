@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from p3d_build import SpecLod, build_odol, grid_lod
 
-from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
+from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
 from io_alamo.blender.arma import importer as p3d_import
 from io_alamo.blender.arma.importer import import_p3d
 from io_alamo.formats.alamo import read_alo
@@ -172,7 +172,7 @@ def _export_lod(obj, out):
     obj.hide_set(False)
     obj.select_set(True)
     bpy.context.view_layer.objects.active = obj
-    export_alo(bpy.context, str(out), ExportOptions(scope="SELECTION"))
+    export_alo(bpy.context, str(out), AloExportOptions(scope="SELECTION"))
     return read_alo(out.read_bytes())
 
 

@@ -139,13 +139,13 @@ def build_model(path):
 
 
 def do_import(path):
-    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
-    return import_alo(bpy.context, str(path), ImportOptions(import_animations=False))
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
+    return import_alo(bpy.context, str(path), AloImportOptions(import_animations=False))
 
 
 def do_export(path, **kw):
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
-    return export_alo(bpy.context, str(path), ExportOptions(**kw))
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
+    return export_alo(bpy.context, str(path), AloExportOptions(**kw))
 
 
 def test_bone_near_the_roll_singularity_and_unedited_model_identical(blender, tmp_path):
@@ -322,8 +322,8 @@ def build_animation_pair(tmp_path, fmt):
 
 @pytest.mark.parametrize("fmt", [1, 2])
 def test_edited_action_keeps_bones_steps_and_format(blender, tmp_path, fmt):
-    from io_alamo.blender.alamo.exp.ala import AnimationExportOptions, export_ala
-    from io_alamo.blender.alamo.imp.ala import import_ala
+    from io_alamo.blender.alamo.exporter.ala import AlaExportOptions, export_ala
+    from io_alamo.blender.alamo.importer.ala import import_ala
     src, ala = build_animation_pair(tmp_path, fmt)
     arm = do_import(src).armature
     action = import_ala(bpy.context, arm, str(ala)).action
@@ -333,7 +333,7 @@ def test_edited_action_keeps_bones_steps_and_format(blender, tmp_path, fmt):
               if f.data_path.endswith('["Body"].location') and f.array_index == 2)
     fc.keyframe_points[6].co.y += 0.01
     out = tmp_path / "out.ala"
-    result = export_ala(bpy.context, arm, action, str(out), AnimationExportOptions())
+    result = export_ala(bpy.context, arm, action, str(out), AlaExportOptions())
     assert not result.reused
     raw = out.read_bytes()
     a, b = read_ala(ala.read_bytes()), read_ala(raw)
@@ -350,7 +350,7 @@ def test_edited_action_keeps_bones_steps_and_format(blender, tmp_path, fmt):
 
 
 def test_operator_exports_imported_action_in_its_format(blender, tmp_path):
-    from io_alamo.blender.alamo.imp.ala import import_ala
+    from io_alamo.blender.alamo.importer.ala import import_ala
     src, ala = build_animation_pair(tmp_path, 1)
     arm = do_import(src).armature
     action = import_ala(bpy.context, arm, str(ala)).action
@@ -394,7 +394,7 @@ def test_corpus_rename_changes_only_names(blender, tmp_path, path):
 
 @pytest.mark.parametrize("path", corpus_params(".alo"))
 def test_corpus_one_vertex_move_keeps_other_tangents_and_vertex_count(blender, tmp_path, path):
-    from io_alamo.naming import format_has_tangents
+    from io_alamo.formats.alamo.naming import format_has_tangents
     model = real_model(path)
     sizes = [sum(len(s.vertices) for s in getattr(m, "submeshes", [])
                  if format_has_tangents(s.vertex_format)) for m in model.objects]
@@ -436,8 +436,8 @@ def test_corpus_one_vertex_move_keeps_other_tangents_and_vertex_count(blender, t
 
 @pytest.mark.parametrize("path", corpus_params(".ala"))
 def test_corpus_animation_default_format_is_its_own(blender, tmp_path, path):
-    from io_alamo.blender.alamo.exp.ala import AnimationExportOptions, export_ala
-    from io_alamo.blender.alamo.imp.ala import import_ala
+    from io_alamo.blender.alamo.exporter.ala import AlaExportOptions, export_ala
+    from io_alamo.blender.alamo.importer.ala import import_ala
     stem = path.stem.lower()
     models = [p for p in path.parent.iterdir() if p.suffix.lower() == ".alo"
               and stem.startswith(p.stem.lower() + "_")]
@@ -447,13 +447,13 @@ def test_corpus_animation_default_format_is_its_own(blender, tmp_path, path):
     action = import_ala(bpy.context, arm, str(path)).action
     out = tmp_path / "out.ala"
     # the preference (new_format) is for new actions only: format #1 files stay format #1
-    export_ala(bpy.context, arm, action, str(out), AnimationExportOptions(new_format=2))
+    export_ala(bpy.context, arm, action, str(out), AlaExportOptions(new_format=2))
     assert out.read_bytes() == path.read_bytes()        # its own format, byte for byte
 
 
 def test_renamed_bone_renames_only_the_name_in_an_unedited_animation(blender, tmp_path):
-    from io_alamo.blender.alamo.exp.ala import AnimationExportOptions, export_ala
-    from io_alamo.blender.alamo.imp.ala import import_ala
+    from io_alamo.blender.alamo.exporter.ala import AlaExportOptions, export_ala
+    from io_alamo.blender.alamo.importer.ala import import_ala
     from io_alamo.formats.alamo import write_ala
     src, ala = build_animation_pair(tmp_path, 1)
     arm = do_import(src).armature
@@ -461,7 +461,7 @@ def test_renamed_bone_renames_only_the_name_in_an_unedited_animation(blender, tm
     arm.animation_data.action = action
     arm.data.bones["Body"].name = "Torso"
     out = tmp_path / "out.ala"
-    result = export_ala(bpy.context, arm, action, str(out), AnimationExportOptions())
+    result = export_ala(bpy.context, arm, action, str(out), AlaExportOptions())
     assert result.reused                       # still the file's data, not re-encoded
     b = read_ala(out.read_bytes())
     assert [x.name for x in b.bones] == ["Torso", "B_Thumb_L01"]

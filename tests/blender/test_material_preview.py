@@ -300,7 +300,7 @@ def test_skydome_lays_the_clouds_over_the_base(blender):
 @pytest.mark.parametrize("shader", ["TerrainMeshBump.fx", "TerrainMeshGloss.fx", "Tree.fx",
                                     "alDefault.fx", "BatchMeshGloss.fx", "Planet.fx"])
 def test_lit_families_bake_base_times_diffuse(blender, shader):
-    from io_alamo import shaders
+    from io_alamo.formats.alamo import shaders
     image("T_Base.tga", BASE)
     names = {p.name for p in shaders.find(shader).params}
     values = {p.name: "" for p in shaders.find(shader).params if p.type == "TEXTURE"}
@@ -321,7 +321,7 @@ def test_lit_families_bake_base_times_diffuse(blender, shader):
 
 
 def test_every_catalogue_shader_gets_a_recipe_that_bakes(blender):
-    from io_alamo import shaders
+    from io_alamo.formats.alamo import shaders
     from io_alamo.blender.alamo.preview import RECIPES
     image("T_Base.tga", BASE)
     families = set()
@@ -361,9 +361,9 @@ def colorize_model(folder, team=(0.1, 0.3, 1.0, 1.0)):
 
 
 def test_gltf_look_bakes_the_colorized_base_colour_and_puts_everything_back(blender, tmp_path):
-    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
     from io_alamo.blender.alamo.preview.gltf import gltf_look
-    import_alo(bpy.context, str(colorize_model(tmp_path)), ImportOptions())
+    import_alo(bpy.context, str(colorize_model(tmp_path)), AloImportOptions())
     mat = bpy.data.objects["Quad"].active_material
     bsdf = next(n for n in mat.node_tree.nodes if n.type == "BSDF_PRINCIPLED")
     before = sorted((ln.from_node.name, ln.to_socket.name) for ln in mat.node_tree.links)
@@ -427,7 +427,7 @@ def test_a_missing_texture_stays_magenta_whatever_the_team_colour(blender):
 
 
 def test_faction_presets_in_the_sidebar_set_the_team_colour(blender):
-    from io_alamo.blender.ui.team import PRESETS
+    from io_alamo.blender.alamo.ui.team import PRESETS
     image("T_Base.tga", BASE)
     obj, _ = quad("MeshGlossColorize.fx", BaseTexture="T_Base.tga",
                     Colorization=(0.0, 1.0, 0.0, 1.0), Diffuse=(1.0, 1.0, 1.0, 1.0))
@@ -441,7 +441,7 @@ def test_faction_presets_in_the_sidebar_set_the_team_colour(blender):
 @pytest.mark.parametrize("shader", ["MeshAdditive.fx", "MeshAdditiveVColor.fx", "Nebula.fx",
                                     "MeshShield.fx", "MeshAdditiveReflection.fx"])
 def test_glowing_shaders_without_textures_still_build(blender, shader):
-    from io_alamo import shaders
+    from io_alamo.formats.alamo import shaders
     blank = {p.name: "" for p in shaders.find(shader).params if p.type == "TEXTURE"}
     obj, mat = quad(shader, **blank)
     assert mat.node_tree.nodes.get("Alamo Emission") is not None
@@ -451,7 +451,7 @@ def test_glowing_shaders_without_textures_still_build(blender, shader):
 def test_team_panel_and_material_note_draw(blender):
     from test_ui import Context, draw
 
-    from io_alamo.blender import ui
+    from io_alamo.blender.alamo import ui
     _, mat = quad("MeshBumpColorize.fx")
     texts = draw(ui.team.VIEW3D_PT_alamo_team)
     assert any("Colorization" in t for t in texts)

@@ -15,13 +15,13 @@ BUMP = "MeshBumpColorize.fx"
 
 
 def import_model(path):
-    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
-    return import_alo(bpy.context, str(path), ImportOptions(import_animations=False))
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
+    return import_alo(bpy.context, str(path), AloImportOptions(import_animations=False))
 
 
 def export_model(path, **kw):
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
-    return export_alo(bpy.context, str(path), ExportOptions(**kw))
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
+    return export_alo(bpy.context, str(path), AloExportOptions(**kw))
 
 
 def select_only(obj):
@@ -213,21 +213,21 @@ def test_alithia_export_onto_a_folder_or_read_only_file_is_refused(blender, tmp_
     """Issue 25, point 6: every Blender exporter writes through the same safe path."""
     import alm1build as ab
 
-    from io_alamo.blender.alithia.exporter import export_alm
-    from io_alamo.blender.alithia.importer import import_alm_file
+    from io_alamo.blender.alithia.exporter import export_alm1
+    from io_alamo.blender.alithia.importer import import_alm1
     built = ab.wave_grid(4)
     (tmp_path / "wave.alm").write_bytes(built.data)
-    import_alm_file(bpy.context, str(tmp_path / "wave.alm"))
+    import_alm1(bpy.context, str(tmp_path / "wave.alm"))
     folder = tmp_path / "MyMod"
     folder.mkdir()
     (folder / "keep.txt").write_bytes(b"x")
     with pytest.raises(OSError, match="it is a folder, not a file"):
-        export_alm(bpy.context, str(folder))
+        export_alm1(bpy.context, str(folder))
     assert sorted(p.name for p in folder.iterdir()) == ["keep.txt"]
     target = tmp_path / "locked.alm"
     target.write_bytes(b"old")
     target.chmod(0o444)
     with pytest.raises(OSError, match="read-only"):
-        export_alm(bpy.context, str(target))
+        export_alm1(bpy.context, str(target))
     assert target.read_bytes() == b"old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["MyMod", "locked.alm", "wave.alm"]

@@ -9,7 +9,7 @@ import pytest
 from p3d_build import SpecLod, box_lod, build_odol
 from paa_build import DXT1, build_paa, random_blocks, reference_dxt
 
-from io_alamo.blender.alamo.imp.alo import import_alo
+from io_alamo.blender.alamo.importer.alo import import_alo
 from io_alamo.blender.alamo.lod_alt import lod_alt_objects, shown_lod_alt
 from io_alamo.blender.arma.importer import P3dImportOptions, import_p3d
 from io_alamo.formats.alamo import read_alo

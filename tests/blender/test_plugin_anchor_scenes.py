@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from plugin_compare import FIELDS, INFO_FIELDS, compare
 
-from io_alamo.blender.alamo.exp.ala import AnimationExportOptions, build_animation
-from io_alamo.blender.alamo.exp.alo import ExportError, ExportOptions, export_alo
+from io_alamo.blender.alamo.exporter.ala import AlaExportOptions, build_animation
+from io_alamo.blender.alamo.exporter.alo import ExportError, AloExportOptions, export_alo
 from io_alamo.blender.alamo.legacy.convert import convert_scene
 from io_alamo.formats.alamo import decode_animation, read_ala, read_alo
 
@@ -50,7 +50,7 @@ def export_and_read(path):
     without them (removed from the opened file)."""
     context = bpy.context
     try:
-        export_alo(context, str(path), ExportOptions())
+        export_alo(context, str(path), AloExportOptions())
         return read_alo(path.read_bytes()), []
     except ExportError as e:
         assert all(OPEN_SHADOW in text for text in e.problems), e.problems
@@ -59,7 +59,7 @@ def export_and_read(path):
     names = [o.name for o in broken]
     for o in broken:
         bpy.data.objects.remove(o)
-    export_alo(context, str(path), ExportOptions())
+    export_alo(context, str(path), AloExportOptions())
     return read_alo(path.read_bytes()), names
 
 
@@ -112,7 +112,7 @@ def test_anchor_animation_after_conversion(blender, blend):
         path = next(p for p in CORPUS.iterdir() if p.suffix.lower() == ".ala"
                     and p.stem.lower() == f"{model}_{action.name}".lower())
         original = decode_animation(read_ala(path.read_bytes()))
-        built = build_animation(bpy.context, arm, action, AnimationExportOptions())
+        built = build_animation(bpy.context, arm, action, AlaExportOptions())
         exported = decode_animation(built.animation)
         assert built.frames == original.visible.shape[1] == action.alamo.frames
         mine = dict(zip(_occurrences(exported.names), exported.visible))

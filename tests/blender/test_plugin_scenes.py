@@ -4,10 +4,10 @@ properties (so the feature is tested without ../shared), then its real anchor sc
 import numpy as np
 import pytest
 
-from io_alamo import shaders
+from io_alamo.formats.alamo import shaders
 from io_alamo.blender import compat
-from io_alamo.blender.alamo.exp.alo import ExportError, ExportOptions, build_model, export_alo
-from io_alamo.blender.alamo.exp.plugin import ON_THE_FLY
+from io_alamo.blender.alamo.exporter.alo import ExportError, AloExportOptions, build_model, export_alo
+from io_alamo.blender.alamo.exporter.plugin import ON_THE_FLY
 from io_alamo.blender.alamo.legacy import plugin
 from io_alamo.blender.alamo.legacy.convert import convert_scene, scene_has_plugin_data
 
@@ -163,7 +163,7 @@ def test_plugin_scene_exports_without_converting(blender):
     pose_gun_away(arm)
     assert scene_has_plugin_data(bpy.context.scene)
     before = scene_state(arm)
-    result = build_model(bpy.context, ExportOptions())       # default scope: Armature
+    result = build_model(bpy.context, AloExportOptions())       # default scope: Armature
     check_plugin_model(result.model)
     assert ON_THE_FLY in result.warnings
     assert "taken from the ALAMO plugin's data: 4 bones, 2 materials, 1 mesh flags, " \
@@ -211,7 +211,7 @@ def test_convert_operator_then_export(blender):
     assert not scene_has_plugin_data(bpy.context.scene)
     assert not bpy.ops.alamo.convert_legacy_scene.poll()      # nothing left to convert
     pose_gun_away(arm)
-    result = build_model(bpy.context, ExportOptions())
+    result = build_model(bpy.context, AloExportOptions())
     check_plugin_model(result.model)
     assert ON_THE_FLY not in result.warnings
 
@@ -255,7 +255,7 @@ def test_child_of_mesh_in_default_scope(blender):
     turret.matrix_basis = mathutils.Matrix.Translation((0.0, 0.0, 1.0))
     arm.select_set(True)
     bpy.context.view_layer.objects.active = arm
-    result = build_model(bpy.context, ExportOptions())
+    result = build_model(bpy.context, AloExportOptions())
     model = result.model
     assert [m.name for m in model.meshes] == ["Turret"]
     assert model.object_bone(0) == 1
@@ -279,7 +279,7 @@ def test_warning_for_alamo_meshes_left_out(blender):
     theirs.alamo.role = "MESH"
     bpy.context.view_layer.objects.active = arm
     arm.select_set(True)
-    result = build_model(bpy.context, ExportOptions())
+    result = build_model(bpy.context, AloExportOptions())
     left = [p for p in result.problems if "not in the export scope" in p.text]
     assert len(left) == 1 and left[0].objects == ["Loose"]
     assert "Plain" not in left[0].text and "Theirs" not in left[0].text
@@ -289,7 +289,7 @@ def test_warning_for_alamo_meshes_left_out(blender):
 def test_warning_for_a_model_without_meshes(blender):
     arm = build_armature([("Root", None, (0.0, 0.0, 0.0))])
     bpy.context.view_layer.objects.active = arm
-    result = build_model(bpy.context, ExportOptions())
+    result = build_model(bpy.context, AloExportOptions())
     assert result.counts["meshes"] == 0
     assert "the model has no meshes" in result.warnings
 
@@ -298,10 +298,10 @@ def test_animations_of_an_unconverted_scene_ask_for_conversion(blender, tmp_path
     plugin_scene()
     path = tmp_path / "ship.alo"
     with pytest.raises(ExportError, match="Convert Scene from the ALAMO Plugin"):
-        export_alo(bpy.context, str(path), ExportOptions(animations=True))
+        export_alo(bpy.context, str(path), AloExportOptions(animations=True))
     assert not path.exists()
     convert_scene(bpy.context)
-    result = export_alo(bpy.context, str(path), ExportOptions(animations=True))
+    result = export_alo(bpy.context, str(path), AloExportOptions(animations=True))
     assert path.exists() and len(result.animations) == 1
 
 
@@ -311,11 +311,11 @@ def test_plugin_armature_without_bone_properties(blender):
     arm = build_armature([("Hull", None, (0.0, 0.0, 0.0))])
     bpy.context.view_layer.objects.active = arm
     # any new skeleton gets an identity Root bone 0 (issue 14), plugin-made or not
-    assert [b.name for b in build_model(bpy.context, ExportOptions()).model.bones] == \
+    assert [b.name for b in build_model(bpy.context, AloExportOptions()).model.bones] == \
         ["Root", "Hull"]
     bpy.context.scene["ActiveSkeleton"] = {"skeletonEnum": 1}
     assert plugin.is_plugin_armature(arm)
-    assert [b.name for b in build_model(bpy.context, ExportOptions()).model.bones] == \
+    assert [b.name for b in build_model(bpy.context, AloExportOptions()).model.bones] == \
         ["Root", "Hull"]
     convert_scene(bpy.context)
     assert not plugin.is_plugin_armature(arm) and "Root" in arm.data.bones
@@ -337,7 +337,7 @@ def test_the_plugins_data_is_read_once_before_the_export_pass(blender, monkeypat
             return _real(*args)
         monkeypatch.setattr(plugin, name, counted)
     bpy.context.view_layer.objects.active = arm
-    result = build_model(bpy.context, ExportOptions())
+    result = build_model(bpy.context, AloExportOptions())
     assert calls["read_bones"] == 1                    # was: once for names, once for proxies
     assert calls["read_material"] == 2                 # one per material, not per user
     model = result.model

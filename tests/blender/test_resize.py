@@ -11,7 +11,7 @@ from corpus import CORPUS
 from posing import mesh_positions, posed_positions
 
 from io_alamo.formats.alamo import read_ala, read_alo, save
-from io_alamo.naming import format_has_tangents
+from io_alamo.formats.alamo.naming import format_has_tangents
 from io_alamo.sample import sample_animation, sample_model
 
 bpy = pytest.importorskip("bpy")
@@ -59,12 +59,12 @@ def resize(way, arm):
 
 
 def exported(tmp_path, arm, action):
-    from io_alamo.blender.alamo.exp.ala import export_ala
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
+    from io_alamo.blender.alamo.exporter.ala import export_ala
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
     bpy.context.view_layer.objects.active = arm
     out = tmp_path / "out"
     out.mkdir(exist_ok=True)
-    result = export_alo(bpy.context, str(out / "m.alo"), ExportOptions())
+    result = export_alo(bpy.context, str(out / "m.alo"), AloExportOptions())
     export_ala(bpy.context, arm, action, str(out / "a.ala"))
     return (result, read_alo((out / "m.alo").read_bytes()),
             read_ala((out / "a.ala").read_bytes()))
@@ -91,9 +91,9 @@ def check_scaled(model, anim, new, new_anim):
 
 
 def import_unit(alo, ala):
-    from io_alamo.blender.alamo.imp.ala import import_ala
-    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
-    arm = import_alo(bpy.context, str(alo), ImportOptions(import_animations=False)).armature
+    from io_alamo.blender.alamo.importer.ala import import_ala
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
+    arm = import_alo(bpy.context, str(alo), AloImportOptions(import_animations=False)).armature
     action = import_ala(bpy.context, arm, str(ala)).action
     arm.animation_data.action = None
     return arm, action
@@ -140,8 +140,8 @@ def test_apply_scale_keeps_objects_on_bones_in_place(blender, tmp_path):
     model = sample_model()
     alo = tmp_path / "Tank.alo"
     save(model, alo)
-    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
-    arm = import_alo(bpy.context, str(alo), ImportOptions(import_animations=False)).armature
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
+    arm = import_alo(bpy.context, str(alo), AloImportOptions(import_animations=False)).armature
     assert all(b.use_relative_parent for b in arm.data.bones)
     arm.scale = (FACTOR,) * 3
     bpy.context.view_layer.update()
@@ -156,11 +156,11 @@ def test_an_armature_away_from_the_origin_is_reported_and_not_moved(blender, tmp
     model = sample_model()
     alo = tmp_path / "Tank.alo"
     save(model, alo)
-    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
-    arm = import_alo(bpy.context, str(alo), ImportOptions(import_animations=False)).armature
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
+    arm = import_alo(bpy.context, str(alo), AloImportOptions(import_animations=False)).armature
     arm.location = (10, 0, 0)
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
-    result = export_alo(bpy.context, str(tmp_path / "out.alo"), ExportOptions())
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
+    result = export_alo(bpy.context, str(tmp_path / "out.alo"), AloExportOptions())
     assert any("not at the world origin" in w and "not written" in w for w in result.warnings)
     assert (tmp_path / "out.alo").read_bytes() == alo.read_bytes()
 
@@ -169,11 +169,11 @@ def test_rotated_armature_is_written_turned(blender, tmp_path):
     model = sample_model()
     alo = tmp_path / "Tank.alo"
     save(model, alo)
-    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
-    arm = import_alo(bpy.context, str(alo), ImportOptions(import_animations=False)).armature
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
+    arm = import_alo(bpy.context, str(alo), AloImportOptions(import_animations=False)).armature
     arm.rotation_euler = (0, 0, np.pi / 2)
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
-    export_alo(bpy.context, str(tmp_path / "out.alo"), ExportOptions())
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
+    export_alo(bpy.context, str(tmp_path / "out.alo"), AloExportOptions())
     new = read_alo((tmp_path / "out.alo").read_bytes())
     turn = np.array([[0, -1, 0], [1, 0, 0], [0, 0, 1.0]])
     a, b = model.skeleton.world_matrices(), new.skeleton.world_matrices()
@@ -186,11 +186,11 @@ def test_operator_keeps_topology_uvs_tangents_and_vertex_order(blender, tmp_path
     model = sample_model()
     alo = tmp_path / "Tank.alo"
     save(model, alo)
-    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
-    arm = import_alo(bpy.context, str(alo), ImportOptions(import_animations=False)).armature
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
+    arm = import_alo(bpy.context, str(alo), AloImportOptions(import_animations=False)).armature
     resize("operator", arm)
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
-    export_alo(bpy.context, str(tmp_path / "out.alo"), ExportOptions())
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
+    export_alo(bpy.context, str(tmp_path / "out.alo"), AloExportOptions())
     new = read_alo((tmp_path / "out.alo").read_bytes())
     for a, b in zip(model.meshes, new.meshes):
         for sa, sb in zip(a.submeshes, b.submeshes):
@@ -205,7 +205,7 @@ def test_operator_keeps_topology_uvs_tangents_and_vertex_order(blender, tmp_path
 
 
 def test_scale_model_is_in_the_sidebar_and_the_transform_menu(blender):
-    from io_alamo.blender.ui.objects import ALAMO_OT_scale_model, menu_transform
+    from io_alamo.blender.alamo.ui.objects import ALAMO_OT_scale_model, menu_transform
     assert ALAMO_OT_scale_model.bl_idname == "alamo.scale_model"
     assert "factor" in ALAMO_OT_scale_model.__annotations__
     assert menu_transform in bpy.types.VIEW3D_MT_transform_object._dyn_ui_initialize()
@@ -234,8 +234,8 @@ def test_a_bone_edited_before_scale_model_keeps_its_edit(blender, tmp_path):
     model = sample_model()
     alo = tmp_path / "Tank.alo"
     save(model, alo)
-    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
-    arm = import_alo(bpy.context, str(alo), ImportOptions(import_animations=False)).armature
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
+    arm = import_alo(bpy.context, str(alo), AloImportOptions(import_animations=False)).armature
     select_only(arm)
     bpy.ops.object.mode_set(mode="EDIT")
     eb = arm.data.edit_bones[2]
@@ -244,8 +244,8 @@ def test_a_bone_edited_before_scale_model_keeps_its_edit(blender, tmp_path):
     bpy.ops.object.mode_set(mode="OBJECT")
     edited = np.array(arm.data.bones[name].matrix_local)[:3, 3]
     assert bpy.ops.alamo.scale_model(factor=FACTOR) == {"FINISHED"}
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
-    export_alo(bpy.context, str(tmp_path / "out.alo"), ExportOptions())
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
+    export_alo(bpy.context, str(tmp_path / "out.alo"), AloExportOptions())
     new = read_alo((tmp_path / "out.alo").read_bytes())
     k = next(i for i, b in enumerate(new.bones) if b.name == arm.data.bones[name].alamo.name)
     assert np.allclose(new.skeleton.world_matrices()[k][:3, 3], FACTOR * edited, atol=1e-4)
@@ -264,8 +264,8 @@ def test_parts_stay_where_blender_shows_them_when_their_bone_is_moved(blender, t
     model = sample_model()
     alo = tmp_path / "Tank.alo"
     save(model, alo)
-    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
-    result = import_alo(bpy.context, str(alo), ImportOptions(import_animations=False))
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
+    result = import_alo(bpy.context, str(alo), AloImportOptions(import_animations=False))
     arm = result.armature
     select_only(arm)
     bpy.ops.object.mode_set(mode="EDIT")
@@ -273,8 +273,8 @@ def test_parts_stay_where_blender_shows_them_when_their_bone_is_moved(blender, t
         if eb.parent is not None:
             eb.translate(mathutils.Vector((0.0, 0.7, 0.0)))
     bpy.ops.object.mode_set(mode="OBJECT")
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
-    export_alo(bpy.context, str(tmp_path / "out.alo"), ExportOptions())
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
+    export_alo(bpy.context, str(tmp_path / "out.alo"), AloExportOptions())
     new = read_alo((tmp_path / "out.alo").read_bytes())
     assert not np.allclose(new.skeleton.world_matrices()[1:, :3, 3],
                            model.skeleton.world_matrices()[1:, :3, 3])

@@ -36,7 +36,7 @@ def generated_texture(seed):
 
 
 def colorize_materials():
-    from io_alamo import shaders
+    from io_alamo.formats.alamo import shaders
     return [m for m in bpy.data.materials
             if shaders.family(m.alamo.shader).endswith("colorize")]
 
@@ -97,7 +97,7 @@ def bake_texture(mats):
 
 @pytest.mark.parametrize("name", MODELS)
 def test_red_colorization_bakes_the_game_formula(blender, tmp_path, name):
-    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
     from io_alamo.formats.alamo import read_alo
     from io_alamo.sample import write_tga
     src = CORPUS / name
@@ -113,7 +113,7 @@ def test_red_colorization_bakes_the_game_formula(blender, tmp_path, name):
                     textures.setdefault(p.value.lower(), generated_texture(len(textures)))
     for k, (texture, rgba) in enumerate(textures.items()):
         write_tga(tmp_path / (texture.rsplit(".", 1)[0] + ".tga"), rgba[::-1])
-    import_alo(bpy.context, str(tmp_path / name), ImportOptions(import_animations=False))
+    import_alo(bpy.context, str(tmp_path / name), AloImportOptions(import_animations=False))
     mats = colorize_materials()
     assert mats
     for mat in mats:

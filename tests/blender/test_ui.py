@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from io_alamo import shaders
+from io_alamo.formats.alamo import shaders
 from io_alamo.formats.alamo import decode_animation, read_ala, read_alo
 
 bpy = pytest.importorskip("bpy")
@@ -72,9 +72,9 @@ def activate_bone(arm, name):
 
 
 def export(tmp_path, **kw):
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
     out = tmp_path / "x.alo"
-    export_alo(bpy.context, str(out), ExportOptions(**kw))
+    export_alo(bpy.context, str(out), AloExportOptions(**kw))
     return read_alo(out.read_bytes())
 
 
@@ -89,7 +89,7 @@ import os, sys, tempfile
 os.environ["BLENDER_USER_RESOURCES"] = tempfile.mkdtemp()
 sys.path.insert(0, {root!r})
 import bpy, io_alamo
-from io_alamo.blender import ui
+from io_alamo.blender.alamo import ui
 WM = [n for n, _ in ui.WINDOW_MANAGER_PROPERTIES]
 for round in range(2):
     io_alamo.register()
@@ -404,7 +404,7 @@ def visibility_keys(arm, bone):
 
 
 def test_key_visibility_of_a_bone_and_of_a_proxy_is_exported(blender, tmp_path):
-    from io_alamo.blender.alamo.exp.ala import export_ala
+    from io_alamo.blender.alamo.exporter.ala import export_ala
     arm = armature()
     proxy = empty("p_smoke", "PROXY", arm)
     proxy.parent_type, proxy.parent_bone = "BONE", "Hand"
@@ -447,7 +447,7 @@ def keyed_action(arm, name, end):
 
 
 def test_actions_list_and_set_active(blender):
-    from io_alamo.blender.alamo.exp.ala import armature_actions
+    from io_alamo.blender.alamo.exporter.ala import armature_actions
     arm = armature()
     walk = keyed_action(arm, "Walk", 20)
     idle = keyed_action(arm, "Idle", 50)
@@ -561,7 +561,7 @@ def draw(cls, context=None, method="draw", *args):
 
 
 def test_panels_lists_and_menus_draw(blender, tmp_path):
-    from io_alamo.blender import ui
+    from io_alamo.blender.alamo import ui
     arm = armature()
     hull = cube("Hull_LOD1", "MeshBumpColorize.fx", arm, "Arm")
     cube("Hull_LOD0", parent=arm, bone="Arm")
@@ -640,7 +640,7 @@ def test_panels_lists_and_menus_draw(blender, tmp_path):
 
 def test_ui_texts_are_written_for_modders():
     """No debugging leftovers: every UI class and operator property explains itself."""
-    from io_alamo.blender import ui
+    from io_alamo.blender.alamo import ui
     for cls in ui.CLASSES:
         if issubclass(cls, bpy.types.Operator):
             assert cls.__doc__ and cls.bl_label, cls.__name__
@@ -649,10 +649,10 @@ def test_ui_texts_are_written_for_modders():
                 if prop.identifier != "rna_type" and not prop.is_hidden:
                     assert prop.name != prop.identifier, f"{cls.__name__}.{prop.identifier}"
     blender_layer = ROOT / "io_alamo" / "blender"
-    sources = sorted((blender_layer / "ui").glob("*.py")) + [
+    sources = sorted((blender_layer / "alamo" / "ui").glob("*.py")) + [
         blender_layer / f"{name}.py"
         for name in ("alamo/actions", "alamo/add", "alamo/checks", "alamo/lod_alt",
-                     "alamo/shading", "targets", "alamo/visibility")]
+                     "alamo/shading", "tool_targets", "alamo/visibility")]
     assert len(sources) > 10
     for path in sources:
         source = path.read_text()

@@ -3,8 +3,8 @@ does not draw (hidden in the file, collision, shadow volumes, on hidden bones). 
 just that, the LOD/ALT panel returns to it, and glTF output writes only that unless asked for
 everything."""
 
-from ... import shaders
-from ...naming import default_visibility
+from ...formats.alamo import shaders
+from ...formats.alamo.naming import default_visibility
 
 
 def is_shadow_mesh(obj):

@@ -8,7 +8,7 @@ import struct
 import bpy
 import numpy as np
 
-from ..alamo.imp.materials import BASE_NODE
+from ..alamo.hub import BASE_NODE
 from .importer import TEXTURE_NODE
 
 TEXTURE_NODES = (TEXTURE_NODE, BASE_NODE)

@@ -1,4 +1,5 @@
-"""``io-alamo meg list|extract`` and ``ARCHIVE:NAME`` members for ``info``/``validate``/``dump``.
+"""``io-alamo meg list|extract`` (declared in :mod:`.entries`; ``ARCHIVE:NAME`` members for
+``info``/``validate``/``dump`` are read through the neutral :mod:`io_alamo.formats.content`).
 
 Extraction keeps the archive's folders (``DATA\\ART\\X.TEC`` becomes ``OUT/DATA/ART/X.TEC``).
 Before anything is written every chosen name is checked: a name that climbs out (``..``),
@@ -13,11 +14,9 @@ import os
 import re
 import sys
 
-from .formats.alamo.meg import MegArchive, MegFormatError, member_label, normal_name
-from .formats.files import read_file_bytes
-from .formats.saving import write_all
+from .meg import MegArchive, MegFormatError, member_label, normal_name
+from ..saving import write_all
 
-MEMBER_SEPARATOR = re.compile(r"(?i)(\.meg):")
 BAD_PART = re.compile(r'[<>:"|?*\x00-\x1f]')
 WINDOWS_DEVICES = {"con", "prn", "aux", "nul"} | {f"{d}{n}" for d in ("com", "lpt")
                                                      for n in range(1, 10)}
@@ -25,29 +24,6 @@ WINDOWS_DEVICES = {"con", "prn", "aux", "nul"} | {f"{d}{n}" for d in ("com", "lp
 
 class UnsafeNameError(MegFormatError):
     """A member name that would be written outside the output folder (or cannot be a file)."""
-
-
-def split_member(spec):
-    """(archive path, member name) of ``ARCHIVE.meg:NAME``, or None for a plain path."""
-    if os.path.exists(spec):
-        return None
-    parts = MEMBER_SEPARATOR.split(spec, maxsplit=1)
-    if len(parts) != 3 or not parts[2]:
-        return None
-    return parts[0] + parts[1], parts[2]
-
-
-def read_input_bytes(spec):
-    """The bytes of a file, or of a member given as ``ARCHIVE.meg:NAME``."""
-    member = split_member(spec)
-    if member is None:
-        return read_file_bytes(spec)
-    archive, name = member
-    meg = MegArchive(archive)
-    entry = meg.find(name)
-    if entry is None:
-        raise FileNotFoundError(f"{archive}: no member {name!r} (io-alamo meg list {archive})")
-    return meg.read(entry)
 
 
 def safe_parts(name, archive=None):
@@ -183,4 +159,4 @@ def add_parser(sub):
     return s
 
 
-__all__ = ["add_parser", "extract", "read_input_bytes", "member_label", "split_member"]
+__all__ = ["add_parser", "extract", "member_label"]

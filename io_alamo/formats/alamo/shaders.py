@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-CATALOGUE = Path(__file__).with_name("data") / "shaders.json"
+CATALOGUE = Path(__file__).resolve().parents[2] / "data" / "shaders.json"
 PARAM_TYPES = ("INT", "FLOAT", "FLOAT3", "FLOAT4", "TEXTURE")
 BLEND_MODES = ("alpha", "additive", "clip")
 # the preview recipes (io_alamo/blender/alamo/preview): which one draws a shader is its

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import bpy
 import numpy as np
 
-from ....formats.alamo import (AlamoFormatError, AnimationData, convert_animation,
-                               encode_animation, read_ala, save)
+from ....formats.alamo import (AlamoFormatError, AnimationData, convert_animation, encode_animation,
+                               read_ala, save)
 from ... import compat, progress
 from ...matrices import continuous_quaternions as _continuous
 from ...matrices import decompose as _decompose
@@ -34,7 +34,7 @@ VISIBLE_PATH = "alamo.visible"
 
 
 @dataclass
-class AnimationExportOptions:
+class AlaExportOptions:
     format: int = None               # 2: Forces of Corruption, 1: Empire at War; None: the
     new_format: int = 2              # format the action was imported from, else new_format
     frame_range: str = "ACTION"      # ACTION (its manual or key range) or SCENE
@@ -58,10 +58,10 @@ class AnimationExportResult(Result):
 
 
 def export_ala(context: bpy.types.Context, armature: bpy.types.Object, action: bpy.types.Action,
-               filepath: str, options: AnimationExportOptions | None = None
+               filepath: str, options: AlaExportOptions | None = None
                ) -> AnimationExportResult:
     """Write ``action`` on ``armature`` to ``filepath`` (atomically)."""
-    result = build_animation(context, armature, action, options or AnimationExportOptions())
+    result = build_animation(context, armature, action, options or AlaExportOptions())
     t = time.perf_counter()
     save(result.animation, filepath)
     result.timings["write"] = time.perf_counter() - t

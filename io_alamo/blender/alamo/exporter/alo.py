@@ -12,7 +12,7 @@ import time
 import bpy
 import numpy as np
 
-from .... import shaders
+from ....formats.alamo import shaders
 from ....formats.alamo import (Bone, Connections, Dazzle, Light, Material, Mesh, Model,
                                ObjectConnection, ParamType, Proxy, ShaderParam)
 from ....formats.alamo.files import save_all
@@ -25,15 +25,15 @@ from ...props import param_value
 from ...source import MODEL_KEY, from_model_of
 from .. import fingerprint
 from . import plugin as plugin_data
-from .ala import AnimationExportOptions, armature_actions, build_animation, file_name_for
+from .ala import AlaExportOptions, armature_actions, build_animation, file_name_for
 from .bake import applied_scale, bake_of, origin_note
-from .common import ExportError, ExportOptions, ExportResult, Problem, Report, shader_value
+from .common import ExportError, AloExportOptions, ExportResult, Problem, Report, shader_value
 from .mesh import MeshContext, build_mesh
 from .plugin import armature_members
 from .skeleton import build_skeleton, parse_source
 
 # the public API (README), and the names the UI and the batch converter take from here
-__all__ = ["ExportError", "ExportOptions", "ExportResult", "Problem", "build_model",
+__all__ = ["ExportError", "AloExportOptions", "ExportResult", "Problem", "build_model",
            "export_alo", "find_armature", "gather"]
 
 LIGHT_TYPES = {"POINT": 0, "SUN": 1, "SPOT": 2}
@@ -41,10 +41,10 @@ DEFAULT_SHADER = "alDefault.fx"
 
 
 def export_alo(context: bpy.types.Context, filepath: str,
-               options: ExportOptions | None = None) -> ExportResult:
+               options: AloExportOptions | None = None) -> ExportResult:
     """Build the model and write it atomically to ``filepath``; with ``options.animations``
     also each action of the armature beside it (``result.animations``: the paths)."""
-    options = options or ExportOptions()
+    options = options or AloExportOptions()
     exporter = _Exporter(context, options)
     result = exporter.build()
     anims = []
@@ -62,7 +62,7 @@ def export_alo(context: bpy.types.Context, filepath: str,
                                    f"written to {os.path.basename(path)}: rename one"])
             # the source model was parsed once, for the model: each action reuses it
             built = build_animation(context, result.armature, action,
-                                    AnimationExportOptions(format=options.ala_format,
+                                    AlaExportOptions(format=options.ala_format,
                                                            new_format=options.new_ala_format),
                                     source=exporter.source)
             anims.append((path, built.animation))
@@ -107,7 +107,7 @@ def gather(context, options):
     return arm, [o for o in objs if o.type != "ARMATURE"]
 
 
-def build_model(context: bpy.types.Context, options: ExportOptions) -> ExportResult:
+def build_model(context: bpy.types.Context, options: AloExportOptions) -> ExportResult:
     """The Model record of the scene (nothing written); ExportError if it cannot be."""
     return _Exporter(context, options).build()
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...matrices import nearest_rotation
-from ..rest import REST_KEY
+from ..bone_rest import REST_KEY
 
 IDENTITY_TOLERANCE = 1e-6
 

@@ -18,7 +18,7 @@ MINI_STRING_BYTES = 254     # a mini-chunk holds 255 bytes: the text and its ter
 
 
 @dataclass
-class ExportOptions:
+class AloExportOptions:
     scope: str = "ARMATURE"          # ARMATURE, SELECTION, VISIBLE, SCENE
     apply_modifiers: bool = True
     own_bones: bool = False          # objects without a bone get a bone of their own

@@ -7,9 +7,9 @@ from typing import Callable
 
 import numpy as np
 
-from .... import shaders
+from ....formats.alamo import shaders
 from ....formats.alamo import VERTEX_DTYPE, Mesh, SubMesh, build_collision_tree
-from ....naming import format_has_tangents, format_is_b4i4
+from ....formats.alamo.naming import format_has_tangents, format_is_b4i4
 from ... import compat
 from ...matrices import inverse
 from ...mesh_data import distinct_loops, evaluated_mesh, loop_arrays, triangles

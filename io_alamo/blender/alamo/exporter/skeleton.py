@@ -11,7 +11,7 @@ from ...matrices import inverse, nearest_rotation
 from ...names import export_name, from_blender
 from ...props import BILLBOARD_ITEMS
 from ...source import get_source
-from ..rest import rest_unedited
+from ..bone_rest import rest_unedited
 from .bake import bake_of
 from .bone_zero import ROOT_NAME, plan_bone_zero
 

@@ -17,7 +17,7 @@ import numpy as np
 from ....formats.alamo.model import ParamType
 from ....formats.saving import write_all
 from ...problems import add_warning
-from ..imp.materials import loaded_image
+from ..importer.materials import loaded_image
 
 DDS_HEADER_SIZE = 124
 DDSD = 0x1 | 0x2 | 0x4 | 0x8 | 0x1000               # caps, height, width, pitch, pixel format

@@ -25,7 +25,7 @@ from .. import fingerprint
 
 
 @dataclass
-class AnimationImportOptions:
+class AlaImportOptions:
     set_scene_frame_rate: bool = True   # take the scene's frame rate from the file
     set_scene_range: bool = True        # and its frame range from the action
     make_active: bool = True            # the armature's action (off: it keeps its pose)
@@ -82,11 +82,11 @@ def pose_values(bone, t, q_xyzw, s):
 
 
 def import_ala(context: bpy.types.Context, armature: bpy.types.Object, filepath: str,
-               options: AnimationImportOptions | None = None,
+               options: AlaImportOptions | None = None,
                data: bytes | None = None) -> AnimationImportResult:
     """Import ``filepath`` onto ``armature``; returns an :class:`AnimationImportResult`.
     ``data``: the file's bytes when it is no file (a member of a game archive)."""
-    options = options or AnimationImportOptions()
+    options = options or AlaImportOptions()
     data = read_file_bytes(filepath) if data is None else data
     registry.require(data, filepath, "ala")
     anim = read_ala(data, filename=filepath)

@@ -16,7 +16,7 @@ from mathutils import Matrix
 from ....formats import registry
 from ....formats.alamo import AlamoFormatError, Mesh, ParticleEffect, read_alo
 from ....formats.files import read_file_bytes
-from ....naming import format_is_b4i4, model_animation_names
+from ....formats.alamo.naming import format_is_b4i4, model_animation_names
 from ... import compat
 from ...armature import BONE_REACH
 from ...matrices import inverse, nearest_rotation, rigid_inverse
@@ -25,14 +25,14 @@ from ...names import IMPORT_NAME_KEY, bone_name, to_blender
 from ...props import BILLBOARD_ITEMS
 from ...results import Result
 from ...source import MODEL_KEY, SOURCE_NAME_KEY, set_source, source_text
-from ...textures import TextureFinder
+from ...texture_lookup import TextureFinder
 from ...transaction import Transaction
 from .. import fingerprint
 from ..corners import store_corner_keys
-from ..rest import remember_rest
-from ..shown import game_shown
+from ..bone_rest import remember_rest
+from ..game_view import game_shown
 from ..units import LIGHT_WATTS_PER_INTENSITY
-from .ala import AnimationImportOptions, import_ala
+from .ala import AlaImportOptions, import_ala
 from .materials import MaterialBuilder
 from .mesh_arrays import MeshArrays
 
@@ -42,7 +42,7 @@ MAX_BONE_LENGTH = 1e5                # drawn bone length at most (models span a 
 
 
 @dataclass
-class ImportOptions:
+class AloImportOptions:
     merge_vertices: bool = False      # merge vertices by position (editing) instead of 1:1
     texture_folders: list = field(default_factory=list)   # searched after the model's own
     import_animations: bool = True    # also import <MODEL>_*.ala found beside the model
@@ -81,14 +81,14 @@ class NotAModelError(AlamoFormatError):
 
 
 def import_alo(context: bpy.types.Context, filepath: str,
-               options: ImportOptions | None = None, *, data: bytes | None = None,
+               options: AloImportOptions | None = None, *, data: bytes | None = None,
                animations: list | None = None) -> ImportResult:
     """Import the model at ``filepath`` into a new collection of the active scene.
 
     A model that is no file (one inside a game archive) comes as ``data``, its bytes, with
     ``filepath`` naming it (``...\\Models.meg:DATA\\ART\\MODELS\\X.ALO``) and ``animations``,
     [(name, bytes)], instead of the .ala files beside it; the rest is the same."""
-    options = options or ImportOptions()
+    options = options or AloImportOptions()
     data = read_file_bytes(filepath) if data is None else data
     registry.require(data, filepath, "alo")      # a .p3d or a PNG: what it is, and where
     model = read_alo(data, filename=filepath)
@@ -178,7 +178,7 @@ class _ModelBuilder:
             first = k == 0
             try:
                 # the armature keeps the file's bind pose: no animation is made active
-                res = import_ala(self.context, self.arm_obj, path, AnimationImportOptions(
+                res = import_ala(self.context, self.arm_obj, path, AlaImportOptions(
                     set_scene_frame_rate=first, set_scene_range=first, make_active=False),
                     data=data)
             except AlamoFormatError as e:

@@ -11,7 +11,7 @@ from ....formats.alamo.model import ParamType, ShaderParam
 from ...names import to_blender
 from ...props import param_value
 from ...texture_images import load_texture
-from ...textures import EXTENSIONS, TextureFinder
+from ...texture_lookup import EXTENSIONS, TextureFinder
 from .. import preview
 
 BASE_TEXTURE_NAMES = ("basetexture", "diffusetexture", "texture", "basemap", "diffusemap")

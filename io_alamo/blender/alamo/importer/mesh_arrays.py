@@ -3,7 +3,7 @@
 
 import numpy as np
 
-from ....naming import format_has_colors, format_has_tangents
+from ....formats.alamo.naming import format_has_colors, format_has_tangents
 
 
 class MeshArrays:

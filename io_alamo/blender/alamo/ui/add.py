@@ -3,8 +3,8 @@
 import bpy
 from bpy.props import StringProperty
 
-from ..alamo.add import add_at_bone
-from ..targets import set_mode, target_bone
+from ..add import add_at_bone
+from ...tool_targets import set_mode, target_bone
 from .shared import register_factory
 
 

@@ -4,10 +4,10 @@ plays it, Bind Pose stops it."""
 import bpy
 from bpy.props import BoolProperty, IntProperty, StringProperty
 
-from ..alamo.actions import set_active_action, show_bind_pose
-from ..alamo.exp.ala import armature_actions
-from ..armature import find_armature
-from ..source import has_source
+from ..actions import set_active_action, show_bind_pose
+from ..exporter.ala import armature_actions
+from ...armature import find_armature
+from ...source import has_source
 from .shared import SidebarPanel, register_factory
 
 

@@ -4,8 +4,8 @@ and lights at it."""
 import bpy
 from bpy.props import EnumProperty, StringProperty
 
-from ..alamo.visibility import key_visibility
-from ..targets import active_bone, target_bone
+from ..visibility import key_visibility
+from ...tool_targets import active_bone, target_bone
 from .add import draw_add_buttons
 from .shared import SidebarPanel, register_factory
 

@@ -4,10 +4,10 @@ one is about. The checks themselves are in :mod:`..checks`."""
 import bpy
 from bpy.props import BoolProperty, CollectionProperty, EnumProperty, IntProperty, StringProperty
 
-from ...choices import SCOPE_ITEMS
-from ..alamo.checks import select_problem, store_problems, validate
-from ..alamo.exp.alo import ExportOptions
-from ..targets import set_mode
+from ....formats.alamo.choices import SCOPE_ITEMS
+from ..checks import select_problem, store_problems, validate
+from ..exporter.alo import AloExportOptions
+from ...tool_targets import set_mode
 from .shared import SidebarPanel, register_factory, wrapped
 
 
@@ -42,7 +42,7 @@ class ALAMO_OT_validate(bpy.types.Operator):
         obj = context.object
         if obj is not None and obj.mode not in ("OBJECT", "POSE"):
             set_mode(context, obj, "OBJECT")      # edits of Edit Mode reach the mesh data
-        problems = validate(context, ExportOptions(scope=self.scope))
+        problems = validate(context, AloExportOptions(scope=self.scope))
         wm = context.window_manager
         store_problems(wm, problems)
         self.report({"WARNING" if problems else "INFO"}, wm.alamo_validation)

@@ -3,7 +3,7 @@ when the scene holds such data, with the one-click conversion."""
 
 import bpy
 
-from ..alamo.legacy.convert import convert_scene, scene_has_plugin_data
+from ..legacy.convert import convert_scene, scene_has_plugin_data
 from .shared import CATEGORY
 
 

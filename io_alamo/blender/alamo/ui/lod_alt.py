@@ -3,7 +3,7 @@
 import bpy
 from bpy.props import BoolProperty, IntProperty
 
-from ..alamo.lod_alt import lod_alt_objects, show_lod_alt, shown_lod_alt
+from ..lod_alt import lod_alt_objects, show_lod_alt, shown_lod_alt
 from .shared import SidebarPanel, register_factory
 
 

@@ -4,11 +4,11 @@ ALT its name gives it, and the visibility keys of its bone."""
 import bpy
 from bpy.props import FloatProperty
 
-from ... import naming
-from ..alamo.scale import ScaleError, scale_model
-from ..armature import find_armature
-from ..names import object_export_name as export_name
-from ..targets import target_bone
+from ....formats.alamo import naming
+from ..scale import ScaleError, scale_model
+from ...armature import find_armature
+from ...names import object_export_name as export_name
+from ...tool_targets import target_bone
 from .bones import draw_visibility_keys
 from .shared import SidebarPanel, register_factory, wrapped
 from .textures import draw_texture_row

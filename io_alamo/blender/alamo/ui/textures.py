@@ -4,8 +4,8 @@ parameters and dazzles."""
 import bpy
 from bpy.props import EnumProperty, IntProperty, StringProperty
 
-from ..alamo.imp import materials
-from ..alamo.shading import refresh_material_preview
+from ..importer import materials
+from ..shading import refresh_material_preview
 from .shared import register_factory
 
 
