@@ -2,10 +2,10 @@
 format declared in one place (tests/toy/formats/toy/entries.py) and nowhere else."""
 
 import contextlib
+import importlib
 import sys
 from pathlib import Path
 
-import io_alamo.blender
 import io_alamo.formats
 from io_alamo.formats import registry
 
@@ -25,7 +25,8 @@ def toy_engine(blender=False):
     too); everything found again on the way out."""
     paths = [(io_alamo.formats, str(TOY / "formats"))]
     if blender:
-        paths.append((io_alamo.blender, str(TOY / "blender")))
+        paths.append((importlib.import_module("io_alamo.blender"),   # bpy: Blender tests only
+                      str(TOY / "blender")))
     for package, path in paths:
         package.__path__.append(path)
     _forget()
