@@ -36,7 +36,7 @@ IMPORTS_INSIDE_FUNCTIONS = {
 ENGINES = ("alamo", "alithia", "alod", "arma")
 # Format modules any Blender module may use: the registry and what every format shares.
 NEUTRAL_FORMAT_MODULES = {"io_alamo.formats", "io_alamo.formats.registry", "io_alamo.formats.entry",
-                          "io_alamo.formats.content",
+                          "io_alamo.formats.content", "io_alamo.formats.keep",
                           "io_alamo.formats.errors", "io_alamo.formats.files",
                           "io_alamo.formats.saving"}
 # The Alamo package's public API for the other engines (Alamo is the hub: their imports

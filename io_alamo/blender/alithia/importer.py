@@ -13,16 +13,14 @@ from dataclasses import dataclass
 import bpy
 import numpy as np
 
-from ...formats import registry
-from ...formats.alithia.alm1 import FRAMES_PER_SECOND, Alm1FormatError, read_alm1
-from ...formats.files import read_file_bytes
+from ...formats.alithia.alm1 import FRAMES_PER_SECOND, Alm1FormatError
 from .. import compat
 from ..alamo.hub import MaterialBuilder, principled_node
 from ..names import to_blender
 from ..results import Result
 from ..source import set_source
 from ..texture_lookup import TextureFinder
-from ..transaction import Transaction
+from ..importing import import_file
 from . import morph
 
 MAX_FRAMES = 10_000           # shape keys Blender can still handle at a usable speed
@@ -46,20 +44,17 @@ class Alm1ImportResult(Result):
 
 
 def import_alm1(context: bpy.types.Context, path: str,
-                    options: Alm1ImportOptions | None = None) -> Alm1ImportResult:
-    """Import the Alithia model at ``path`` (File > Import > Alithia Model). Another format's
-    file (an ALOD ``.alm``, a ``.p3d``) is refused with the File > Import entry that opens it."""
-    data = read_file_bytes(path)
-    registry.require(data, path, "alm1")
-    return _import_alm1(context, path, options, data=data)
-
-
-def _import_alm1(context: bpy.types.Context, path: str, options: Alm1ImportOptions | None = None,
-               data: bytes | None = None) -> Alm1ImportResult:
-    """Import the Alithia ALM1 model at ``path`` as a mesh object in the active collection."""
+                options: Alm1ImportOptions | None = None) -> Alm1ImportResult:
+    """Import the Alithia model at ``path`` (File > Import > Alithia Model) as a mesh object in
+    the active collection. Another format's file (an ALOD ``.alm``, a ``.p3d``) is refused
+    with the File > Import entry that opens it."""
     options = options or Alm1ImportOptions()
-    data = read_file_bytes(path) if data is None else data
-    model = read_alm1(data, filename=path)
+    return import_file(context, path, "alm1",
+                       lambda tx, model, data: _build(context, tx, model, data, path, options),
+                       check=lambda model: _check(model, path))
+
+
+def _check(model, path):
     if model.vertex_count == 0:
         raise Alm1FormatError("the model has no vertices: nothing to import", offset=8,
                               path="header/vertex count", filename=path)
@@ -67,8 +62,6 @@ def _import_alm1(context: bpy.types.Context, path: str, options: Alm1ImportOptio
         raise Alm1FormatError(f"{model.frame_count:,} frames: more shape keys than Blender "
                               f"handles (at most {MAX_FRAMES:,} are imported)", offset=16,
                               path="header/frame count", filename=path)
-    with Transaction(context) as tx:
-        return _build(context, tx, model, data, path, options)
 
 
 def _build(context, tx, model, data, path, options):

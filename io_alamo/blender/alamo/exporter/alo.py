@@ -16,6 +16,7 @@ from ....formats.alamo import shaders
 from ....formats.alamo import (Bone, Connections, Dazzle, Light, Material, Mesh, Model,
                                ObjectConnection, ParamType, Proxy, ShaderParam)
 from ....formats.alamo.files import save_all
+from ....formats.keep import keep_all_or_rebuild, keep_or_rebuild, same_value
 from ... import progress
 from ...armature import find_armature
 from ...attach import child_of_bone, child_of_rest_world
@@ -37,6 +38,12 @@ __all__ = ["ExportError", "AloExportOptions", "ExportResult", "Problem", "build_
            "export_alo", "find_armature", "gather"]
 
 LIGHT_TYPES = {"POINT": 0, "SUN": 1, "SPOT": 2}
+# the fields an export rebuilds from Blender; a source record equal in all of them is kept
+LIGHT_FIELDS = ("name", "type", "color", "intensity", "far_attenuation_end",
+                "far_attenuation_start", "hotspot", "falloff")
+PROXY_FIELDS = ("name", "bone", "hidden", "alt_decrease_stay_hidden")
+DAZZLE_FIELDS = ("name", "bone", "color", "position", "radius", "tex_x", "tex_y", "tex_size",
+                 "texture", "frequency", "phase", "night_only", "hidden", "bias")
 DEFAULT_SHADER = "alDefault.fx"
 
 
@@ -193,10 +200,8 @@ class _Exporter:
         self.report.raise_errors()
         src = self.source
         conn = copy.copy(src.connections) if src and src.connections else Connections()
-        new_objects = [c for c in conns]
-        if src and src.connections and self._same_connections(src.connections.objects, conns):
-            new_objects = src.connections.objects
-        conn.objects = new_objects
+        conn.objects = keep_all_or_rebuild(src.connections.objects if src and src.connections
+                                           else None, list(conns), ("object", "bone"))
         conn.proxies = proxies
         conn.dazzles = dazzles
         model = Model(self.skeleton, model_objects, conn, layout=src.layout if src else None)
@@ -315,10 +320,6 @@ class _Exporter:
             return None, None
         return src.objects[i], src.object_bone(i)
 
-    def _same_connections(self, old, new):
-        return len(old) == len(new) and all(
-            a.object == b.object and a.bone == b.bone for a, b in zip(old, new))
-
     def _mesh(self, obj, bone, src):
         name = from_blender(object_export_name(obj))
         self.check_name("mesh", name, [obj])
@@ -416,10 +417,7 @@ class _Exporter:
         rec = Light(name, ltype, np.array(data.color, "<f4"), np.float32(intensity),
                     np.float32(p.far_attenuation_end), np.float32(p.far_attenuation_start),
                     np.float32(hotspot), np.float32(falloff))
-        if isinstance(src, Light) and _same_fields(src, rec, ("name", "type", "color", "intensity",
-                                                              "far_attenuation_end",
-                                                              "far_attenuation_start",
-                                                              "hotspot", "falloff")):
+        if keep_or_rebuild(src, rec, LIGHT_FIELDS, Light) is src:
             return src
         if isinstance(src, Light):
             rec.layout = src.layout
@@ -453,11 +451,8 @@ class _Exporter:
                     hidden = None
                 if s.alt_decrease_stay_hidden is None and not alt:
                     alt = None
-                if (s.name, s.bone, s.hidden, s.alt_decrease_stay_hidden) == (name, bone, hidden,
-                                                                              alt):
-                    out.append(s)
-                    continue
-            out.append(Proxy(name, bone, hidden, alt, s.layout if s else None))
+            out.append(keep_or_rebuild(s, Proxy(name, bone, hidden, alt, s.layout if s else None),
+                                       PROXY_FIELDS))
         return out
 
     def _ordered_by_index(self, objs, n):
@@ -493,10 +488,7 @@ class _Exporter:
                         or (bone == s.bone and self.bone_as_file(bone)
                             and _placed_as_imported(obj, self.bake))):
                     rec.position = s.position
-                if _same_fields(s, rec, ("name", "bone", "color", "position", "radius", "tex_x",
-                                         "tex_y", "tex_size", "texture", "frequency", "phase",
-                                         "night_only", "hidden", "bias")):
-                    rec = s
+                rec = keep_or_rebuild(s, rec, DAZZLE_FIELDS)
             if rec is not s:
                 self.report.check_finite(
                     f"dazzle {obj.name!r}", [*rec.position, *rec.color, rec.radius,
@@ -554,17 +546,5 @@ def _with_material(sub, material):
     return s
 
 
-def _same_value(a, b):
-    if a is None or b is None:
-        return a is b
-    if isinstance(a, str) or isinstance(b, str):
-        return a == b
-    return np.array_equal(np.asarray(a, np.float64), np.asarray(b, np.float64))
-
-
 def _same_param(a, b):
-    return a.name == b.name and a.type == b.type and _same_value(a.value, b.value)
-
-
-def _same_fields(a, b, names):
-    return all(_same_value(getattr(a, n), getattr(b, n)) for n in names)
+    return a.name == b.name and a.type == b.type and same_value(a.value, b.value)

@@ -13,9 +13,7 @@ import bpy
 import numpy as np
 from mathutils import Matrix
 
-from ....formats import registry
-from ....formats.alamo import AlamoFormatError, Mesh, ParticleEffect, read_alo
-from ....formats.files import read_file_bytes
+from ....formats.alamo import AlamoFormatError, Mesh, ParticleEffect
 from ....formats.alamo.naming import format_is_b4i4, model_animation_names
 from ... import compat
 from ...armature import BONE_REACH
@@ -26,7 +24,7 @@ from ...props import BILLBOARD_ITEMS
 from ...results import Result
 from ...source import MODEL_KEY, SOURCE_NAME_KEY, set_source, source_text
 from ...texture_lookup import TextureFinder
-from ...transaction import Transaction
+from ...importing import import_file
 from .. import fingerprint
 from ..corners import store_corner_keys
 from ..bone_rest import remember_rest
@@ -89,16 +87,18 @@ def import_alo(context: bpy.types.Context, filepath: str,
     ``filepath`` naming it (``...\\Models.meg:DATA\\ART\\MODELS\\X.ALO``) and ``animations``,
     [(name, bytes)], instead of the .ala files beside it; the rest is the same."""
     options = options or AloImportOptions()
-    data = read_file_bytes(filepath) if data is None else data
-    registry.require(data, filepath, "alo")      # a .p3d or a PNG: what it is, and where
-    model = read_alo(data, filename=filepath)
-    if isinstance(model, ParticleEffect):
-        raise NotAModelError("this .alo is a particle effect, not a model; nothing was "
-                             "imported", filename=filepath)
-    with Transaction(context) as tx:
+
+    def check(model):
+        if isinstance(model, ParticleEffect):
+            raise NotAModelError("this .alo is a particle effect, not a model; nothing was "
+                                 "imported", filename=filepath)
+
+    def build(tx, model, data):
         builder = _ModelBuilder(context, tx, model, data, filepath, options)
         builder.given_animations = animations
         return builder.build()
+    # a .p3d or a PNG: what it is, and where it goes
+    return import_file(context, filepath, "alo", build, data=data, check=check)
 
 
 def file_name(path):
