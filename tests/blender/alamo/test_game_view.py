@@ -17,7 +17,7 @@ from io_alamo.formats.alamo.files import save
 from io_alamo.sample import sample_animation, sample_model, write_tga
 
 bpy = pytest.importorskip("bpy")
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def do_import(path, **kw):

@@ -406,7 +406,7 @@ def test_batch_glb_writes_the_colorized_base_colour(blender, tmp_path):
     import subprocess
     import sys
     from pathlib import Path
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     model = colorize_model(tmp_path / "in")
     r = subprocess.run([sys.executable, "-m", "io_alamo.batch", "import", str(model), "--out",
                         str(tmp_path / "out"), "--glb"], capture_output=True, text=True,

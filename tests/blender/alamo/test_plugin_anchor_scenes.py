@@ -15,7 +15,7 @@ from io_alamo.formats.alamo import decode_animation, read_ala, read_alo
 
 bpy = pytest.importorskip("bpy")
 
-SHARED = Path(__file__).resolve().parents[3] / "shared"
+SHARED = Path(__file__).resolve().parents[4] / "shared"
 ANCHORS = SHARED / "anchor-scenes"
 CORPUS = SHARED / "corpus"
 OPEN_SHADOW = "shadow mesh is not closed and manifold"

@@ -230,7 +230,7 @@ def test_failure_half_way_rolls_everything_back(blender, tmp_path, monkeypatch):
 
 
 def test_mutated_files_import_cleanly_or_change_nothing(blender, tmp_path):
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     spec = importlib.util.spec_from_file_location("fuzz_alod", root / "scripts" / "fuzz_alod.py")
     fuzz = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(fuzz)

@@ -15,7 +15,7 @@ from io_alamo.blender.arma.importer import P3dImportOptions, import_p3d
 from io_alamo.formats.alamo import read_alo
 from io_alamo.formats.arma import read_p3d
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus-odol"
+CORPUS = Path(__file__).resolve().parents[4] / "shared" / "corpus-odol"
 SAMPLES = sorted(CORPUS.rglob("*.p3d")) if CORPUS.is_dir() else []
 needs_samples = pytest.mark.skipif(not SAMPLES, reason=f"no ODOL samples at {CORPUS}")
 GEOMETRY, SHADOW_VOLUME, MEMORY = 1e13, 1e4, 1e15

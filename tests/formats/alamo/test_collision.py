@@ -10,7 +10,7 @@ import pytest
 from io_alamo.formats.alamo.collision import (FILE_NODE_DTYPE, NODE_DTYPE, CollisionTree,
                                               build_collision_tree, check_collision_tree)
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+CORPUS = Path(__file__).resolve().parents[4] / "shared" / "corpus"
 
 
 # ---------------------------------------------------------------------------------------

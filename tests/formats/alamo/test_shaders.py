@@ -9,7 +9,7 @@ import pytest
 
 from io_alamo.formats.alamo import shaders
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+CORPUS = Path(__file__).resolve().parents[4] / "shared" / "corpus"
 
 # named in the issue that asked for the catalogue, plus the whole RSkin family with counterparts
 REQUIRED = (

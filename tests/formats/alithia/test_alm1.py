@@ -17,7 +17,7 @@ from io_alamo.formats.alithia.alm1 import (Alm1FormatError, Alm1Model, new_model
                                            read_alm1, write_alm1)
 from io_alamo.formats.errors import FormatError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 _spec = importlib.util.spec_from_file_location("fuzz_alm1", ROOT / "scripts" / "fuzz_alm1.py")
 fuzz_alm1 = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(fuzz_alm1)

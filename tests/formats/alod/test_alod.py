@@ -17,7 +17,7 @@ from io_alamo.formats.alod import (AlodFormatError, collapse_vertex_maps, lod_st
                                    matrix_row_problems, problems, read_alod, write_alod)
 from io_alamo.formats.registry import identify as foreign_kind
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 _spec = importlib.util.spec_from_file_location("fuzz_alod", ROOT / "scripts" / "fuzz_alod.py")
 fuzz_alod = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(fuzz_alod)

@@ -17,7 +17,7 @@ from io_alamo.formats.arma import P3dFormatError, lod_name, lzo, lzss, proxy_mar
 from io_alamo.formats.arma.lod import face_starts
 from io_alamo.formats.errors import FormatError
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus-odol"
+CORPUS = Path(__file__).resolve().parents[4] / "shared" / "corpus-odol"
 SAMPLES = sorted(CORPUS.rglob("*.p3d")) if CORPUS.is_dir() else []
 needs_samples = pytest.mark.skipif(not SAMPLES, reason=f"no ODOL samples at {CORPUS}")
 
