@@ -14,12 +14,13 @@ layer finds an engine's ``operators`` modules (File menu) and ``batch`` modules 
 converter's steps, ``STEPS = {"alo": run_verb}``) the same way, under ``io_alamo.blender``.
 """
 
+import struct
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from .errors import FormatError
 
-__all__ = ["BATCH_VERBS", "CliVerb", "ContentSource", "Format"]
+__all__ = ["BATCH_VERBS", "CliVerb", "ContentSource", "Format", "header_number"]
 
 Reader = Callable[[bytes, Optional[str]], Any]
 Lines = Callable[[bytes, Optional[str]], list]
@@ -102,3 +103,12 @@ class ContentSource:
     data_folder: Callable[[str], Optional[str]]     # a game's Data folder at a folder
     data_archives: Callable[[str], list]            # the archives a Data folder lists
     source_archives: Callable[[str], list]          # archives of an archive/game/Data path
+
+
+def header_number(text, at=4, order="<", missing=""):
+    """A ``Format.detail``: the u32 at offset ``at`` of the header (byte order ``order``)
+    put into ``text`` (``"ODOL v{}"``), or ``missing`` when the file is too short."""
+    def detail(data):
+        head = bytes(data[at:at + 4])
+        return text.format(struct.unpack(order + "I", head)[0]) if len(head) == 4 else missing
+    return detail
