@@ -30,8 +30,9 @@ VERBS = ("info", "validate", "roundtrip", "dump", "convert-ala")
 _declared = {}
 
 
-def entry_modules(package="io_alamo.formats") -> list:
-    """The dotted names of every module named ``entries`` under ``package``, sorted."""
+def entry_modules(package=__package__) -> list:
+    """The dotted names of every module named ``entries`` under ``package`` (this one:
+    ``io_alamo.formats``, wherever Blender installed it), sorted."""
     root = importlib.import_module(package)
     found = (name for _, name, _ in pkgutil.walk_packages(root.__path__, package + "."))
     return sorted(name for name in found if name.rpartition(".")[2] == "entries")
