@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import bpy
 import numpy as np
 
-from ....formats.alamo import (AlamoFormatError, AnimationData, convert_animation, encode_animation,
-                               read_ala, save)
+from ....formats.alamo import (AlamoFormatError, AnimationData, convert_animation,
+                               encode_animation, read_ala, save)
 from ... import compat, progress
 from ...matrices import continuous_quaternions as _continuous
 from ...matrices import decompose as _decompose
