@@ -162,8 +162,8 @@ class IMPORT_SCENE_OT_alamo_from_archives(bpy.types.Operator):
             return {"CANCELLED"}
         game, member = self.model.split(SEPARATOR, 1)
         options = AloImportOptions(merge_vertices=self.merge_vertices,
-                                texture_folders=user_texture_folders(context),
-                                import_animations=self.import_animations)
+                                   texture_folders=user_texture_folders(context),
+                                   import_animations=self.import_animations)
         leave_edit_modes(context)
         folders = game_folders(context)
         return import_each(self, [member], lambda m, _: import_from_archives(

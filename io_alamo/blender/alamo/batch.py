@@ -57,7 +57,7 @@ def do_export(path, rel, out, ala_format=None, **_):
             o.select_set(o == arm)
         bpy.context.view_layer.objects.active = arm
         options = AloExportOptions(scope="ARMATURE" if arm else "SCENE", animations=True,
-                                ala_format=int(ala_format) if ala_format else None)
+                                   ala_format=int(ala_format) if ala_format else None)
         result = export_alo(bpy.context, str(target), options)
         warnings += result.warnings
         outputs += [target] + [Path(p) for p in result.animations]

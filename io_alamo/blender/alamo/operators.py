@@ -39,8 +39,8 @@ class IMPORT_SCENE_OT_alo(bpy.types.Operator, import_base(MODEL)):
     @reports_progress
     def execute(self, context):
         options = AloImportOptions(merge_vertices=self.merge_vertices,
-                                texture_folders=user_texture_folders(context),
-                                import_animations=self.import_animations)
+                                   texture_folders=user_texture_folders(context),
+                                   import_animations=self.import_animations)
         leave_edit_modes(context)
         return import_each(self, self.paths(), lambda path, _: import_alo(context, path, options),
                            more_lines=lambda result: result.left_notes())
@@ -69,7 +69,7 @@ class IMPORT_ANIM_OT_ala(bpy.types.Operator, import_base(ANIMATION)):
         def import_one(path, done):
             # the first file imported sets the scene's frame rate and range
             options = AlaImportOptions(set_scene_frame_rate=self.set_frame_rate and not done,
-                                             set_scene_range=not done)
+                                       set_scene_range=not done)
             return import_ala(context, armature, path, options)
         return import_each(self, self.paths(), import_one)
 
@@ -104,9 +104,9 @@ class EXPORT_SCENE_OT_alo(bpy.types.Operator, export_base(MODEL)):
     def execute(self, context):
         leave_edit_modes(context)
         options = AloExportOptions(scope=self.scope, apply_modifiers=self.apply_modifiers,
-                                own_bones=self.own_bones, animations=self.animations,
-                                ala_format=int(self.ala_format) or None,
-                                new_ala_format=int(default_ala_format(context)))
+                                   own_bones=self.own_bones, animations=self.animations,
+                                   ala_format=int(self.ala_format) or None,
+                                   new_ala_format=int(default_ala_format(context)))
         return export_reported(self, context, lambda: textures_out.after_export(
             export_alo(context, self.filepath, options), self.filepath, self.write_textures))
 
@@ -197,9 +197,9 @@ class EXPORT_ANIM_OT_ala(bpy.types.Operator, export_base(ANIMATION)):
             return {"CANCELLED"}
         leave_edit_modes(context, ("OBJECT", "POSE"))
         options = AlaExportOptions(format=int(self.format) or None,
-                                         new_format=int(default_ala_format(context)),
-                                         frame_range=self.frame_range,
-                                         frame_rate=self.frame_rate)
+                                   new_format=int(default_ala_format(context)),
+                                   frame_range=self.frame_range,
+                                   frame_rate=self.frame_rate)
         return export_reported(self, context,
                                lambda: export_ala(context, arm, action, self.filepath, options))
 

@@ -55,7 +55,7 @@ class _Frames:
 
 
 def export_alm1(context: bpy.types.Context, path: str,
-               options: Alm1ExportOptions | None = None) -> Alm1ExportResult:
+                options: Alm1ExportOptions | None = None) -> Alm1ExportResult:
     """Write the active (or only) mesh object to ``path`` atomically."""
     options = options or Alm1ExportOptions()
     if options.frames not in FRAME_SOURCES:

@@ -70,7 +70,7 @@ def export_alo(context: bpy.types.Context, filepath: str,
             # the source model was parsed once, for the model: each action reuses it
             built = build_animation(context, result.armature, action,
                                     AlaExportOptions(format=options.ala_format,
-                                                           new_format=options.new_ala_format),
+                                                     new_format=options.new_ala_format),
                                     source=exporter.source)
             anims.append((path, built.animation))
         result.timings["animations"] = time.perf_counter() - t
