@@ -85,7 +85,8 @@ def find_mesh(context):
 
 def build_alm(context, obj, options, result):
     """The file's bytes for ``obj``."""
-    data = get_source(obj)
+    # .blend files from before issue 32 hold the bytes under Alamo's key
+    data = get_source(obj, morph.SOURCE_KEY) or get_source(obj)
     source = _read_source(data)
     if options.frames == "SHAPE_KEYS" and source is not None and morph.unchanged(obj):
         result.reused = True

@@ -77,7 +77,7 @@ def _build(context, tx, model, data, path, options):
         action = tx.add(bpy.data.actions.new(f"{name} frames"))
         morph.key_steps(action, me.shape_keys, blocks, _frame_times(context.scene, model,
                                                                     options))
-    tx.add(set_source(obj, data, os.path.basename(path)))
+    tx.add(set_source(obj, data, os.path.basename(path), key=morph.SOURCE_KEY))
     morph.remember(obj)
     vl = context.view_layer
     for o in vl.objects:

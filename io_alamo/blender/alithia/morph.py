@@ -11,6 +11,8 @@ from .. import compat
 from ..alamo.hub import digest
 
 FINGERPRINT_KEY = "alamo_morph_fingerprint"
+# the imported file's bytes, under a key of their own (not Alamo's: blender/source.py)
+SOURCE_KEY = "alm1_source"
 KEY_GROUP = "Frames"
 
 

@@ -302,3 +302,19 @@ def test_degenerate_triangles_are_left_out_but_kept_on_export(blender, tmp_path)
     out = tmp_path / "out.alm"
     export_alm1(bpy.context, str(out), Alm1ExportOptions())
     assert out.read_bytes() == data
+
+
+def test_the_bytes_are_kept_under_alithias_own_key_and_old_blends_still_export(blender,
+                                                                               tmp_path):
+    """ALM1 bytes are not kept under Alamo's source key (an Alamo export never takes them
+    for .alo bytes); a .blend from before, holding them under Alamo's key, exports the same."""
+    from io_alamo.blender import source
+    built = ab.wave_grid(3)
+    obj = import_alm1(bpy.context, str(write(tmp_path, built))).object
+    assert source.get_source(obj, morph.SOURCE_KEY) == built.data
+    assert source.KEY not in obj and not source.has_source(obj)
+    obj[source.KEY] = obj[morph.SOURCE_KEY]           # as issue 32's predecessors kept them
+    del obj[morph.SOURCE_KEY]
+    out = tmp_path / "old.alm"
+    assert export_alm1(bpy.context, str(out)).reused
+    assert out.read_bytes() == built.data
