@@ -53,10 +53,6 @@ KNOWN_CROSSINGS = {
     # The batch's export options are Alamo's (--ala-format); batch options are not declared
     # per engine yet (its steps and input formats are).
     ("io_alamo.batch_jobs", "io_alamo.formats.alamo.choices"),
-    # The batch's .glb and preview show what the game draws: Alamo's game view and glTF
-    # look (the outputs are the Alamo batch step's; finish() is the neutral batch's).
-    ("io_alamo.blender.outputs", "io_alamo.blender.alamo.game_view"),
-    ("io_alamo.blender.outputs", "io_alamo.blender.alamo.preview.gltf"),
     # ``python -m io_alamo.sample`` (a documented command) writes the Alamo sample model.
     ("io_alamo.sample", "io_alamo.formats.alamo"),
 }

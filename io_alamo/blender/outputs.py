@@ -2,6 +2,7 @@
 binary of what the game shows and a small preview render; and how the process ends after
 Blender's glTF exporter has run."""
 
+import contextlib
 import os
 import sys
 
@@ -9,9 +10,6 @@ import addon_utils
 import bpy
 import numpy as np
 from mathutils import Vector
-
-from .alamo.preview.gltf import gltf_look
-from .alamo.game_view import prepare_gltf_export
 
 __all__ = ["export_glb", "finish", "render_preview"]
 
@@ -29,9 +27,11 @@ def finish(status):
     return status
 
 
-def export_glb(target, everything=False):
-    """A .glb of the scene through Blender's glTF exporter (what the game shows, or
-    ``everything``)."""
+def export_glb(target, everything=False, look=None, prepare=None):
+    """A .glb of the scene through Blender's glTF exporter. The engine's batch step says what
+    its game shows: ``look(scene)`` (a context manager) sets the scene up as it looks there,
+    ``prepare(context, everything)`` gives the exporter's options (which objects: what the
+    game shows, or ``everything``)."""
 
     enabled = "io_scene_gltf2" in bpy.context.preferences.addons
     if not enabled:
@@ -39,10 +39,10 @@ def export_glb(target, everything=False):
     global _hard_exit
     _hard_exit = _hard_exit or bpy.app.version < (4, 5, 0)
     try:
-        with gltf_look(bpy.context.scene):       # glTF cannot mask: the preview's colours baked
+        with look(bpy.context.scene) if look else contextlib.nullcontext():
             bpy.ops.export_scene.gltf(filepath=str(target), export_format="GLB",
                                       export_animations=True, check_existing=False,
-                                      **prepare_gltf_export(bpy.context, everything))
+                                      **(prepare(bpy.context, everything) if prepare else {}))
     finally:
         if not enabled:      # Blender 4.2/4.5 crash at exit if its classes stay registered
             addon_utils.disable("io_scene_gltf2", default_set=False)

@@ -13,7 +13,9 @@ from ..outputs import export_glb, render_preview
 from ..source import SOURCE_NAME_KEY, source_file_name
 from .exporter.ala import AlaExportOptions, export_ala
 from .exporter.alo import AloExportOptions, export_alo
+from .game_view import prepare_gltf_export
 from .importer.alo import AloImportOptions, NotAModelError, import_alo
+from .preview.gltf import gltf_look
 
 __all__ = ["STEPS", "VERBS", "run_verb"]
 
@@ -34,7 +36,8 @@ def do_import(path, rel, out, glb=False, preview=False, glb_all=False, texture_f
     outputs = [blend]
     if glb or glb_all:
         target = out / rel.with_suffix(".glb")
-        export_glb(target, everything=glb_all)
+        # glTF cannot mask: the preview's colours baked; what the game shows, or everything
+        export_glb(target, everything=glb_all, look=gltf_look, prepare=prepare_gltf_export)
         outputs.append(target)
     if preview:
         target = out / rel.with_suffix(".png")
