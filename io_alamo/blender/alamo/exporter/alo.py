@@ -433,16 +433,22 @@ class _Exporter:
             return []
         return getattr(self.source.connections, kind)
 
-    def _proxies(self, objs):
-        src = self._src_list("proxies")
-        out = []
+    def _with_sources(self, objs, kind, records):
+        """(object, its bone, its name in the file, the file's record of it or None) for
+        each of ``objs``, the file's own first and in its order (``records``: the source's
+        list, "proxies" or "dazzles"; ``kind``: what a bad name is called)."""
+        src = self._src_list(records)
         for obj in self._ordered_by_index(objs, len(src)):
-            p = obj.alamo
             bone = self.connection_bone(obj)
             name = from_blender(object_export_name(obj))
-            self.check_name("proxy", name, [obj], mini=True)
+            self.check_name(kind, name, [obj], mini=True)
             i = self.file_index(obj)
-            s = src[i] if 0 <= i < len(src) else None
+            yield obj, bone, name, src[i] if 0 <= i < len(src) else None
+
+    def _proxies(self, objs):
+        out = []
+        for obj, bone, name, s in self._with_sources(objs, "proxy", "proxies"):
+            p = obj.alamo
             hidden = int(p.hidden)
             alt = int(p.alt_decrease_stay_hidden)
             if s is not None:
@@ -462,16 +468,10 @@ class _Exporter:
                                            max(o.alamo.file_index, -1), o.name))
 
     def _dazzles(self, objs):
-        src = self._src_list("dazzles")
         out = []
-        for obj in self._ordered_by_index(objs, len(src)):
+        for obj, bone, name, s in self._with_sources(objs, "dazzle", "dazzles"):
             p = obj.alamo
-            bone = self.connection_bone(obj)
             local = inverse(self.worlds[bone]) @ self.to_model(obj)
-            i = self.file_index(obj)
-            s = src[i] if 0 <= i < len(src) else None
-            name = from_blender(object_export_name(obj))
-            self.check_name("dazzle", name, [obj], mini=True)
             texture = from_blender(p.texture)
             self.check_name("dazzle texture", texture, [obj], mini=True)
             rec = Dazzle(name, bone, np.array(p.color, "<f4"), local[:3, 3].astype("<f4"),
