@@ -8,9 +8,7 @@ io_alamo.formats does."""
 from . import prefs, props
 from .discovery import engine_modules
 
-__all__ = ["register", "unregister"]
-
-_registered = []
+__all__ = ["modules", "register", "unregister"]
 
 
 def modules():
@@ -19,13 +17,17 @@ def modules():
     return [props, prefs] + engine_modules("operators") + engine_modules("ui")
 
 
+# found when the package is imported, as they were imported by name before: all their
+# classes exist before anything registers (importing them while registering made Blender
+# 4.2 crash at exit after the installed extension was disabled)
+_modules = modules()
+
+
 def register():
-    _registered[:] = modules()
-    for m in _registered:
+    for m in _modules:
         m.register()
 
 
 def unregister():
-    for m in reversed(_registered or modules()):
+    for m in reversed(_modules):
         m.unregister()
-    _registered.clear()
