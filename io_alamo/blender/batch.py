@@ -108,7 +108,8 @@ def run(argv, prog, blender_binary=None):
         print(f"error: {e}", file=sys.stderr)
         return 2
     for folder in empty:
-        print(f"no {' or '.join(verb_extensions(args.verb))} files found in {folder}", file=sys.stderr)
+        print(f"no {' or '.join(verb_extensions(args.verb))} files found in {folder}",
+              file=sys.stderr)
     if not tasks:
         return 1 if empty else 0
     if args.worker:

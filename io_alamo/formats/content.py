@@ -15,7 +15,8 @@ from . import registry
 from .files import read_file_bytes
 
 __all__ = ["ArchiveSearch", "data_archives", "data_folder", "is_archive_file", "member_label",
-           "open_input", "read_input_bytes", "source_archives", "source_for", "sources", "split_member"]
+           "open_input", "read_input_bytes", "source_archives", "source_for", "sources",
+           "split_member"]
 
 
 def sources() -> tuple:

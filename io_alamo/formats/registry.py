@@ -118,7 +118,7 @@ def recognise(data: bytes, filename: Optional[str] = None) -> Format:
     89 50 4e 47)``) when it is in none."""
     fmt = identify(data)
     if fmt is None:
-        for entry in declared("FORMATS"):          # an entry may say why these bytes are not its own
+        for entry in declared("FORMATS"):    # an entry may say why these bytes are not its own
             if entry.explain:
                 entry.explain(data, filename)
         what = other_kind(data)
