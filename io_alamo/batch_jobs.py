@@ -10,19 +10,32 @@ import sys
 import threading
 from pathlib import Path
 
-from .choices import ALA_FORMATS
 from .formats import registry
+from .formats.alamo.choices import ALA_FORMATS
 from .inputs import expand
 
 RESULT_PREFIX = "@@alamo-result "
-# the formats each verb takes (the registry's keys; None: .blend files), and so its files:
-# import and export also take the other engines' models (issue 35)
-OTHER_MODELS = ("p3d", "alm1", "alod")
-INPUT_FORMAT = {"import": ("alo",) + OTHER_MODELS, "export": (None,) + OTHER_MODELS,
-                "roundtrip": ("alo",)}
-VERBS = {verb: tuple(dict.fromkeys(ext for key in keys for ext in (
-             registry.by_key(key).extensions if key else (".blend",))))
-         for verb, keys in INPUT_FORMAT.items()}
+
+
+def verb_formats(verb):
+    """The registry entries whose files the batch ``verb`` takes (their ``batch`` says so);
+    ``export`` writes the first of its formats (.alo) from .blend files, and also takes the
+    files of formats that declare ``convert`` (the other engines' models, exported straight
+    to an Alamo unit)."""
+    if verb == "export":
+        return tuple(fmt for fmt in registry.FORMATS if "export" in fmt.batch) + \
+            tuple(fmt for fmt in registry.FORMATS if "convert" in fmt.batch)
+    return tuple(fmt for fmt in registry.FORMATS if verb in fmt.batch)
+
+
+def verb_extensions(verb):
+    """The file endings the batch ``verb`` gathers: for export .blend files and the
+    convertible formats' files, else its formats'."""
+    if verb == "export":
+        formats = [fmt for fmt in registry.FORMATS if "convert" in fmt.batch]
+        return tuple(dict.fromkeys((".blend",) + tuple(ext for fmt in formats
+                                                        for ext in fmt.extensions)))
+    return tuple(dict.fromkeys(ext for fmt in verb_formats(verb) for ext in fmt.extensions))
 NEEDS_BPY = ("{prog}: needs Blender's Python module bpy, which this Python ({version}) does "
              "not have. Either install it beside io_alamo (Python 3.11 only):\n"
              "    pip install bpy==4.5.* 'numpy<2'\n"

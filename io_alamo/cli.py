@@ -11,29 +11,15 @@ import json
 import os
 import sys
 
-from . import __version__, batch, meg_cli
+from . import __version__, batch
 from .inputs import expand, nothing_found_line
-from .choices import ALA_FORMATS
 from .formats import registry
-from .formats.alamo.compare import chunk_path_at
-from .formats.alamo.describe import format_tree
-from .formats.alamo.files import save
+from .formats.content import open_input, split_member
 from .formats.errors import FormatError, without_filename
 from .formats.files import first_difference
-from .formats.saving import SaveError, check_overwrite
+from .formats.saving import SaveError
 
-__all__ = ["build_parser", "chunk_path_at", "first_difference", "main", "program_name"]
-
-
-def open_input(path, verb):
-    """(bytes, Format) of a file the command line was given; a FormatError if it is in no
-    format io_alamo reads (``not an Alamo file (starts with ...)``) or in one ``verb`` does
-    not work on."""
-    data = meg_cli.read_input_bytes(path)          # a file, or ARCHIVE.meg:NAME
-    fmt = registry.recognise(data, path)
-    if not fmt.supports(verb):
-        raise registry.refuse_verb(data, path, verb)
-    return data, fmt
+__all__ = ["build_parser", "first_difference", "main", "open_input", "program_name"]
 
 
 def verb_files(items, verb):
@@ -41,7 +27,7 @@ def verb_files(items, verb):
     reads, wildcards, ``ARCHIVE.meg:NAME`` members) as strings, and the count of items that
     gave none (each said on stderr)."""
     suffixes = {ext for f in registry.FORMATS if f.supports(verb) for ext in f.extensions}
-    found, empty = expand(items, suffixes, keep=lambda t: meg_cli.split_member(t) is not None)
+    found, empty = expand(items, suffixes, keep=lambda t: split_member(t) is not None)
     for item in empty:
         print(nothing_found_line(item, suffixes), file=sys.stderr)
     return [str(f.path) for f in found], len(empty)
@@ -107,7 +93,7 @@ def cmd_dump(args):
         json.dump(tree, sys.stdout, indent=1)
         print()
     else:
-        print("\n".join(format_tree(tree)))
+        print("\n".join(fmt.dump_lines(tree) if fmt.dump_lines else map(str, tree)))
     return 0
 
 
@@ -182,16 +168,6 @@ def print_validate_summary(results):
           + ", ".join(parts))
 
 
-def cmd_convert_ala(args):
-    data, fmt = open_input(args.input, "convert-ala")
-    replaced = check_overwrite([args.output], args.overwrite)
-    anim = fmt.convert(data, args.input, args.format)
-    save(anim, args.output)
-    print(f"{args.output}: format #{args.format}, {anim.num_frames} frames, "
-          f"{len(anim.bones)} bones" + (" (replaced the existing file)" if replaced else ""))
-    return 0
-
-
 def program_name():
     """How the user called us: ``io-alamo`` (the installed command) or ``python -m io_alamo``."""
     name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
@@ -204,6 +180,17 @@ FILES_HELP = ("files, folders (searched recursively for the files this verb read
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
     """Defaults shown after each option; the examples kept as written."""
+
+
+class _EngineVerbs:
+    """The subparsers an engine's CLI verb is added to: with the command line's formatter."""
+
+    def __init__(self, sub):
+        self._sub = sub
+
+    def add_parser(self, name, **kwargs):
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        return self._sub.add_parser(name, **kwargs)
 
 
 EXAMPLES = """\
@@ -253,14 +240,8 @@ def build_parser(prog=None):
     s.add_argument("-q", "--quiet", action="store_true",
                    help="print only the problems, then the summary line")
     s.add_argument("--json", action="store_true", help="print JSON instead of text")
-    s = verb("convert-ala", "convert an animation between formats #1 and #2 (Alamo .ala only)",
-             cmd_convert_ala)
-    s.add_argument("input", metavar="INPUT")
-    s.add_argument("output", metavar="OUTPUT")
-    s.add_argument("--format", type=int, choices=sorted(ALA_FORMATS), required=True,
-                   help="1 = Empire at War, 2 = Forces of Corruption")
-    s.add_argument("--overwrite", action="store_true", help="replace OUTPUT if it exists")
-    meg_cli.add_parser(sub)
+    for cli_verb in registry.CLI_VERBS:      # the verbs an engine adds (convert-ala, meg)
+        cli_verb.add_parser(_EngineVerbs(sub))
     sub.add_parser("batch", add_help=False,
                    help="import, export or roundtrip many files through Blender (needs bpy): "
                         "batch {import,export,roundtrip} --help")

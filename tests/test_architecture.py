@@ -1,8 +1,11 @@
 """The package's shape, read from its source (ast; no Blender needed): no import cycle among
 io_alamo modules, no module over 600 lines, no function over 100 lines; and the directions
 imports go in (issue 24): the format layer imports nothing from ``blender/``; no engine's
-package imports another engine's; Blender modules reach the format layer only through its
-neutral modules (the registry, errors, files) or their own engine's package.
+package imports another engine's, but for Alamo's hub API (``blender/alamo/hub.py``, issue
+32); a neutral module (outside the engines' packages) imports no engine's package; Blender
+modules reach the format layer only through its neutral modules (the registry, errors,
+files) or their own engine's package. Formats are declared only in ``entries`` modules of
+their own engine's package.
 
 Known violations are listed below, each with why it is still there. The lists may only
 shrink: an entry that no longer violates fails the test too, so that whoever fixes one
@@ -32,29 +35,26 @@ IMPORTS_INSIDE_FUNCTIONS = {
 
 ENGINES = ("alamo", "alithia", "alod", "arma")
 # Format modules any Blender module may use: the registry and what every format shares.
-NEUTRAL_FORMAT_MODULES = {"io_alamo.formats", "io_alamo.formats.registry",
+NEUTRAL_FORMAT_MODULES = {"io_alamo.formats", "io_alamo.formats.registry", "io_alamo.formats.entry",
+                          "io_alamo.formats.content", "io_alamo.formats.keep",
                           "io_alamo.formats.errors", "io_alamo.formats.files",
                           "io_alamo.formats.saving"}
+# The Alamo package's public API for the other engines (Alamo is the hub: their imports
+# become Alamo units). The one module of another engine's package an engine may import.
+HUB_API = {"io_alamo.blender.alamo.hub"}
 # Known crossings, each with why it is still there (may only shrink, as the lists above).
 KNOWN_CROSSINGS = {
-    # The other engines' imports become Alamo units (issue 26): their materials are Alamo
-    # materials, built by the Alamo package's material builder and shader switch, and the
-    # ALM1 morphs carry its fingerprint.
-    ("io_alamo.blender.alithia.importer", "io_alamo.blender.alamo.imp.materials"),
-    ("io_alamo.blender.alod.mesh", "io_alamo.blender.alamo.imp.materials"),
-    ("io_alamo.blender.alod.mesh", "io_alamo.blender.alamo.shading"),
-    ("io_alamo.blender.alithia.morph", "io_alamo.blender.alamo.fingerprint"),
-    ("io_alamo.blender.alithia.texture_out", "io_alamo.blender.alamo.imp.materials"),
-    ("io_alamo.blender.arma.materials", "io_alamo.blender.alamo.imp.materials"),
-    ("io_alamo.blender.arma.materials", "io_alamo.blender.alamo.shading"),
-    # Texture lookup (neutral: it serves every engine's materials) and the batch's --textures
-    # search the Alamo games' own archives (.meg, issue 28) after the loose folders.
-    ("io_alamo.blender.textures", "io_alamo.formats.alamo.game_data"),
-    ("io_alamo.blender.textures", "io_alamo.formats.alamo.meg"),
-    ("io_alamo.blender.batch", "io_alamo.formats.alamo.game_data"),
+    # The add-on's one preferences class holds Alamo's default .ala format beside the
+    # texture folders every engine uses.
+    ("io_alamo.blender.prefs", "io_alamo.formats.alamo.choices"),
     # The Alamo properties every panel shows use Alamo's enums; blender/props.py is neutral
-    # by place only.
+    # by place only (it registers before any engine's operators).
     ("io_alamo.blender.props", "io_alamo.formats.alamo.model"),
+    # The batch's export options are Alamo's (--ala-format); batch options are not declared
+    # per engine yet (its steps and input formats are).
+    ("io_alamo.batch_jobs", "io_alamo.formats.alamo.choices"),
+    # ``python -m io_alamo.sample`` (a documented command) writes the Alamo sample model.
+    ("io_alamo.sample", "io_alamo.formats.alamo"),
 }
 
 
@@ -75,8 +75,11 @@ def crossings(graph):
             dep_layer, dep_engine = layer_and_engine(dep)
             if layer == "formats" and dep_layer == "blender":
                 out.append((module, dep, "the format layer imports the Blender layer"))
-            elif engine and dep_engine and dep_engine != engine:
-                out.append((module, dep, "an engine imports another engine's package"))
+            elif engine is None and dep_engine is not None:
+                out.append((module, dep, "a neutral module imports an engine's package"))
+            elif engine and dep_engine and dep_engine != engine and dep not in HUB_API:
+                out.append((module, dep, "an engine imports another engine's package (other "
+                                         "than Alamo's hub API)"))
             elif (layer == "blender" and dep_layer == "formats" and dep_engine != engine
                   and dep not in NEUTRAL_FORMAT_MODULES):
                 out.append((module, dep, "a Blender module reaches another engine's format "
@@ -229,12 +232,67 @@ def test_imports_go_the_allowed_directions():
 
 
 def test_every_engine_has_a_package_in_both_layers_and_an_entry_in_the_registry():
+    from io_alamo.formats import registry
     for layer in ("formats", "blender"):
         for engine in ENGINES:
             assert (PACKAGE / layer / engine / "__init__.py").exists(), (layer, engine)
-    text = (PACKAGE / "formats" / "registry.py").read_text(encoding="utf-8")
+    engines = {fmt.engine for fmt in registry.FORMATS}
     for engine in ("Alamo", "Alithia", "ALOD", "Arma"):
-        assert f'"{engine}"' in text
+        assert engine in engines
+
+
+# the engine name each package's entries carry
+ENGINE_NAMES = {"alamo": "Alamo", "alithia": "Alithia", "alod": "ALOD", "arma": "Arma"}
+
+
+def format_calls(package=PACKAGE, root=ROOT):
+    """``path`` -> the engine strings of every ``Format(...)`` made in it (None: not a
+    literal)."""
+    out = {}
+    for p in module_files(package):
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Format":
+                arg = node.args[1] if len(node.args) > 1 else None
+                out.setdefault(rel(p, root), []).append(
+                    arg.value if isinstance(arg, ast.Constant) else None)
+    return out
+
+
+def misplaced_entries(calls):
+    """(path, engine) of every entry made outside an ``entries`` module of its own engine's
+    package (``io_alamo/formats/<engine>/.../entries.py``)."""
+    out = []
+    for path, engines in calls.items():
+        parts = path.split("/")
+        home = parts[2] if len(parts) > 3 and parts[1] == "formats" else None
+        for engine in engines:
+            if parts[-1] != "entries.py" or ENGINE_NAMES.get(home) != engine:
+                out.append((path, engine))
+    return out
+
+
+def test_engine_entries_are_declared_only_in_their_own_package():
+    assert not misplaced_entries(format_calls())
+    from io_alamo.formats import registry
+    for name in registry.entry_modules():
+        module = __import__(name, fromlist=["FORMATS"])
+        home = name.split(".")[2]
+        assert home in ENGINES, f"{name}: entries outside an engine's package"
+        for fmt in getattr(module, "FORMATS", ()):
+            assert fmt.engine == ENGINE_NAMES[home], (name, fmt.key, fmt.engine)
+
+
+def test_misplaced_entries_are_found(tmp_path):
+    pkg = write_package(tmp_path, {
+        "io_alamo/formats/registry.py": 'X = Format("x", "Alamo", "an x")\n',
+        "io_alamo/formats/alod/entries.py": 'X = Format("x", "Arma", "an x")\n',
+        "io_alamo/formats/arma/sub/entries.py": 'X = Format("x", "Arma", "an x")\n',
+        "io_alamo/formats/arma/read.py": 'X = Format("x", "Arma", "an x")\n',
+    }).parent / "io_alamo"
+    found = set(misplaced_entries(format_calls(pkg, tmp_path)))
+    assert found == {("io_alamo/formats/registry.py", "Alamo"),
+                     ("io_alamo/formats/alod/entries.py", "Arma"),
+                     ("io_alamo/formats/arma/read.py", "Arma")}
 
 
 def test_all_lists_are_written_out():
@@ -317,15 +375,21 @@ def test_crossings_are_found(tmp_path):
              "io_alamo.blender.arma.importer": {"io_alamo.formats.arma.reader",
                                                 "io_alamo.formats.registry",
                                                 "io_alamo.formats.alamo.files",
-                                                "io_alamo.blender.alamo.imp.alo"},
+                                                "io_alamo.blender.alamo.importer.alo"},
              "io_alamo.blender.batch": {"io_alamo.formats.alamo.compare",
-                                        "io_alamo.blender.alamo.exp.alo"}}
+                                        "io_alamo.blender.alamo.exporter.alo"},
+             "io_alamo.blender.alod.mesh": {"io_alamo.blender.alamo.hub",
+                                            "io_alamo.blender.alamo.shading"},
+             "io_alamo.cli": {"io_alamo.formats.registry", "io_alamo.formats.alamo.meg"}}
     found = {(m, d) for m, d, _ in crossings(graph)}
     assert found == {("io_alamo.formats.alod.read", "io_alamo.formats.alamo.chunks"),
                      ("io_alamo.formats.alod.read", "io_alamo.blender.alod.importer"),
                      ("io_alamo.blender.arma.importer", "io_alamo.formats.alamo.files"),
-                     ("io_alamo.blender.arma.importer", "io_alamo.blender.alamo.imp.alo"),
-                     ("io_alamo.blender.batch", "io_alamo.formats.alamo.compare")}
+                     ("io_alamo.blender.arma.importer", "io_alamo.blender.alamo.importer.alo"),
+                     ("io_alamo.blender.batch", "io_alamo.formats.alamo.compare"),
+                     ("io_alamo.blender.batch", "io_alamo.blender.alamo.exporter.alo"),
+                     ("io_alamo.blender.alod.mesh", "io_alamo.blender.alamo.shading"),
+                     ("io_alamo.cli", "io_alamo.formats.alamo.meg")}
 
 
 def test_long_functions_are_found_among_methods_and_nested_functions(tmp_path):

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 import specbuild as sb
 
-from io_alamo.cli import chunk_path_at, first_difference, main
+from io_alamo.cli import first_difference, main
+from io_alamo.formats.alamo.compare import chunk_path_at
 from io_alamo.formats.alamo import decode_animation, read_ala
 
 ROOT = Path(__file__).resolve().parents[1]

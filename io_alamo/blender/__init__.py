@@ -1,15 +1,26 @@
 """The Blender layer: one subpackage per engine (``alamo``, ``alithia``, ``alod``, ``arma``:
 its importer, exporter and File-menu operators), neutral modules they share (the
 transaction, results and problems, texture lookup, file operators, names) and the Alamo
-sidebar (``ui``). Everything here may import bpy; nothing in io_alamo.formats does."""
+sidebar (``alamo.ui``). Engines' ``operators`` and ``ui`` modules are registered by
+discovery (:mod:`.discovery`), none by name. Everything here may import bpy; nothing in
+io_alamo.formats does."""
 
-from . import prefs, props, ui
-from .alamo import operators
-from .alithia import operators as operators_alm
-from .alod import operators as operators_alod
-from .arma import operators as operators_p3d
+from . import prefs, props
+from .discovery import engine_modules
 
-_modules = (props, prefs, operators, operators_alm, operators_alod, operators_p3d, ui)
+__all__ = ["modules", "register", "unregister"]
+
+
+def modules():
+    """What register() registers, in order: the neutral properties and preferences, every
+    engine's ``operators`` modules (found by name), then every engine's ``ui``."""
+    return [props, prefs] + engine_modules("operators") + engine_modules("ui")
+
+
+# found when the package is imported, as they were imported by name before: all their
+# classes exist before anything registers (importing them while registering made Blender
+# 4.2 crash at exit after the installed extension was disabled)
+_modules = modules()
 
 
 def register():

@@ -12,17 +12,17 @@ from pathlib import Path
 
 import bpy
 
-from ..batch_jobs import INPUT_FORMAT, RESULT_PREFIX, VERBS, build_parser, gather, run_parallel
+from ..batch_jobs import (RESULT_PREFIX, build_parser, gather, run_parallel, verb_extensions,
+                          verb_formats)
 from ..batch_report import BatchReport, blender_output_hidden
 from ..formats import registry
-from ..formats.alamo.game_data import is_archive_file
+from ..formats.content import is_archive_file
 from ..formats.errors import FormatError, without_filename
 from ..inputs import nothing_found_line
-from . import engine_batch
-from .alamo import batch as alamo_batch
+from .discovery import declared_batch_steps
 from .outputs import finish
 from .prefs import user_texture_folders
-from .textures import texture_folders
+from .texture_lookup import texture_folders
 
 
 def run_one(verb, path, rel, out, options, verbose=False, report=None):
@@ -32,17 +32,13 @@ def run_one(verb, path, rel, out, options, verbose=False, report=None):
     start = time.perf_counter()
     warnings = []
     try:
-        key = _format_of(verb, path)
+        fmt = batch_format(verb, path)
         with blender_output_hidden(not verbose) as write:
             def stage(what):
                 if report is not None:
                     report.stage(path, what, write)
-            if key in engine_batch.ENGINE_FORMATS:
-                status, message, outputs, warnings = engine_batch.run_verb(
-                    verb, key, path, rel, out, stage=stage, **options)
-            else:
-                status, message, outputs, warnings = alamo_batch.run_verb(
-                    verb, path, rel, out, stage=stage, **_alamo_options(options))
+            status, message, outputs, warnings = declared_batch_steps()[fmt.key](
+                verb, path, rel, out, stage=stage, **options)
     except Exception as e:         # noqa: BLE001 - reported, and the run goes on
         status, message, outputs = "failed", _one_line(e, path), []
     return {"path": str(path), "status": status, "message": message,
@@ -50,25 +46,20 @@ def run_one(verb, path, rel, out, options, verbose=False, report=None):
             "warnings": list(warnings)}
 
 
-def _format_of(verb, path):
-    """The registry key of the file's format (None: a .blend), one the verb takes; raises
-    the registry's error for any other (a PNG named .alo, an animation given to import)."""
-    keys = INPUT_FORMAT[verb]
-    if None in keys and Path(path).suffix.lower() == ".blend":
-        return None
+def batch_format(verb, path):
+    """The registry entry of the file ``verb`` is given (export of a .blend: the format it
+    writes; of another engine's model: that model's format, whose step converts it); a file
+    in another format than its name says is refused as File > Import would."""
+    formats = verb_formats(verb)
+    if verb == "export" and Path(path).suffix.lower() == ".blend":
+        return formats[0]
     with open(path, "rb") as f:
         head = f.read(16)
-    fmt = registry.recognise(head, str(path))
-    if fmt.key in keys:
-        return fmt.key
-    registry.require(head, str(path), keys[0])      # says what it is and where it opens
-    return keys[0]
-
-
-def _alamo_options(options):
-    """The options the Alamo verbs take (the other engines' ones left out)."""
-    return {k: v for k, v in options.items()
-            if k not in ("metres", "not_on_ground", "no_parts", "uncompressed_textures")}
+    fmt = registry.recognise(head, str(path))                  # a PNG named .alo, say
+    if fmt in formats:
+        return fmt
+    named = [f for f in formats if Path(path).suffix.lower() in f.extensions] or formats
+    return registry.require(head, str(path), named[0].key)     # a .p3d named .alo
 
 
 def _one_line(e, path):
@@ -116,7 +107,7 @@ def run(argv, prog, blender_binary=None):
     start = time.perf_counter()
     empty = []
     try:
-        tasks = gather(args.inputs, VERBS[args.verb], empty)
+        tasks = gather(args.inputs, verb_extensions(args.verb), empty)
         missing = [d for d in getattr(args, "textures", ())
                    if not (Path(d).is_dir() or is_archive_file(d))]
         if missing:
@@ -129,7 +120,7 @@ def run(argv, prog, blender_binary=None):
               "missing)", file=sys.stderr)
         return 2
     for item in empty:
-        print(nothing_found_line(item, VERBS[args.verb]), file=sys.stderr)
+        print(nothing_found_line(item, verb_extensions(args.verb)), file=sys.stderr)
     if not tasks:
         return 1 if empty else 0
     if args.worker:

@@ -2,6 +2,7 @@
 binary of what the game shows and a small preview render; and how the process ends after
 Blender's glTF exporter has run."""
 
+import contextlib
 import os
 import sys
 
@@ -11,9 +12,7 @@ import numpy as np
 from mathutils import Vector
 
 from ..scratch import remove_scratch_folders
-from .alamo.preview.gltf import gltf_look
 from .gltf_animation import add_animations, fast_animation_armature, pose_actions
-from .alamo.shown import prepare_gltf_export
 
 __all__ = ["export_glb", "finish", "render_preview"]
 
@@ -32,9 +31,11 @@ def finish(status):
     return status
 
 
-def export_glb(target, everything=False):
-    """A .glb of the scene through Blender's glTF exporter (what the game shows, or
-    ``everything``)."""
+def export_glb(target, everything=False, look=None, prepare=None):
+    """A .glb of the scene through Blender's glTF exporter. The engine's batch step says what
+    its game shows: ``look(scene)`` (a context manager) sets the scene up as it looks there,
+    ``prepare(context, everything)`` gives the exporter's options (which objects: what the
+    game shows, or ``everything``)."""
 
     enabled = "io_scene_gltf2" in bpy.context.preferences.addons
     if not enabled:
@@ -45,10 +46,11 @@ def export_glb(target, everything=False):
     arm = fast_animation_armature(scene)
     actions = pose_actions(arm) if arm is not None else []
     try:
-        with gltf_look(scene):       # glTF cannot mask: the preview's colours baked
+        with look(scene) if look else contextlib.nullcontext():   # e.g. colours baked
+            options = prepare(bpy.context, everything) if prepare else {}
             bpy.ops.export_scene.gltf(filepath=str(target), export_format="GLB",
                                       export_animations=arm is None, check_existing=False,
-                                      **prepare_gltf_export(bpy.context, everything))
+                                      **options)
             if actions:         # the exporter samples every bone and frame in Python: slow
                 fps = scene.render.fps / scene.render.fps_base
                 try:
@@ -56,7 +58,7 @@ def export_glb(target, everything=False):
                 except ValueError:       # something add_animations does not cover
                     bpy.ops.export_scene.gltf(filepath=str(target), export_format="GLB",
                                               export_animations=True, check_existing=False,
-                                              **prepare_gltf_export(bpy.context, everything))
+                                              **options)
     finally:
         if not enabled:      # Blender 4.2/4.5 crash at exit if its classes stay registered
             addon_utils.disable("io_scene_gltf2", default_set=False)

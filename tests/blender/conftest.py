@@ -21,7 +21,7 @@ except ImportError:
 
 if bpy is None:
     # Without bpy these modules cannot even be imported: do not collect them at all.
-    collect_ignore_glob = ["test_*.py", "scene.py"]
+    collect_ignore_glob = ["test_*.py", "*/test_*.py", "scene.py"]
 
 
 

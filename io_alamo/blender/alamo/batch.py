@@ -13,11 +13,13 @@ from ...formats.files import first_difference
 from ...formats.saving import check_overwrite
 from ..outputs import export_glb, render_preview
 from ..source import SOURCE_NAME_KEY, source_file_name
-from .exp.ala import AnimationExportOptions, export_ala
-from .exp.alo import ExportOptions, export_alo
-from .imp.alo import ImportOptions, NotAModelError, import_alo
+from .exporter.ala import AlaExportOptions, export_ala
+from .exporter.alo import AloExportOptions, export_alo
+from .game_view import prepare_gltf_export
+from .importer.alo import AloImportOptions, NotAModelError, import_alo
+from .preview.gltf import gltf_look
 
-__all__ = ["VERBS", "run_verb"]
+__all__ = ["STEPS", "VERBS", "run_verb"]
 
 
 def _reset():
@@ -38,7 +40,7 @@ def do_import(path, rel, out, glb=False, preview=False, glb_all=False, texture_f
     stage("importing")
     _reset()
     result = import_alo(bpy.context, str(path),
-                        ImportOptions(texture_folders=list(texture_folders)))
+                        AloImportOptions(texture_folders=list(texture_folders)))
     blend.parent.mkdir(parents=True, exist_ok=True)
     stage("saving .blend")
     bpy.ops.wm.save_as_mainfile(filepath=str(blend), check_existing=False)
@@ -46,7 +48,8 @@ def do_import(path, rel, out, glb=False, preview=False, glb_all=False, texture_f
     if glb or glb_all:
         stage("writing .glb")
         target = out / rel.with_suffix(".glb")
-        export_glb(target, everything=glb_all)
+        # glTF cannot mask: the preview's colours baked; what the game shows, or everything
+        export_glb(target, everything=glb_all, look=gltf_look, prepare=prepare_gltf_export)
         outputs.append(target)
     if preview:
         stage("rendering preview")
@@ -76,8 +79,8 @@ def do_export(path, rel, out, ala_format=None, overwrite=False, stage=_no_stage,
         for o in bpy.context.view_layer.objects:
             o.select_set(o == arm)
         bpy.context.view_layer.objects.active = arm
-        options = ExportOptions(scope="ARMATURE" if arm else "SCENE", animations=True,
-                                ala_format=int(ala_format) if ala_format else None)
+        options = AloExportOptions(scope="ARMATURE" if arm else "SCENE", animations=True,
+                                   ala_format=int(ala_format) if ala_format else None)
         stage(f"writing {target.name}")
         result, written = _export_checked(target, options, overwrite)
         replaced += written
@@ -113,20 +116,20 @@ def do_roundtrip(path, rel, out=None, stage=_no_stage, **_):
 
     stage("importing")
     _reset()
-    result = import_alo(bpy.context, str(path), ImportOptions())
+    result = import_alo(bpy.context, str(path), AloImportOptions())
     arm = result.armature
     bpy.context.view_layer.objects.active = arm
     differ = []
     stage("exporting and comparing")
     with tempfile.TemporaryDirectory(prefix="alamo-roundtrip-") as tmp:
         pairs = [(path, Path(tmp) / "model.alo", None)]
-        export_alo(bpy.context, str(pairs[0][1]), ExportOptions())
+        export_alo(bpy.context, str(pairs[0][1]), AloExportOptions())
         actions = [a for a in bpy.data.actions if a.get(SOURCE_NAME_KEY)]
         for k, action in enumerate(actions):
             original = path.parent / action[SOURCE_NAME_KEY]
             target = Path(tmp) / f"anim{k}.ala"
             export_ala(bpy.context, arm, action, str(target),
-                       AnimationExportOptions(format=int(action.alamo.format)))
+                       AlaExportOptions(format=int(action.alamo.format)))
             pairs.append((original, target, action))
         for original, written, _ in pairs:
             a, b = original.read_bytes(), written.read_bytes()
@@ -151,3 +154,6 @@ def run_verb(verb, path, rel, out, **options):
 
 
 VERBS = tuple(WORKERS)
+# the batch converter's steps for the formats this package imports (found by
+# io_alamo.blender.discovery)
+STEPS = {"alo": run_verb}

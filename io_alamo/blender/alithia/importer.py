@@ -13,16 +13,14 @@ from dataclasses import dataclass
 import bpy
 import numpy as np
 
-from ...formats import registry
-from ...formats.alithia.alm1 import FRAMES_PER_SECOND, Alm1FormatError, read_alm1
-from ...formats.files import read_file_bytes
+from ...formats.alithia.alm1 import FRAMES_PER_SECOND, Alm1FormatError
 from .. import compat
-from ..alamo.imp.materials import MaterialBuilder, principled_node
+from ..alamo.hub import MaterialBuilder, principled_node
 from ..names import to_blender
 from ..results import Result
 from ..source import set_source
-from ..textures import TextureFinder
-from ..transaction import Transaction
+from ..texture_lookup import TextureFinder
+from ..importing import import_file
 from . import morph
 
 MAX_FRAMES = 10_000           # shape keys Blender can still handle at a usable speed
@@ -30,12 +28,12 @@ TEXTURE_NODE = "Alithia Texture"
 
 
 @dataclass
-class AlmImportOptions:
+class Alm1ImportOptions:
     set_scene_frame_rate: bool = True    # scene at 20 fps, one file frame per scene frame
 
 
 @dataclass
-class AlmImportResult(Result):
+class Alm1ImportResult(Result):
     """What an ALM1 import made (a :class:`~..results.Result`)."""
     object: object = None
 
@@ -45,21 +43,18 @@ class AlmImportResult(Result):
                 f"{c.get('frames', 0)} frames")
 
 
-def import_alm_file(context: bpy.types.Context, path: str,
-                    options: AlmImportOptions | None = None) -> AlmImportResult:
-    """Import the Alithia model at ``path`` (File > Import > Alithia Model). Another format's
-    file (an ALOD ``.alm``, a ``.p3d``) is refused with the File > Import entry that opens it."""
-    data = read_file_bytes(path)
-    registry.require(data, path, "alm1")
-    return import_alm(context, path, options, data=data)
+def import_alm1(context: bpy.types.Context, path: str,
+                options: Alm1ImportOptions | None = None) -> Alm1ImportResult:
+    """Import the Alithia model at ``path`` (File > Import > Alithia Model) as a mesh object in
+    the active collection. Another format's file (an ALOD ``.alm``, a ``.p3d``) is refused
+    with the File > Import entry that opens it."""
+    options = options or Alm1ImportOptions()
+    return import_file(context, path, "alm1",
+                       lambda tx, model, data: _build(context, tx, model, data, path, options),
+                       check=lambda model: _check(model, path))
 
 
-def import_alm(context: bpy.types.Context, path: str, options: AlmImportOptions | None = None,
-               data: bytes | None = None) -> AlmImportResult:
-    """Import the Alithia ALM1 model at ``path`` as a mesh object in the active collection."""
-    options = options or AlmImportOptions()
-    data = read_file_bytes(path) if data is None else data
-    model = read_alm1(data, filename=path)
+def _check(model, path):
     if model.vertex_count == 0:
         raise Alm1FormatError("the model has no vertices: nothing to import", offset=8,
                               path="header/vertex count", filename=path)
@@ -67,12 +62,10 @@ def import_alm(context: bpy.types.Context, path: str, options: AlmImportOptions 
         raise Alm1FormatError(f"{model.frame_count:,} frames: more shape keys than Blender "
                               f"handles (at most {MAX_FRAMES:,} are imported)", offset=16,
                               path="header/frame count", filename=path)
-    with Transaction(context) as tx:
-        return _build(context, tx, model, data, path, options)
 
 
 def _build(context, tx, model, data, path, options):
-    result = AlmImportResult()
+    result = Alm1ImportResult()
     name = to_blender(os.path.splitext(os.path.basename(path))[0])
     me = tx.add(bpy.data.meshes.new(name))
     tris = _fill_mesh(me, model, result.warn)
@@ -84,7 +77,7 @@ def _build(context, tx, model, data, path, options):
         action = tx.add(bpy.data.actions.new(f"{name} frames"))
         morph.key_steps(action, me.shape_keys, blocks, _frame_times(context.scene, model,
                                                                     options))
-    tx.add(set_source(obj, data, os.path.basename(path)))
+    tx.add(set_source(obj, data, os.path.basename(path), key=morph.SOURCE_KEY))
     morph.remember(obj)
     vl = context.view_layer
     for o in vl.objects:

@@ -8,9 +8,11 @@ modders edit, and at a key's frame exactly that key is at 1 and every other at 0
 import numpy as np
 
 from .. import compat
-from ..alamo import fingerprint
+from ..alamo.hub import digest
 
 FINGERPRINT_KEY = "alamo_morph_fingerprint"
+# the imported file's bytes, under a key of their own (not Alamo's: blender/source.py)
+SOURCE_KEY = "alm1_source"
 KEY_GROUP = "Frames"
 
 
@@ -92,11 +94,11 @@ def morph_parts(me):
 
 def remember(obj):
     """Fingerprint ``obj``'s mesh as it is now (right after import)."""
-    obj[FINGERPRINT_KEY] = fingerprint.digest(morph_parts(obj.data))
+    obj[FINGERPRINT_KEY] = digest(morph_parts(obj.data))
 
 
 def unchanged(obj):
     """Whether ``obj``'s mesh is as :func:`remember` saw it."""
     held = obj.get(FINGERPRINT_KEY)
     return held is not None and obj.type == "MESH" and \
-        fingerprint.digest(morph_parts(obj.data)) == held
+        digest(morph_parts(obj.data)) == held

@@ -13,20 +13,18 @@ from dataclasses import dataclass, field
 import bpy
 import numpy as np
 
-from ...formats import registry
-from ...formats.alod import collapse_vertex_maps, lod_stops, lod_triangles, read_alod
+from ...formats.alod import collapse_vertex_maps, lod_stops, lod_triangles
 from ...formats.alod.lod import DEFAULT_FRACTIONS
 from ...formats.alod.records import bone_order, matrix_row_problems
-from ...formats.files import read_file_bytes
-from ...naming import default_visibility
 from .. import compat
+from ..alamo.hub import default_visibility
 from ..armature import BONE_REACH
 from ..matrices import continuous_quaternions, decompose, inverse, nearest_rotation
 from ..names import to_blender
 from ..results import Result
 from ..scene_settings import set_scene_frame_rate
 from ..source import set_source
-from ..transaction import Transaction
+from ..importing import import_file
 from .mesh import build_materials, mesh_object, tangent_images, texture_images
 
 SOURCE_KEY = "alod_source"
@@ -58,11 +56,9 @@ def import_alod(context: bpy.types.Context, filepath: str,
                 options: AlodImportOptions | None = None) -> AlodImportResult:
     """Import the ALOD mesh at ``filepath`` into a new collection of the active scene."""
     options = options or AlodImportOptions()
-    data = read_file_bytes(filepath)                 # once: the source kept is these bytes
-    registry.require(data, filepath, "alod")      # an Alithia .alm: where it goes
-    alod = read_alod(data, filename=filepath)
-    with Transaction(context) as tx:
-        return _AlodBuilder(context, tx, alod, data, filepath, options).build()
+    return import_file(context, filepath, "alod",      # an Alithia .alm: where it goes
+                       lambda tx, alod, data: _AlodBuilder(context, tx, alod, data, filepath,
+                                                           options).build())
 
 
 def _finite(a):

@@ -13,8 +13,7 @@ import numpy as np
 
 from ...formats.alod.normal_map import normal_map
 from .. import compat
-from ..alamo.imp.materials import refresh_preview
-from ..alamo.shading import switch_shader
+from ..alamo.hub import refresh_preview, switch_shader
 from ..mesh_data import add_vertex_groups
 from ..names import IMPORT_NAME_KEY
 from ..props import find_param

@@ -13,15 +13,13 @@ import bpy
 import numpy as np
 from mathutils import Matrix
 
-from ...formats import registry
-from ...formats.arma import is_shadow, lod_name, proxy_marker_faces, read_p3d
+from ...formats.arma import is_shadow, lod_name, proxy_marker_faces
 from ...formats.arma.geometry import signed_volume
 from ...formats.arma.placement import (ALAMO_UNITS_PER_METRE, lowest_point, place, shown_lod,
                                        visible_points)
-from ...formats.files import read_file_bytes
 from ..names import IMPORT_NAME_KEY, to_blender
 from ..results import Result
-from ..transaction import Transaction
+from ..importing import import_file
 from .lods import COLLISION, SHADOW, VISUAL, lod_roles
 from .cleanup import drop_loose_vertices, inward_parts
 from .materials import ArmaMaterials
@@ -67,11 +65,9 @@ def import_p3d(context: bpy.types.Context, filepath: str,
                options: P3dImportOptions | None = None) -> P3dImportResult:
     """Import the model at ``filepath`` into a new collection of the active scene."""
     options = options or P3dImportOptions()
-    data = read_file_bytes(filepath)
-    registry.require(data, filepath, "p3d")
-    model = read_p3d(data, filename=filepath)
-    with Transaction(context) as tx:
-        return _Builder(context, tx, model, filepath, options).build()
+    return import_file(context, filepath, "p3d",
+                       lambda tx, model, _: _Builder(context, tx, model, filepath,
+                                                     options).build())
 
 
 def _stand(model, options, loader):

@@ -15,8 +15,7 @@ import re
 import bpy
 import numpy as np
 
-from ..alamo.imp.materials import PLACEHOLDER_COLOR, refresh_preview
-from ..alamo.shading import switch_shader
+from ..alamo.hub import PLACEHOLDER_COLOR, refresh_preview, switch_shader
 from ..names import to_blender
 from ..props import find_param
 from ..texture_images import NO_TEAM_COLOUR_KEY

@@ -2,15 +2,19 @@
 format gives it (info lines, problems, round trip), and the two verbs only Alamo files have
 (the chunk tree of ``dump``, the animation conversion of ``convert-ala``)."""
 
+from ..content import open_input
 from ..errors import AlamoFormatError
 from .animation import Animation, convert_animation, read_ala
 from .chunks import BytesLike, read_chunks
 from .describe import chunk_tree, summary
-from .files import encode, read_any
+from ..saving import check_overwrite
+from .choices import ALA_FORMATS
+from .files import encode, read_any, save
 from .game_rules import game_lines
 from .validate import validate
 
-__all__ = ["convert", "dump_tree", "info_lines", "problems", "roundtrip"]
+__all__ = ["add_convert_ala_parser", "cmd_convert_ala", "convert", "dump_tree", "info_lines",
+           "problems", "roundtrip"]
 
 
 def info_lines(data: BytesLike, filename: str | None = None) -> list[str]:
@@ -41,3 +45,26 @@ def dump_tree(data: BytesLike, filename: str | None = None) -> list[dict]:
 def convert(data: BytesLike, filename: str | None, fmt: int) -> Animation:
     """The animation in ``data`` converted to format ``fmt`` (1 or 2)."""
     return convert_animation(read_ala(data, filename=filename), fmt)
+
+
+def cmd_convert_ala(args):
+    data, fmt = open_input(args.input, "convert-ala")
+    replaced = check_overwrite([args.output], args.overwrite)
+    anim = fmt.convert(data, args.input, args.format)
+    save(anim, args.output)
+    print(f"{args.output}: format #{args.format}, {anim.num_frames} frames, "
+          f"{len(anim.bones)} bones" + (" (replaced the existing file)" if replaced else ""))
+    return 0
+
+
+def add_convert_ala_parser(sub):
+    """The command line's ``convert-ala`` verb (declared in :mod:`.entries`)."""
+    text = "convert an animation between formats #1 and #2 (Alamo .ala only)"
+    s = sub.add_parser("convert-ala", help=text, description=text)
+    s.set_defaults(run=cmd_convert_ala)
+    s.add_argument("input", metavar="INPUT")
+    s.add_argument("output", metavar="OUTPUT")
+    s.add_argument("--format", type=int, choices=sorted(ALA_FORMATS), required=True,
+                   help="1 = Empire at War, 2 = Forces of Corruption")
+    s.add_argument("--overwrite", action="store_true", help="replace OUTPUT if it exists")
+    return s

@@ -1,0 +1,10 @@
+"""ALOD's batch step: an ALOD .alm imported to a .blend, or exported straight to an Alamo
+unit."""
+
+from ..alamo.hub import unit_batch_step
+from .importer import AlodImportOptions, import_alod
+
+__all__ = ["STEPS"]
+
+STEPS = {"alod": unit_batch_step(lambda context, path, _: import_alod(context, path,
+                                                                      AlodImportOptions()))}

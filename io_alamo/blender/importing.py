@@ -1,0 +1,35 @@
+"""The one shape of every File > Import: read the file once, refuse another format's file
+with the entry that opens it, parse it with its registry entry's reader, then build from the
+parsed record inside one :class:`~.transaction.Transaction` (a failed import leaves the scene
+as it was). Each engine's importer gives only its format's key and its builder, which takes
+parsed data in (as io_scene_psk_psa's importers do)::
+
+    def import_p3d(context, path, options=None):
+        return import_file(context, path, "p3d",
+                           lambda tx, model, data: _Builder(context, tx, model, path,
+                                                            options).build())
+"""
+
+from ..formats import registry
+from ..formats.files import read_file_bytes
+from .transaction import Transaction
+
+__all__ = ["import_file", "read_checked"]
+
+
+def read_checked(path, key, data=None):
+    """(bytes, record) of the file at ``path`` (or of ``data``, named by ``path``) in the
+    format ``key``; a WrongFormatError naming the File > Import entry for another format."""
+    data = read_file_bytes(path) if data is None else data      # once: the source kept
+    fmt = registry.require(data, path, key)
+    return data, fmt.read(data, path)
+
+
+def import_file(context, path, key, build, data=None, check=None):
+    """``build(tx, record, data)`` of the file at ``path`` in format ``key``, inside one
+    transaction; ``check(record)`` may refuse the parsed record before anything is made."""
+    data, record = read_checked(path, key, data)
+    if check is not None:
+        check(record)
+    with Transaction(context) as tx:
+        return build(tx, record, data)

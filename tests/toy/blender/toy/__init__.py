@@ -1,0 +1,1 @@
+"""The toy engine's Blender layer."""
