@@ -45,7 +45,7 @@ from io_alamo.formats.arma import read_p3d  # noqa: E402
 try:
     import bpy  # noqa: E402
 
-    from io_alamo.blender.alamo.imp.alo import import_alo  # noqa: E402
+    from io_alamo.blender.alamo.importer.alo import import_alo  # noqa: E402
     from io_alamo.blender.arma import textures as arma_textures  # noqa: E402
     from io_alamo.blender.arma.importer import import_p3d  # noqa: E402
 except ImportError:

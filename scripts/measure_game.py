@@ -11,7 +11,7 @@ from pathlib import Path
 import bpy
 import numpy as np
 
-from io_alamo import shaders
+from io_alamo.formats.alamo import shaders
 from io_alamo.formats.alamo import read_ala, read_alo
 from io_alamo.formats.alamo.game_rules import game_problem, model_bones
 
@@ -45,7 +45,7 @@ def _edit_key(action):
 def edited(ala, alo, tmp, fmt=None):
     """One key edited, written in ``fmt`` (None: the file's): (format, Python ok, viewer ok,
     every format #2 header complete)."""
-    from io_alamo.blender.alamo.exp.ala import AnimationExportOptions, export_ala
+    from io_alamo.blender.alamo.exporter.ala import AlaExportOptions, export_ala
     from io_alamo.formats.alamo.chunks import read_chunks, read_minis
     fresh()
     result, action = import_unit(alo, ala)
@@ -53,7 +53,7 @@ def edited(ala, alo, tmp, fmt=None):
         return None
     fmt = fmt or read_ala(ala.read_bytes()).format
     out = tmp / "e.ala"
-    export_ala(bpy.context, result.armature, action, str(out), AnimationExportOptions(format=fmt))
+    export_ala(bpy.context, result.armature, action, str(out), AlaExportOptions(format=fmt))
     complete = True
     if fmt == 2:
         for bone in read_chunks(out.read_bytes())[0].children:
@@ -65,8 +65,8 @@ def edited(ala, alo, tmp, fmt=None):
 
 def scaled_unit(alo, anims, tmp):
     """scale_model, then Export with Animations: (files, Python ok, viewer ok)."""
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
-    from io_alamo.blender.alamo.imp.ala import import_ala
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
+    from io_alamo.blender.alamo.importer.ala import import_ala
     fresh()
     result, _ = import_unit(alo)
     for p in anims:
@@ -75,7 +75,7 @@ def scaled_unit(alo, anims, tmp):
     bpy.ops.alamo.scale_model(factor=1.5)
     out = tmp / "scaled"
     out.mkdir(exist_ok=True)
-    res = export_alo(bpy.context, str(out / alo.name), ExportOptions(animations=True))
+    res = export_alo(bpy.context, str(out / alo.name), AloExportOptions(animations=True))
     checks = [loads(p, out / alo.name) for p in res.animations]
     return (len(checks), sum(c[0] for c in checks),
             None if alo_viewer.viewer() is None else sum(bool(c[1]) for c in checks))
@@ -84,17 +84,17 @@ def scaled_unit(alo, anims, tmp):
 def two_units(a, b, anims_a, anims_b, tmp):
     """Both units with their animations in one scene, the first exported with animations:
     (files written, files that are the first unit's own)."""
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
-    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
     fresh()
-    first = import_alo(bpy.context, str(a), ImportOptions()).armature
-    import_alo(bpy.context, str(b), ImportOptions())
+    first = import_alo(bpy.context, str(a), AloImportOptions()).armature
+    import_alo(bpy.context, str(b), AloImportOptions())
     select_only(first)
     out = tmp / "two"
     out.mkdir(exist_ok=True)
     for p in out.iterdir():
         p.unlink()
-    res = export_alo(bpy.context, str(out / a.name), ExportOptions(animations=True))
+    res = export_alo(bpy.context, str(out / a.name), AloExportOptions(animations=True))
     own = {p.name.lower() for p in anims_a}
     return len(res.animations), sum(Path(p).name.lower() in own for p in res.animations)
 
@@ -103,7 +103,7 @@ def rest_pose(alo, ala, tmp):
     """Worst mesh vertex offset (relative to the unit's reach) of a rebuilt unit exported
     mid-animation against the same unit exported at rest."""
     from io_alamo.blender.alamo.actions import set_active_action
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
     fresh()
     result, action = import_unit(alo, ala)
     arm = result.armature
@@ -111,11 +111,11 @@ def rest_pose(alo, ala, tmp):
     for o in bpy.data.objects:
         o.pop("alamo_fingerprint", None)
     select_only(arm)
-    export_alo(bpy.context, str(tmp / "rest.alo"), ExportOptions())
+    export_alo(bpy.context, str(tmp / "rest.alo"), AloExportOptions())
     set_active_action(arm, action)
     start, end = action.frame_range
     bpy.context.scene.frame_set(int((start + end) // 2))
-    export_alo(bpy.context, str(tmp / "posed.alo"), ExportOptions())
+    export_alo(bpy.context, str(tmp / "posed.alo"), AloExportOptions())
     a, b = (read_alo((tmp / n).read_bytes()) for n in ("rest.alo", "posed.alo"))
     reach = max(1.0, float(np.abs(a.skeleton.world_matrices()[:, :3, 3]).max()))
     worst = max((float(np.abs(p - q).max(initial=0.0)) for (_, p), (_, q)
@@ -126,7 +126,7 @@ def rest_pose(alo, ala, tmp):
 
 def shadow_after_scale(alo, tmp):
     """(shadow triangles in the file, after scale_model) or None without a shadow mesh."""
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
     model = read_alo(alo.read_bytes())
     tris = sum(len(s.indices) for m in model.meshes for s in m.submeshes
                if shaders.is_shadow(s.material.shader))
@@ -136,7 +136,7 @@ def shadow_after_scale(alo, tmp):
     result, _ = import_unit(alo)
     select_only(result.armature)
     bpy.ops.alamo.scale_model(factor=1.5)
-    export_alo(bpy.context, str(tmp / "s.alo"), ExportOptions())
+    export_alo(bpy.context, str(tmp / "s.alo"), AloExportOptions())
     new = read_alo((tmp / "s.alo").read_bytes())
     return tris, sum(len(s.indices) for m in new.meshes for s in m.submeshes
                      if shaders.is_shadow(s.material.shader))
@@ -144,7 +144,7 @@ def shadow_after_scale(alo, tmp):
 
 def weight_colours(alo, tmp):
     """(skinned meshes, whose colours are the file's after one weight edit each)."""
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
     model = read_alo(alo.read_bytes())
     fresh()
     import_unit(alo)
@@ -155,7 +155,7 @@ def weight_colours(alo, tmp):
                                                           for x in v.groups)), None)
         if v is not None:
             g.add([v], 0.5, "REPLACE")
-    export_alo(bpy.context, str(tmp / "w.alo"), ExportOptions())
+    export_alo(bpy.context, str(tmp / "w.alo"), AloExportOptions())
     new = read_alo((tmp / "w.alo").read_bytes())
 
     def colours(m, name):
@@ -168,8 +168,8 @@ def weight_colours(alo, tmp):
 
 def frames_round_trip(tmp):
     """(first, last) key frame of an action keyed on 0-40 after export and import."""
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
-    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
     fresh()
     arm_data = bpy.data.armatures.new("Rig")
     arm = bpy.data.objects.new("Rig", arm_data)
@@ -189,9 +189,9 @@ def frames_round_trip(tmp):
     for frame, z in ((0, 0.0), (40, 0.5)):
         pb.location = (0.0, 0.0, z)
         pb.keyframe_insert("location", frame=frame)
-    export_alo(bpy.context, str(tmp / "Rig.alo"), ExportOptions(animations=True))
+    export_alo(bpy.context, str(tmp / "Rig.alo"), AloExportOptions(animations=True))
     fresh()
-    import_alo(bpy.context, str(tmp / "Rig.alo"), ImportOptions())
+    import_alo(bpy.context, str(tmp / "Rig.alo"), AloImportOptions())
     return tuple(bpy.data.actions["Rig_Swing"].frame_range)
 
 

@@ -19,7 +19,7 @@ def test_use_nodes_is_read_only_in_compat():
 
 
 def test_the_material_image_lookup_gives_no_deprecation_warning(blender):
-    from io_alamo.blender.alithia.texture_out import material_image
+    from io_alamo.blender.alithia.exporter_texture import material_image
     from io_alamo.blender.compat import ensure_node_tree
     mat = bpy.data.materials.new("M")
     tree = ensure_node_tree(mat)

@@ -45,10 +45,10 @@ def evaluate(times, values, interpolation, at):
 
 
 def export_both(path, tmp_path):
-    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
-    from io_alamo.blender.alamo.shown import prepare_gltf_export
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
+    from io_alamo.blender.alamo.game_view import prepare_gltf_export
     from io_alamo.blender.outputs import export_glb
-    import_alo(bpy.context, str(path), ImportOptions())
+    import_alo(bpy.context, str(path), AloImportOptions())
     export_glb(tmp_path / "fast.glb")
     import addon_utils
     addon_utils.enable("io_scene_gltf2", default_set=False)
@@ -91,8 +91,8 @@ def test_fast_animations_match_the_exporters(blender, tmp_path, name):
 
 def test_a_constraint_leaves_the_animation_to_the_exporter(blender, tmp_path):
     from io_alamo.blender.gltf_animation import fast_animation_armature
-    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
-    result = import_alo(bpy.context, str(write_sample(tmp_path / "src")[0]), ImportOptions())
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
+    result = import_alo(bpy.context, str(write_sample(tmp_path / "src")[0]), AloImportOptions())
     assert fast_animation_armature(bpy.context.scene) == result.armature
     result.armature.pose.bones[0].constraints.new("COPY_LOCATION")
     assert fast_animation_armature(bpy.context.scene) is None

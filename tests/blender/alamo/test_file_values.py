@@ -57,23 +57,23 @@ def odd_values_model():
 
 
 def _rebuild_export(arm, path):
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
     del arm["alamo_source"]
     for o in bpy.data.objects:
         o.pop("alamo_fingerprint", None)
-    return export_alo(bpy.context, str(path), ExportOptions())
+    return export_alo(bpy.context, str(path), AloExportOptions())
 
 
 def test_values_outside_the_ui_ranges_come_back_unclamped(blender, tmp_path):
-    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
     path = tmp_path / "Odd.alo"
     save(odd_values_model(), path)
-    arm = import_alo(bpy.context, str(path), ImportOptions()).armature
+    arm = import_alo(bpy.context, str(path), AloImportOptions()).armature
     dazzle = next(o for o in bpy.data.objects if o.alamo.role == "DAZZLE")
     assert dazzle.alamo.phase == pytest.approx(1.5) and dazzle.alamo.bias == pytest.approx(1.25)
     assert dazzle.alamo.radius == pytest.approx(-2.0)
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
-    export_alo(bpy.context, str(tmp_path / "same.alo"), ExportOptions())
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
+    export_alo(bpy.context, str(tmp_path / "same.alo"), AloExportOptions())
     assert (tmp_path / "same.alo").read_bytes() == path.read_bytes()
     _rebuild_export(arm, tmp_path / "out.alo")
     back = read_alo((tmp_path / "out.alo").read_bytes())
@@ -90,11 +90,11 @@ def test_values_outside_the_ui_ranges_come_back_unclamped(blender, tmp_path):
 def test_corpus_file_values_survive_a_rebuild(blender, tmp_path, path):
     """Dazzles, lights and shader values of real models written from Blender's data alone
     are the file's values."""
-    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
     model = read_alo(path.read_bytes())
     if model.kind != "model":
         pytest.skip("particle effect")
-    arm = import_alo(bpy.context, str(path), ImportOptions(import_animations=False)).armature
+    arm = import_alo(bpy.context, str(path), AloImportOptions(import_animations=False)).armature
     _rebuild_export(arm, tmp_path / "out.alo")
     back = read_alo((tmp_path / "out.alo").read_bytes())
     fields = ("color", "radius", "frequency", "phase", "bias", "tex_size", "tex_x", "tex_y")

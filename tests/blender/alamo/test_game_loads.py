@@ -84,14 +84,14 @@ def test_edited_animation_written_as_format_2_loads(blender, tmp_path, source_fo
 
 @pytest.mark.parametrize("fmt", [1, 2])
 def test_animation_after_scale_model_loads(blender, tmp_path, fmt):
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
     folder, arm, action, anim = sample_unit(tmp_path, fmt)
     bpy.context.view_layer.objects.active = arm
     arm.select_set(True)
     assert bpy.ops.alamo.scale_model(factor=1.5) == {"FINISHED"}
     out = tmp_path / "out"
     out.mkdir()
-    result = export_alo(bpy.context, str(out / "Tank.alo"), ExportOptions(animations=True))
+    result = export_alo(bpy.context, str(out / "Tank.alo"), AloExportOptions(animations=True))
     written = [p for p in result.animations]
     assert written and all(read_ala(open(p, "rb").read()).format == fmt for p in written)
     for p in written:
@@ -117,8 +117,8 @@ def two_units(tmp_path):
 
 
 def test_a_units_export_writes_only_its_own_actions(blender, tmp_path):
-    from io_alamo.blender.alamo.exp.ala import armature_actions
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
+    from io_alamo.blender.alamo.exporter.ala import armature_actions
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
     folder, tank, jeep = two_units(tmp_path)
     assert [a.name for a in armature_actions(tank)] == ["Tank_Turn_00"]
     assert [a.name for a in armature_actions(jeep)] == ["Jeep_Drive_00"]
@@ -133,7 +133,7 @@ def test_a_units_export_writes_only_its_own_actions(blender, tmp_path):
     tank.select_set(True)
     out = tmp_path / "out"
     out.mkdir()
-    result = export_alo(bpy.context, str(out / "Tank.alo"), ExportOptions(animations=True))
+    result = export_alo(bpy.context, str(out / "Tank.alo"), AloExportOptions(animations=True))
     names = sorted(p.name for p in out.iterdir())
     assert names == ["Tank.alo", "Tank_Turn_00.ala"], names
     assert len(result.animations) == 1
@@ -177,13 +177,13 @@ def arm_track(arm, frames):
 @pytest.mark.parametrize("first, last", [(0, 40), (1, 20), (5, 30)])
 def test_frame_numbers_survive_export_and_import(blender, tmp_path, first, last):
     from io_alamo.blender.alamo.actions import set_active_action
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
-    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
     arm, action = keyed_rig(first, last)
     want = arm_track(arm, range(first, last + 1))
-    export_alo(bpy.context, str(tmp_path / "Rig.alo"), ExportOptions(animations=True))
+    export_alo(bpy.context, str(tmp_path / "Rig.alo"), AloExportOptions(animations=True))
     bpy.ops.wm.read_factory_settings(use_empty=True)
-    got_arm = import_alo(bpy.context, str(tmp_path / "Rig.alo"), ImportOptions()).armature
+    got_arm = import_alo(bpy.context, str(tmp_path / "Rig.alo"), AloImportOptions()).armature
     swing = bpy.data.actions["Rig_Swing"]
     assert swing.frame_range[1] == last                      # the last key stays on its frame
     set_active_action(got_arm, swing)
@@ -241,13 +241,13 @@ def model_space_vertices(model, name):
 
 
 def test_a_new_unit_exported_mid_animation_holds_the_rest_pose(blender, tmp_path):
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
     arm, turret = turret_unit()
     bpy.context.scene.frame_set(0)
-    export_alo(bpy.context, str(tmp_path / "rest.alo"), ExportOptions())
+    export_alo(bpy.context, str(tmp_path / "rest.alo"), AloExportOptions())
     bpy.context.scene.frame_set(20)
     moved = np.array(turret.matrix_world)
-    export_alo(bpy.context, str(tmp_path / "posed.alo"), ExportOptions())
+    export_alo(bpy.context, str(tmp_path / "posed.alo"), AloExportOptions())
     assert bpy.context.scene.frame_current == 20                       # nothing else changed
     assert np.allclose(np.array(turret.matrix_world), moved)
     assert arm.data.pose_position == "POSE"
@@ -262,7 +262,7 @@ def test_a_new_unit_exported_mid_animation_holds_the_rest_pose(blender, tmp_path
 def test_a_rebuilt_corpus_unit_exported_mid_animation_holds_the_rest_pose(blender, tmp_path,
                                                                          path):
     from io_alamo.blender.alamo.actions import set_active_action
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
     alo = model_for(path)
     if alo is None:
         pytest.skip("no model of this animation in the corpus")
@@ -271,11 +271,11 @@ def test_a_rebuilt_corpus_unit_exported_mid_animation_holds_the_rest_pose(blende
     del arm["alamo_source"]                     # rebuilt from Blender's data alone
     for o in bpy.data.objects:
         o.pop("alamo_fingerprint", None)
-    export_alo(bpy.context, str(tmp_path / "rest.alo"), ExportOptions())
+    export_alo(bpy.context, str(tmp_path / "rest.alo"), AloExportOptions())
     set_active_action(arm, action)
     start, end = action.frame_range
     bpy.context.scene.frame_set(int((start + end) // 2))
-    export_alo(bpy.context, str(tmp_path / "posed.alo"), ExportOptions())
+    export_alo(bpy.context, str(tmp_path / "posed.alo"), AloExportOptions())
     a = read_alo((tmp_path / "rest.alo").read_bytes())
     b = read_alo((tmp_path / "posed.alo").read_bytes())
     for (name, pa), (_, pb) in zip(__import__("posing").mesh_positions(a),
@@ -331,8 +331,8 @@ def test_resized_unit_exported_mid_animation_is_at_the_new_size(blender, tmp_pat
 
 @pytest.mark.parametrize("path", corpus_params(".alo"))
 def test_scale_model_keeps_shadow_topology(blender, tmp_path, path):
-    from io_alamo import shaders
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
+    from io_alamo.formats.alamo import shaders
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
     model = read_alo(path.read_bytes())
     if model.kind != "model":
         pytest.skip("particle effect")
@@ -344,7 +344,7 @@ def test_scale_model_keeps_shadow_topology(blender, tmp_path, path):
     bpy.context.view_layer.objects.active = arm
     arm.select_set(True)
     assert bpy.ops.alamo.scale_model(factor=1.5) == {"FINISHED"}
-    export_alo(bpy.context, str(tmp_path / "out.alo"), ExportOptions())
+    export_alo(bpy.context, str(tmp_path / "out.alo"), AloExportOptions())
     new = read_alo((tmp_path / "out.alo").read_bytes())
     old_meshes, new_meshes = {m.name: m for m in model.meshes}, {m.name: m for m in new.meshes}
     for name, k in shadows:
@@ -357,8 +357,8 @@ def test_scale_model_keeps_a_spec_built_shadow_topology(blender, tmp_path):
     """A shadow volume whose quads are not the ones a fresh extrusion makes (a closed
     tetrahedron whose file has two more degenerate triangles, as game files have extra
     quads) keeps them after a resize."""
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
-    from io_alamo.blender.alamo.exp.shadow import shadow_volume
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
+    from io_alamo.blender.alamo.exporter.shadow import shadow_volume
     from io_alamo.formats.alamo import (VERTEX_DTYPE, Bone, Connections, Material, Mesh, Model,
                                         ObjectConnection, Skeleton, SubMesh)
     pos = np.array([(0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1)], np.float32)
@@ -376,7 +376,7 @@ def test_scale_model_keeps_a_spec_built_shadow_topology(blender, tmp_path):
     bpy.context.view_layer.objects.active = arm
     arm.select_set(True)
     assert bpy.ops.alamo.scale_model(factor=2.0) == {"FINISHED"}
-    export_alo(bpy.context, str(tmp_path / "out.alo"), ExportOptions())
+    export_alo(bpy.context, str(tmp_path / "out.alo"), AloExportOptions())
     got = read_alo((tmp_path / "out.alo").read_bytes()).meshes[0].submeshes[0]
     assert np.array_equal(got.indices, indices)
     assert np.allclose(got.vertices["position"], 2.0 * vol.vertices["position"], atol=1e-6)
@@ -443,7 +443,7 @@ def _edit_one_weight(obj):
 
 
 def test_a_weight_edit_keeps_a_spec_built_meshs_colours(blender, tmp_path):
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
     model = _skinned_with_dark_colours()
     save(model, tmp_path / "Trooper.alo")
     import_model(tmp_path / "Trooper.alo", import_animations=False)
@@ -451,7 +451,7 @@ def test_a_weight_edit_keeps_a_spec_built_meshs_colours(blender, tmp_path):
     obj = next(o for o in bpy.data.objects if o.type == "MESH" and o.vertex_groups
                and o.alamo.name == name)
     _edit_one_weight(obj)
-    result = export_alo(bpy.context, str(tmp_path / "out.alo"), ExportOptions())
+    result = export_alo(bpy.context, str(tmp_path / "out.alo"), AloExportOptions())
     assert not result.reused.get(obj.name)                         # rebuilt from Blender
     new = read_alo((tmp_path / "out.alo").read_bytes())
     assert np.array_equal(_colours(new, name), _colours(model, name))
@@ -459,7 +459,7 @@ def test_a_weight_edit_keeps_a_spec_built_meshs_colours(blender, tmp_path):
 
 @pytest.mark.parametrize("path", corpus_params(".alo"))
 def test_a_weight_edit_keeps_corpus_colours(blender, tmp_path, path):
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
     model = read_alo(path.read_bytes())
     if model.kind != "model":
         pytest.skip("particle effect")
@@ -469,7 +469,7 @@ def test_a_weight_edit_keeps_corpus_colours(blender, tmp_path, path):
         pytest.skip("no skinned mesh")
     for obj in skinned:
         _edit_one_weight(obj)
-    result = export_alo(bpy.context, str(tmp_path / "out.alo"), ExportOptions())
+    result = export_alo(bpy.context, str(tmp_path / "out.alo"), AloExportOptions())
     assert not any(result.reused.get(o.name) for o in skinned)
     new = read_alo((tmp_path / "out.alo").read_bytes())
     for obj in skinned:

@@ -9,7 +9,7 @@ import copy
 
 import numpy as np
 
-from .... import shaders
+from ....formats.alamo import shaders
 from .shadow import position_ids, surface_faces
 
 
