@@ -24,6 +24,8 @@ def decode(codec: str, data) -> object:
 
 def encode(codec: str, value, name: str = "") -> bytes:
     s = _STRUCTS[codec]
+    if codec in ("u8", "u32") and isinstance(value, float) and value.is_integer():
+        value = int(value)
     try:
         return s.pack(*value) if s.size > 4 else s.pack(value)
     except (struct.error, TypeError) as e:
@@ -67,15 +69,15 @@ def read_schema(chunk: Chunk, schema: dict) -> tuple[dict, list]:
 
 
 def write_schema(entries, values: dict, schema: dict, defaults: dict,
-                 extra_new: dict = None) -> bytes:
+                 extra_new: dict = None, skip_new=frozenset()) -> bytes:
     """The minis of ``entries`` with their current ``values`` (re-encoded only where changed);
     fields the schema names that the file had no mini for are added (in id order) when their
     value differs from ``defaults``. ``entries`` None: a new record, every field in id order
-    (and ``extra_new``'s unnamed minis, {id: bytes}, among them)."""
+    (and ``extra_new``'s unnamed minis, {id: bytes}, among them; ``skip_new`` ids left out)."""
     minis = []
     if entries is None:
         extra_new = extra_new or {}
-        for mid in sorted(set(schema) | set(extra_new)):
+        for mid in sorted((set(schema) | set(extra_new)) - skip_new):
             if mid in schema:
                 name, codec = schema[mid]
                 minis.append(Mini(mid, encode(codec, values[name], name)))

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 # --- the emitter's property mini-chunks (chunk 0x2 of an emitter) ----------------------------
-# (mini id, field name, codec, default). Codecs: "u32", "u8" (a byte; kept as an int so that
+# (mini id, field name, codec, default: what the particle editors write for a new emitter). Codecs: "u32", "u8" (a byte; kept as an int so that
 # values other than 0/1 survive), "f32", "f32x3", "f32x4". Ids are the specification's,
 # read as decimal, as the files hold them.
 PROPERTY_FIELDS = (
@@ -35,34 +35,34 @@ PROPERTY_FIELDS = (
     (18, "randomized_scale", "f32", 0.0),
     (19, "randomized_lifetime", "f32", 0.0),
     (20, "index", "u32", 0),
-    (21, "unused3", "u8", 0),
+    (21, "unused3", "u8", 1),
     (23, "randomized_rotation", "f32", 0.0),
     (35, "rotation_direction", "u8", 0),
     (36, "initial_delay", "f32", 0.0),
     (37, "burst_delay", "f32", 1.0),
     (38, "num_particles_per_burst", "u32", 1),
-    (39, "num_bursts", "u32", 0),
+    (39, "num_bursts", "u32", 0xFFFFFFFF),
     (40, "emitter_speed_mult", "f32", 0.0),
-    (42, "num_particles_per_second", "u32", 10),
-    (43, "unused4", "u8", 0),
+    (42, "num_particles_per_second", "u32", 1),
+    (43, "unused4", "u8", 141),
     (44, "randomized_color", "f32x4", (0.0, 0.0, 0.0, 0.0)),
     (45, "randomized_is_grayscale", "u8", 0),
     (46, "is_not_billboarded", "u8", 0),
     (47, "ground_interaction", "u32", 0),
-    (48, "bounciness", "f32", 0.0),
+    (48, "bounciness", "f32", 0.20000000298023224),
     (49, "affected_by_wind", "u8", 0),
     (50, "freeze_time", "f32", 0.0),
     (51, "skip_time", "f32", 0.0),
     (52, "emit_mode", "u32", 0),
     (53, "object_space_acceleration", "u8", 0),
     (59, "is_heat_particle", "u8", 0),
-    (60, "emit_offset", "f32", 0.0),
+    (60, "emit_offset", "f32", 0.5),
     (61, "is_weather_particle", "u8", 0),
-    (62, "weather_cube_size", "f32", 0.0),
-    (63, "unused5", "f32", 0.0),
-    (64, "unused6", "f32", 0.0),
+    (62, "weather_cube_size", "f32", 500.0),
+    (63, "unused5", "f32", 50.0),
+    (64, "unused6", "f32", 100.0),
     (65, "has_tail", "u8", 0),
-    (66, "tail_size", "f32", 0.0),
+    (66, "tail_size", "f32", 50.0),
     (67, "use_emitter_speed_mult", "u8", 0),
     (68, "wind_disturbance", "u8", 0),
     (70, "no_depth_test", "u8", 0),
@@ -75,6 +75,9 @@ PROPERTY_DEFAULTS = {name: default for _, name, _, default in PROPERTY_FIELDS}
 # Property minis every known writer adds that the specification does not name: written for
 # new emitters too, with the value the editors write.
 UNNAMED_PROPERTY_DEFAULTS = {73: b"\0\0\0\0"}
+#: Property minis the specification names that no file seen holds (17, ``unused2``): read
+#: when present, not written for new emitters.
+NOT_WRITTEN_NEW = frozenset({17})
 
 BLEND_MODES = ("opaque", "additive", "alpha", "modulate", "depthsprite_additive",
                "depthsprite_alpha", "depthsprite_modulate", "diffuse_alpha", "stencil_darken",
@@ -87,6 +90,11 @@ GROUP_TYPES = ("exact", "box", "cube", "sphere", "cylinder")
 
 # --- tracks: seven (time, value) curves over a particle's life ------------------------------
 TRACK_NAMES = ("red", "green", "blue", "alpha", "size", "texture_index", "rotation_speed")
+#: (first_key, last_key, interpolation) of a new track: what the particle editors write for a
+#: new emitter (white, opaque, size 20, texture element 0 stepped, no rotation).
+TRACK_DEFAULTS = {"red": (255, 255, 0), "green": (255, 255, 0), "blue": (255, 255, 0),
+                  "alpha": (255, 255, 0), "size": (20.0, 20.0, 0),
+                  "texture_index": (0.0, 0.0, 2), "rotation_speed": (0.0, 0.0, 0)}
 COLOUR_TRACKS = 4            # the first four hold bytes/uint32 values, the rest floats
 #: One key as the file holds it, inside a ``05`` mini of 8 bytes: value then time.
 COLOUR_KEY_DTYPE = np.dtype([("value", "<u4"), ("time", "<f4")])
@@ -142,13 +150,20 @@ class Track:
     with fields ``value`` and ``time`` (colour tracks: uint32 0-255 values; others float)."""
 
     name: str = "red"
-    first_key: float = 0.0
-    last_key: float = 0.0
-    interpolation: int = 0
+    first_key: float = None
+    last_key: float = None
+    interpolation: int = None
     keys: np.ndarray = None
     layout: Any = None
 
     def __post_init__(self):
+        first, last, interpolation = TRACK_DEFAULTS[self.name]
+        if self.first_key is None:
+            self.first_key = first
+        if self.last_key is None:
+            self.last_key = last
+        if self.interpolation is None:
+            self.interpolation = interpolation
         if self.keys is None:
             self.keys = np.zeros(0, self.key_dtype)
 
@@ -221,7 +236,7 @@ Emitter = make_dataclass("Emitter", [
     ("secondary_texture", str, field(default="")),         # chunk 0x45
     *((name, _VALUE_TYPES[codec], field(default=default))
       for _, name, codec, default in PROPERTY_FIELDS),
-    ("groups", list, field(default_factory=lambda: [Group(), Group(type=1), Group()])),
+    ("groups", list, field(default_factory=lambda: [Group(), Group(type=1, min_y=1.0, max_y=1.0), Group()])),
     ("tracks", list, field(default_factory=lambda: [Track(n) for n in TRACK_NAMES])),
     ("death", int, field(default=NO_EMITTER)),             # mini 0x37 of chunk 0x36
     ("birth", int, field(default=NO_EMITTER)),             # mini 0x39 of chunk 0x36
