@@ -6,7 +6,6 @@ import bpy
 from bpy.props import StringProperty
 
 from ....formats.alamo.particles import Emitter
-from ...ui.add import VIEW3D_MT_alamo_add
 from . import panel, props
 from .convert import emitter_to_props
 from .exporter import emitter_objects, system_object
@@ -63,10 +62,6 @@ class ALAMO_OT_add_particle_emitter(bpy.types.Operator):
         return {"FINISHED"}
 
 
-def draw_add(self, context):
-    self.layout.operator(ALAMO_OT_add_particle_emitter.bl_idname, icon="PARTICLES")
-
-
 CLASSES = (ALAMO_OT_add_particle_emitter,)
 
 
@@ -74,12 +69,10 @@ def register():
     props.register()
     for c in CLASSES:
         bpy.utils.register_class(c)
-    panel.register()
-    VIEW3D_MT_alamo_add.append(draw_add)
+    panel.register()        # the Add > Alamo menu (ui/add.py) draws the operator
 
 
 def unregister():
-    VIEW3D_MT_alamo_add.remove(draw_add)
     panel.unregister()
     for c in reversed(CLASSES):
         bpy.utils.unregister_class(c)
