@@ -171,3 +171,20 @@ def test_panel_draws_for_emitters_and_systems(blender, tmp_path):
     bpy.context.collection.objects.link(cube)
     bpy.context.view_layer.objects.active = cube
     assert not OBJECT_PT_alamo_particle.poll(bpy.context)
+
+
+def test_position_group_edit_redraws_the_emitter_shape(blender, tmp_path):
+    path, _, _ = write_spec(tmp_path)
+    _, emitters = import_file(path)
+    obj = emitters[0]
+    g = obj.alamo_emitter.groups[2]
+    g.cylinder_height = 20.0
+    co = np.array([v.co[:] for v in obj.data.vertices])
+    assert co[:, 2].max() == pytest.approx(20.0, abs=1e-4)
+    g.type = "SPHERE"
+    g.sphere_radius = 3.0
+    co = np.array([v.co[:] for v in obj.data.vertices])
+    assert np.linalg.norm(co, axis=1).max() == pytest.approx(3.0, abs=1e-4)
+    obj.alamo_emitter.groups[0].sphere_radius = 50.0        # not the position group
+    assert np.linalg.norm(np.array([v.co[:] for v in obj.data.vertices]), axis=1).max() \
+        == pytest.approx(3.0, abs=1e-4)

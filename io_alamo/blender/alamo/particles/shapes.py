@@ -1,6 +1,8 @@
 """The mesh an emitter's object shows: its position group's shape (exact: a small cross-hair
 box; box, cube, sphere, cylinder: their volume), drawn as wire."""
 
+import contextlib
+
 import bmesh
 import bpy
 from mathutils import Matrix
@@ -38,3 +40,48 @@ def shape_mesh(name, group):
         return mesh
     finally:
         bm.free()
+
+
+# --- live update: the shape follows edits of the position group in the panel ------------------
+
+_suspended = [0]
+
+
+@contextlib.contextmanager
+def updates_suspended():
+    """No shape rebuilds while import (or export) sets group properties."""
+    _suspended[0] += 1
+    try:
+        yield
+    finally:
+        _suspended[0] -= 1
+
+
+class _GroupValues:
+    """What :func:`shape_mesh` reads of a group, taken from its properties."""
+
+    def __init__(self, pg):
+        items = pg.bl_rna.properties["type"].enum_items
+        self.type = items[pg.type].value
+        self.min_x, self.min_y, self.min_z = pg.min
+        self.max_x, self.max_y, self.max_z = pg.max
+        self.val_x, self.val_y, self.val_z = pg.val
+        self.side_length = pg.side_length
+        self.sphere_radius = pg.sphere_radius
+        self.cylinder_radius = pg.cylinder_radius
+        self.cylinder_height = pg.cylinder_height
+
+
+def group_changed(pg, context):
+    """Update callback of a group property: rebuild the emitter's shape when its position
+    group (the third) changed."""
+    obj = pg.id_data
+    if _suspended[0] or not isinstance(obj, bpy.types.Object) or obj.type != "MESH":
+        return
+    groups = obj.alamo_emitter.groups
+    if len(groups) != 3 or groups[2].as_pointer() != pg.as_pointer():
+        return
+    old = obj.data
+    obj.data = shape_mesh(old.name, _GroupValues(pg))
+    if old.users == 0:
+        bpy.data.meshes.remove(old)
