@@ -177,14 +177,16 @@ def test_position_group_edit_redraws_the_emitter_shape(blender, tmp_path):
     path, _, _ = write_spec(tmp_path)
     _, emitters = import_file(path)
     obj = emitters[0]
+    bpy.context.view_layer.objects.active = obj
+    obj.select_set(True)
     g = obj.alamo_emitter.groups[2]
     g.cylinder_height = 20.0
+    assert bpy.ops.alamo.redraw_particle_shapes() == {"FINISHED"}
     co = np.array([v.co[:] for v in obj.data.vertices])
     assert co[:, 2].max() == pytest.approx(20.0, abs=1e-4)
     g.type = "SPHERE"
     g.sphere_radius = 3.0
+    obj.alamo_emitter.groups[0].sphere_radius = 50.0        # not the position group
+    bpy.ops.alamo.redraw_particle_shapes()
     co = np.array([v.co[:] for v in obj.data.vertices])
     assert np.linalg.norm(co, axis=1).max() == pytest.approx(3.0, abs=1e-4)
-    obj.alamo_emitter.groups[0].sphere_radius = 50.0        # not the position group
-    assert np.linalg.norm(np.array([v.co[:] for v in obj.data.vertices]), axis=1).max() \
-        == pytest.approx(3.0, abs=1e-4)

@@ -9,7 +9,6 @@ from ....formats.alamo.particles import codec
 from ....formats.alamo.particles.records import (GROUP_FIELDS, PROPERTY_FIELDS, TRACK_NAMES,
                                                  NO_EMITTER)
 from .props import ENUMS, FLAGS, to_signed, to_unsigned
-from .shapes import updates_suspended
 
 _VECTORS = {"min": ("min_x", "min_y", "min_z"), "max": ("max_x", "max_y", "max_z"),
             "val": ("val_x", "val_y", "val_z")}
@@ -22,11 +21,6 @@ def _f32(value):
 
 
 def emitter_to_props(e, p, index):
-    with updates_suspended():
-        _emitter_to_props(e, p, index)
-
-
-def _emitter_to_props(e, p, index):
     p.index = index
     p.name = e.name
     p.texture, p.secondary_texture = e.texture, e.secondary_texture

@@ -9,7 +9,7 @@ from ....formats.alamo.particles import Emitter
 from . import panel, props
 from .convert import emitter_to_props
 from .exporter import emitter_objects, system_object
-from .shapes import shape_mesh
+from .shapes import redraw_shape, shape_mesh
 
 
 def new_system(context, name="p_new_effect"):
@@ -62,7 +62,21 @@ class ALAMO_OT_add_particle_emitter(bpy.types.Operator):
         return {"FINISHED"}
 
 
-CLASSES = (ALAMO_OT_add_particle_emitter,)
+class ALAMO_OT_redraw_particle_shapes(bpy.types.Operator):
+    """Redraw the selected emitters' shapes from their position groups"""
+
+    bl_idname = "alamo.redraw_particle_shapes"
+    bl_label = "Redraw Shapes"
+    bl_options = {"REGISTER", "UNDO"}
+
+    def execute(self, context):
+        done = sum(redraw_shape(o) for o in {*context.selected_objects, context.object}
+                   if o is not None)
+        self.report({"INFO"}, f"{done} emitter shapes redrawn")
+        return {"FINISHED"}
+
+
+CLASSES = (ALAMO_OT_add_particle_emitter, ALAMO_OT_redraw_particle_shapes)
 
 
 def register():

@@ -11,7 +11,6 @@ from bpy.props import (BoolProperty, CollectionProperty, EnumProperty, FloatProp
 from ....formats.alamo.particles.records import (BLEND_MODES, EMIT_MODES, GROUND_INTERACTIONS,
                                                  GROUP_NAMES, GROUP_TYPES, INTERPOLATIONS,
                                                  PROPERTY_FIELDS, TRACK_NAMES)
-from .shapes import group_changed
 
 # byte fields that are flags (shown as check boxes); the other bytes stay integers
 FLAGS = {"in_bursts", "link_to_system", "rotation_direction", "randomized_is_grayscale",
@@ -62,16 +61,16 @@ class AlamoParticleTrack(bpy.types.PropertyGroup):
 
 
 class AlamoParticleGroup(bpy.types.PropertyGroup):
-    type: EnumProperty(name="Shape", items=_items(GROUP_TYPES), update=group_changed)
-    min: FloatVectorProperty(name="Min", size=3, update=group_changed)
-    max: FloatVectorProperty(name="Max", size=3, update=group_changed)
-    side_length: FloatProperty(name="Side Length", update=group_changed)
-    sphere_radius: FloatProperty(name="Sphere Radius", update=group_changed)
+    type: EnumProperty(name="Shape", items=_items(GROUP_TYPES))
+    min: FloatVectorProperty(name="Min", size=3)
+    max: FloatVectorProperty(name="Max", size=3)
+    side_length: FloatProperty(name="Side Length")
+    sphere_radius: FloatProperty(name="Sphere Radius")
     sphere_surface: BoolProperty(name="Sphere Surface Only")
-    cylinder_radius: FloatProperty(name="Cylinder Radius", update=group_changed)
+    cylinder_radius: FloatProperty(name="Cylinder Radius")
     cylinder_surface: BoolProperty(name="Cylinder Surface Only")
-    cylinder_height: FloatProperty(name="Cylinder Height", update=group_changed)
-    val: FloatVectorProperty(name="Value", size=3, update=group_changed)
+    cylinder_height: FloatProperty(name="Cylinder Height")
+    val: FloatVectorProperty(name="Value", size=3)
 
 
 def _emitter_annotations():

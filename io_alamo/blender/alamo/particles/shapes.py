@@ -1,8 +1,6 @@
 """The mesh an emitter's object shows: its position group's shape (exact: a small cross-hair
 box; box, cube, sphere, cylinder: their volume), drawn as wire."""
 
-import contextlib
-
 import bmesh
 import bpy
 from mathutils import Matrix
@@ -42,20 +40,9 @@ def shape_mesh(name, group):
         bm.free()
 
 
-# --- live update: the shape follows edits of the position group in the panel ------------------
-
-_suspended = [0]
-
-
-@contextlib.contextmanager
-def updates_suspended():
-    """No shape rebuilds while import (or export) sets group properties."""
-    _suspended[0] += 1
-    try:
-        yield
-    finally:
-        _suspended[0] -= 1
-
+# --- redrawing: the shape after edits of the position group in the panel ---------------------
+# (an operator, not property update callbacks: the 4.2 wheel crashes at exit when this
+# add-on's group properties have update callbacks)
 
 class _GroupValues:
     """What :func:`shape_mesh` reads of a group, taken from its properties."""
@@ -72,16 +59,14 @@ class _GroupValues:
         self.cylinder_height = pg.cylinder_height
 
 
-def group_changed(pg, context):
-    """Update callback of a group property: rebuild the emitter's shape when its position
-    group (the third) changed."""
-    obj = pg.id_data
-    if _suspended[0] or not isinstance(obj, bpy.types.Object) or obj.type != "MESH":
-        return
+def redraw_shape(obj) -> bool:
+    """Give an emitter's object the mesh of its position group as the properties now say;
+    False when ``obj`` is no emitter mesh."""
     groups = obj.alamo_emitter.groups
-    if len(groups) != 3 or groups[2].as_pointer() != pg.as_pointer():
-        return
+    if obj.type != "MESH" or obj.alamo_emitter.index < 0 or len(groups) != 3:
+        return False
     old = obj.data
-    obj.data = shape_mesh(old.name, _GroupValues(pg))
+    obj.data = shape_mesh(old.name, _GroupValues(groups[2]))
     if old.users == 0:
         bpy.data.meshes.remove(old)
+    return True
