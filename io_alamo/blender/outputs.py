@@ -11,7 +11,7 @@ import numpy as np
 from mathutils import Vector
 
 from .alamo.preview.gltf import gltf_look
-from .alamo.shown import prepare_gltf_export
+from .alamo.game_view import prepare_gltf_export
 
 __all__ = ["export_glb", "finish", "render_preview"]
 
