@@ -58,6 +58,7 @@ class Format:
     refusal_hint: str = ""                    # added when a verb refuses the format's files
     batch: tuple = ()                         # BATCH_VERBS the batch converter offers it
     dump_lines: Optional[Callable[[list], list]] = None     # dump's tree as text lines
+    info_json: Optional[Callable[[bytes, Optional[str]], dict]] = None   # more for info --json
 
     def what(self, data: bytes = b"") -> str:
         """What a file of this format is: ``an Arma binarized model (ODOL v73)``."""

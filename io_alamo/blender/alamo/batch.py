@@ -18,6 +18,7 @@ from .exporter.alo import AloExportOptions, export_alo
 from .game_view import prepare_gltf_export
 from .importer.alo import AloImportOptions, NotAModelError, import_alo
 from .preview.gltf import gltf_look
+from .particles.importer import is_particle_file
 
 __all__ = ["STEPS", "VERBS", "run_verb"]
 
@@ -147,6 +148,10 @@ WORKERS = {"import": do_import, "export": do_export, "roundtrip": do_roundtrip}
 
 def run_verb(verb, path, rel, out, **options):
     """(status, message, outputs, warnings) of one file; a particle effect is skipped."""
+    with open(path, "rb") as f:
+        head = f.read(4)
+    if is_particle_file(head):         # File > Import opens particle effects; the batch skips
+        return "skipped", "a particle effect, not a model", [], []
     try:
         return WORKERS[verb](path, rel, out, **options)
     except NotAModelError:

@@ -16,6 +16,8 @@ from .exporter.ala import AlaExportOptions, armature_actions, export_ala
 from .exporter.alo import AloExportOptions, export_alo
 from .importer.ala import AlaImportOptions, import_ala
 from .importer.alo import AloImportOptions, import_alo
+from .particles.exporter import export_particles
+from .particles.exporter import system_object as particle_system_object
 
 MODEL, ANIMATION = by_key("alo"), by_key("ala")
 
@@ -111,6 +113,10 @@ class EXPORT_SCENE_OT_alo(bpy.types.Operator, export_base(MODEL)):
                                    own_bones=self.own_bones, animations=self.animations,
                                    ala_format=int(self.ala_format) or None,
                                    new_ala_format=int(default_ala_format(context)))
+        system = particle_system_object(context)
+        if system is not None:                   # a particle effect selected: that is written
+            return export_reported(self, context,
+                                   lambda: export_particles(context, self.filepath, system))
         return export_reported(self, context, lambda: textures_out.after_export(
             export_alo(context, self.filepath, options), self.filepath, self.write_textures,
             self.texture_format))

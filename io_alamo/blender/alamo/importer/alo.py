@@ -14,6 +14,7 @@ import numpy as np
 from mathutils import Matrix
 
 from ....formats.alamo import AlamoFormatError, Mesh, ParticleEffect
+from ....formats.files import read_file_bytes
 from ....formats.alamo.naming import format_is_b4i4, model_animation_names
 from ... import compat
 from ...armature import BONE_REACH
@@ -28,6 +29,7 @@ from ...importing import import_file
 from .. import fingerprint
 from ..fingerprint import FILE_COLOR
 from ..corners import store_corner_keys
+from ..particles.importer import import_particles, is_particle_file
 from ..bone_rest import remember_rest
 from ..game_view import game_shown
 from ..units import LIGHT_WATTS_PER_INTENSITY
@@ -88,6 +90,9 @@ def import_alo(context: bpy.types.Context, filepath: str,
     ``filepath`` naming it (``...\\Models.meg:DATA\\ART\\MODELS\\X.ALO``) and ``animations``,
     [(name, bytes)], instead of the .ala files beside it; the rest is the same."""
     options = options or AloImportOptions()
+    data = read_file_bytes(filepath) if data is None else data      # read once
+    if is_particle_file(data):                   # a particle effect: its own objects
+        return import_particles(context, filepath, data, options)
 
     def check(model):
         if isinstance(model, ParticleEffect):
