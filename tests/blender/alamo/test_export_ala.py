@@ -171,7 +171,7 @@ def test_new_action_exports_and_reimports_to_the_same_motion(blender, tmp_path, 
         # the game's format #2 loader reads no per-frame scale: refused, naming the bone
         from io_alamo.blender.alamo.exporter.common import ExportError
         with pytest.raises(ExportError, match="'Hand' scales over time"):
-            export_alo(bpy.context, str(model), ExportOptions(animations=True, ala_format=fmt))
+            export_alo(bpy.context, str(model), AloExportOptions(animations=True, ala_format=fmt))
         assert not list(tmp_path.iterdir())
         action = arm.animation_data.action
         for fc in compat.action_fcurves(action):

@@ -6,6 +6,7 @@ import struct
 from ...entry import Format
 from ...errors import AlamoFormatError
 from ..compare import chunk_path_at
+from ..describe import format_tree
 from . import describe
 from .read import ROOT, ROOT_UAW, read_particles
 from .write import write_particles
@@ -27,6 +28,7 @@ FORMATS = (
     Format("alo-particles", "Alamo", "an Alamo particle effect", (".alo",), _is_particles,
            read_particles, describe.info_lines, describe.problems, write=write_particles,
            roundtrip=describe.roundtrip, detail=_detail, dump=describe.dump_tree,
+           dump_lines=format_tree,
            locate=chunk_path_at, info_json=describe.info_json,
            import_operator="import_scene.alo", import_label="Alamo Model (.alo)",
            export_operator="export_scene.alo", export_label="Alamo Model (.alo)",
