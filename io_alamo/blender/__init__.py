@@ -5,11 +5,13 @@ sidebar (``ui``). Everything here may import bpy; nothing in io_alamo.formats do
 
 from . import prefs, props, ui
 from .alamo import operators
+from .alamo.particle_preview import operators as operators_particle_preview
 from .alithia import operators as operators_alm
 from .alod import operators as operators_alod
 from .arma import operators as operators_p3d
 
-_modules = (props, prefs, operators, operators_alm, operators_alod, operators_p3d, ui)
+_modules = (props, prefs, operators, operators_alm, operators_alod, operators_p3d,
+            operators_particle_preview, ui)
 
 
 def register():

@@ -10,10 +10,14 @@ import bpy
 import numpy as np
 from mathutils import Vector
 
+from .alamo import particle_preview
 from .alamo.preview.gltf import gltf_look
 from .alamo.shown import prepare_gltf_export
 
 __all__ = ["export_glb", "finish", "render_preview"]
+
+# the still of a scene with particle effects: this long after the start, when they show
+PARTICLE_PREVIEW_SECONDS = 1.0
 
 # Blender 4.2 crashes while shutting down once its glTF exporter has run: after such a run
 # the batch ends the process directly (files are written and closed by then).
@@ -49,11 +53,19 @@ def export_glb(target, everything=False):
 
 
 def render_preview(context, target, size=256, samples=16):
-    """A small PNG of the visible meshes from a three-quarter view (Cycles, CPU)."""
+    """A small PNG of the visible meshes from a three-quarter view (Cycles, CPU); with
+    particle effects, at :data:`PARTICLE_PREVIEW_SECONDS` after the start."""
     scene = context.scene
+    if particle_preview.scene_systems(scene):
+        fps = scene.render.fps / (scene.render.fps_base or 1.0)
+        scene.frame_set(scene.frame_start + round(PARTICLE_PREVIEW_SECONDS * fps))
     corners = []
     for obj in scene.objects:
         if obj.type == "MESH" and obj.visible_get():
+            if particle_preview.is_preview(obj):     # live particles, their quads included
+                box = particle_preview.particle_bounds(obj)
+                corners += [Vector(c) for c in box] if box is not None else []
+                continue
             mw = obj.matrix_world
             corners += [mw @ Vector(c) for c in obj.bound_box]
     pts = np.array([tuple(c) for c in corners]) if corners else np.zeros((1, 3))
@@ -71,6 +83,7 @@ def render_preview(context, target, size=256, samples=16):
     cam_data.clip_end = distance + 4 * radius
     cam_data.clip_start = max(distance - 4 * radius, distance / 1000)
     scene.camera = cam
+    particle_preview.refresh(scene, force=True)     # billboards face the preview camera
     sun_data = bpy.data.lights.new("Alamo Preview Sun", "SUN")
     sun_data.energy = 3.0
     sun = bpy.data.objects.new("Alamo Preview Sun", sun_data)

@@ -29,6 +29,8 @@ from ...textures import TextureFinder
 from ...transaction import Transaction
 from .. import fingerprint
 from ..corners import store_corner_keys
+from ..particle_preview import units as particle_units
+from ..particle_preview import update_system
 from ..rest import remember_rest
 from ..shown import game_shown
 from ..units import LIGHT_WATTS_PER_INTENSITY
@@ -46,6 +48,7 @@ class ImportOptions:
     merge_vertices: bool = False      # merge vertices by position (editing) instead of 1:1
     texture_folders: list = field(default_factory=list)   # searched after the model's own
     import_animations: bool = True    # also import <MODEL>_*.ala found beside the model
+    show_effects: bool = True         # show the particle effects the proxies name (issue 34)
 
 
 @dataclass
@@ -147,6 +150,7 @@ class _ModelBuilder:
             else:
                 self._light(obj, oi)
         self._connections()
+        effects = self._effects()
         self._mesh_visibility(meshes)
         if self.options.import_animations:
             self._animations()
@@ -165,7 +169,22 @@ class _ModelBuilder:
         self.arm_obj.select_set(True)
         vl.objects.active = self.arm_obj
         vl.update()                       # world matrices valid for scripts right away
+        for proxy, emitters in effects.items():
+            update_system(self.context.scene, proxy, emitters)
         return self.result
+
+    def _effects(self):
+        """Show the particle effects the proxies name (found beside the model, in the mod's
+        Data/Art/Models, in the archives): {proxy: {emitter index: object}}."""
+        self.result.counts["effects"] = 0
+        if not self.options.show_effects:
+            return {}
+        proxies = [o for o in self.result.objects if o.alamo.role == "PROXY"]
+        roots = particle_units.show_on_unit(self.tx, self.collection, proxies, self.filepath,
+                                            self.options.texture_folders, self.warn)
+        self.result.counts["effects"] = len(roots)
+        return {root: {int(c[particle_units.EMITTER_KEY]): c for c in root.children
+                       if particle_units.EMITTER_KEY in c} for root in roots}
 
     def _animations(self):
         if self.given_animations is None:

@@ -79,6 +79,22 @@ class Emitter:
     curves: dict = field(default_factory=dict)      # track name -> sampling.Curve
     birth: int = NO_EMITTER
     death: int = NO_EMITTER
+    # how the particles are drawn (not simulated): kept with the model for the display
+    blend_mode: int = 1
+    is_heat_particle: bool = False
+    is_not_billboarded: bool = False
+    has_tail: bool = False
+    tail_size: float = 0.0
+    texture: str = ""
+
+    def key(self) -> tuple:
+        """Everything the particles depend on, as plain values (equal keys, equal particles)."""
+        groups = tuple(None if g is None else tuple(float(getattr(g, f, 0)) for f in
+                                                     ("type",) + rnd.GROUP_FIELDS)
+                       for g in (self.velocity_group, self.position_group))
+        curves = tuple((name, c.times.tobytes(), c.values.tobytes(), c.interpolation)
+                       for name, c in sorted(self.curves.items()))
+        return tuple(getattr(self, name) for name in _SCALARS) + (groups, curves)
 
     def curve(self, name):
         found = self.curves.get(name)
