@@ -59,7 +59,10 @@ def cmd_info(args):
             if not args.json:
                 print(error_line(e, path), file=sys.stderr)
             continue
-        out.append({"file": path, "format": fmt.key, "what": fmt.what(data), "lines": lines})
+        entry = {"file": path, "format": fmt.key, "what": fmt.what(data), "lines": lines}
+        if args.json and fmt.info_json is not None:
+            entry.update(fmt.info_json(data, path))
+        out.append(entry)
         if not args.json:
             print(f"{path}:")
             for line in lines:

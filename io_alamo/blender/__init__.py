@@ -9,9 +9,10 @@ from .alamo.particle_preview import operators as operators_particle_preview
 from .alithia import operators as operators_alm
 from .alod import operators as operators_alod
 from .arma import operators as operators_p3d
+from .alamo.particles import operators as operators_particles   # issue 33; contract: discovery
 
 _modules = (props, prefs, operators, operators_alm, operators_alod, operators_p3d,
-            operators_particle_preview, ui)
+            operators_particles, operators_particle_preview, ui)
 
 
 def register():

@@ -22,6 +22,7 @@ from . import alod
 from .alamo import AlamoFormatError, ChunkType, meg, read_ala, read_alo, write_ala, write_alo
 from .alamo import verbs as alamo_verbs
 from .alamo.compare import chunk_path_at
+from .alamo.particles import entries as particle_entries
 from .alamo.sniff import ROOT_TYPES, check_alamo
 from .alithia import alm1
 from .arma import P3dFormatError, read_p3d
@@ -59,6 +60,8 @@ class Format:
     export_operator: Optional[str] = None
     export_label: Optional[str] = None
     error: type = FormatError                 # what its readers raise
+    info_json: Optional[Callable[[bytes, Optional[str]], dict]] = None   # more for info --json
+    order: int = 0                            # identify() tries lower first (the contract)
 
     def what(self, data: bytes = b"") -> str:
         """What a file of this format is: ``an Arma binarized model (ODOL v73)``."""
@@ -100,6 +103,7 @@ def _alod_version(data):
 
 
 FORMATS: tuple = (
+    *particle_entries.make_formats(Format),     # issue 33; the contract's discovery replaces this
     Format("alo", "Alamo", "an Alamo model", (".alo",),
            lambda head: _u32(head) in ROOT_TYPES - {ChunkType.ANIMATION},
            read_alo, alamo_verbs.info_lines, alamo_verbs.problems, write=write_alo,

@@ -14,6 +14,7 @@ from ..source import SOURCE_NAME_KEY, source_file_name
 from .exp.ala import AnimationExportOptions, export_ala
 from .exp.alo import ExportOptions, export_alo
 from .imp.alo import ImportOptions, NotAModelError, import_alo
+from .particles.importer import is_particle_file
 
 __all__ = ["VERBS", "run_verb"]
 
@@ -107,6 +108,8 @@ WORKERS = {"import": do_import, "export": do_export, "roundtrip": do_roundtrip}
 
 def run_verb(verb, path, rel, out, **options):
     """(status, message, outputs, warnings) of one file; a particle effect is skipped."""
+    if is_particle_file(Path(path).read_bytes()[:4]):      # issue 33: imported by File >
+        return "skipped", "a particle effect, not a model", [], []   # Import, not the batch
     try:
         return WORKERS[verb](path, rel, out, **options)
     except NotAModelError:

@@ -16,6 +16,8 @@ from .exp.ala import AnimationExportOptions, armature_actions, export_ala
 from .exp.alo import ExportOptions, export_alo
 from .imp.ala import AnimationImportOptions, import_ala
 from .imp.alo import ImportOptions, import_alo
+from .particles.exporter import export_particles
+from .particles.exporter import system_object as particle_system_object
 
 MODEL, ANIMATION = by_key("alo"), by_key("ala")
 
@@ -114,6 +116,10 @@ class EXPORT_SCENE_OT_alo(bpy.types.Operator, export_base(MODEL)):
                                 own_bones=self.own_bones, animations=self.animations,
                                 ala_format=int(self.ala_format) or None,
                                 new_ala_format=int(default_ala_format(context)))
+        system = particle_system_object(context)
+        if system is not None:                   # a particle effect selected: that is written
+            return export_reported(self, context,
+                                   lambda: export_particles(context, self.filepath, system))
         return export_reported(self, context, lambda: textures_out.after_export(
             export_alo(context, self.filepath, options), self.filepath, self.write_textures))
 

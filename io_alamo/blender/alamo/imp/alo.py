@@ -31,6 +31,7 @@ from .. import fingerprint
 from ..corners import store_corner_keys
 from ..particle_preview import units as particle_units
 from ..particle_preview import update_system
+from ..particles.importer import import_particles, is_particle_file
 from ..rest import remember_rest
 from ..shown import game_shown
 from ..units import LIGHT_WATTS_PER_INTENSITY
@@ -93,6 +94,8 @@ def import_alo(context: bpy.types.Context, filepath: str,
     [(name, bytes)], instead of the .ala files beside it; the rest is the same."""
     options = options or ImportOptions()
     data = read_file_bytes(filepath) if data is None else data
+    if is_particle_file(data):                   # a particle effect: its own objects
+        return import_particles(context, filepath, data, options)
     registry.require(data, filepath, "alo")      # a .p3d or a PNG: what it is, and where
     model = read_alo(data, filename=filepath)
     if isinstance(model, ParticleEffect):

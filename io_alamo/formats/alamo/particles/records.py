@@ -232,8 +232,8 @@ _VALUE_TYPES = {"u32": int, "u8": int, "f32": float, "f32x3": tuple, "f32x4": tu
 #: out (chunk and mini order, exact bytes, unknown chunks and minis).
 Emitter = make_dataclass("Emitter", [
     ("name", str, field(default="")),                      # chunk 0x16
-    ("texture", str, field(default="")),                   # colour texture, chunk 0x3
-    ("secondary_texture", str, field(default="")),         # chunk 0x45
+    ("texture", str, field(default="p_particle_master.tga")),           # colour, chunk 0x3
+    ("secondary_texture", str, field(default="p_particle_depth_master.tga")),  # 0x45
     *((name, _VALUE_TYPES[codec], field(default=default))
       for _, name, codec, default in PROPERTY_FIELDS),
     ("groups", list, field(default_factory=lambda: [Group(), Group(type=1, min_y=1.0, max_y=1.0), Group()])),

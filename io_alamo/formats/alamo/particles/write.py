@@ -13,7 +13,7 @@ from ..fields import encode_cstr
 from . import codec
 from .read import (EMITTER, EMITTER_CHUNKS, GROUP, GROUP_DATA, LINK_SCHEMA, ROOT, SYSTEM_CHUNKS,
                    TRACK_HEADER, TRACK_KEYS, track_schema)
-from .records import (GROUP_DTYPE, NOT_WRITTEN_NEW, PROPERTY_BY_ID, PROPERTY_DEFAULTS, TRACK_NAMES,
+from .records import (GROUP_DTYPE, NOT_WRITTEN_NEW, TRACK_DEFAULTS, PROPERTY_BY_ID, PROPERTY_DEFAULTS, TRACK_NAMES,
                       UNNAMED_PROPERTY_DEFAULTS, Emitter, ParticleSystem, UawParticleSystem)
 
 SYSTEM_ORDER = ("name", "id", "emitters", "persist")
@@ -22,7 +22,6 @@ EMITTER_ORDER = ("properties", "texture", "name", "groups", "tracks", "links",
 _SYSTEM_IDS = {tag: cid for cid, tag in SYSTEM_CHUNKS.items()}
 _EMITTER_IDS = {tag: cid for cid, tag in EMITTER_CHUNKS.items()}
 _LINK_DEFAULTS = {"death": 0xFFFFFFFF, "birth": 0xFFFFFFFF}
-_TRACK_DEFAULTS = {"first_key": 0, "last_key": 0, "interpolation": 0}
 
 
 def write_particles(system: ParticleSystem | UawParticleSystem) -> bytes:
@@ -148,7 +147,8 @@ def _track_chunks(e: Emitter, kept) -> list:
         values = {"first_key": t.first_key, "last_key": t.last_key,
                   "interpolation": t.interpolation}
         out.append(Chunk(TRACK_HEADER, data=codec.write_schema(
-            entries, values, track_schema(t.is_colour), _TRACK_DEFAULTS)))
+            entries, values, track_schema(t.is_colour),
+            dict(zip(("first_key", "last_key", "interpolation"), TRACK_DEFAULTS[t.name])))))
         keys = np.asarray(t.keys)
         if old_raw is not None and old_keys is not None and _same_keys(keys, old_keys):
             body = old_raw

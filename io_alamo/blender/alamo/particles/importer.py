@@ -1,0 +1,119 @@
+"""Import a particle .alo: one parent object for the system, one object per emitter.
+
+The file's bytes are kept on the parent (``SOURCE_KEY``) so that export writes every chunk
+it did not change as it was read. All-or-nothing, as every import: a failure removes what
+was made."""
+
+import os
+from dataclasses import dataclass, field
+
+import bpy
+
+from ....formats.alamo.particles import ParticleSystem, read_particles
+from ....formats.alamo.particles.read import ROOT, ROOT_UAW
+from ...results import Result
+from ...texture_images import load_texture
+from ...textures import TextureFinder
+from ...transaction import Transaction
+from .convert import emitter_to_props
+from .shapes import shape_mesh
+
+SOURCE_KEY = "alamo_particle_source"       # the file's bytes, on the system's object
+SOURCE_EMITTER_KEY = "alamo_source_emitter"  # an emitter object's index in those bytes
+
+
+def is_particle_file(data) -> bool:
+    head = bytes(data[:4])
+    return len(head) == 4 and int.from_bytes(head, "little") in (ROOT, ROOT_UAW)
+
+
+@dataclass
+class ParticleImportResult(Result):
+    system: object = None
+    emitters: list = field(default_factory=list)
+    game: str = ""
+
+    def summary(self):
+        return (f"particle effect {self.system.name!r} ({self.game}): "
+                f"{len(self.emitters)} emitters")
+
+    def left_notes(self):
+        return []
+
+
+def import_particles(context, filepath, data, options=None) -> ParticleImportResult:
+    """Make the system's objects in a new collection of the active scene."""
+    system = read_particles(data, filepath)
+    folders = list(getattr(options, "texture_folders", []) or [])
+    result = ParticleImportResult()
+    with Transaction(context) as tx:
+        name = os.path.splitext(os.path.basename(filepath.replace("\\", "/")))[0]
+        coll = tx.add(bpy.data.collections.new(name))
+        context.scene.collection.children.link(coll)
+        parent = tx.add(bpy.data.objects.new(name, None))
+        parent.empty_display_type = "SPHERE"
+        parent.empty_display_size = 0.5
+        coll.objects.link(parent)
+        ps = parent.alamo_particle_system
+        ps.is_system = True
+        ps.system_name = system.name
+        parent[SOURCE_KEY] = bytes(data)
+        result.system = parent
+        if isinstance(system, ParticleSystem):
+            result.game = "Empire at War / Forces of Corruption"
+            ps.id = system.id & 0x7FFFFFFF
+            ps.persist = bool(system.persist)
+            finder = TextureFinder.for_model(filepath, folders)
+            for i, e in enumerate(system.emitters):
+                if not hasattr(e, "groups"):
+                    continue                  # an unknown chunk in the list: kept, not shown
+                obj = _emitter_object(tx, coll, parent, e, i, finder, result)
+                result.emitters.append(obj)
+        else:
+            result.game = "Universe at War"
+            for e in system.emitters:         # listed; kept byte for byte, not editable
+                obj = tx.add(bpy.data.objects.new(e.name or f"emitter {e.index}", None))
+                obj.parent = parent
+                obj.alamo_emitter.index = -1
+                obj.alamo_emitter.texture = e.textures[0] if e.textures else ""
+                coll.objects.link(obj)
+                result.emitters.append(obj)
+        for o in context.view_layer.objects:
+            o.select_set(False)
+        parent.select_set(True)
+        context.view_layer.objects.active = parent
+    result.counts.pop("_textures", None)
+    result.counts["emitters"] = len(result.emitters)
+    return result
+
+
+def _emitter_object(tx, coll, parent, e, index, finder, result):
+    mesh = tx.add(shape_mesh(e.name or f"emitter {index}", e.position_group))
+    obj = tx.add(bpy.data.objects.new(e.name or f"emitter {index}", mesh))
+    obj.parent = parent
+    obj.display_type = "WIRE"
+    obj.hide_render = True
+    obj[SOURCE_EMITTER_KEY] = index
+    coll.objects.link(obj)
+    emitter_to_props(e, obj.alamo_emitter, index)
+    obj.alamo_emitter.image = _image(e.texture, finder, result)
+    return obj
+
+
+def _image(texture, finder, result):
+    if not texture:
+        return None
+    seen = result.counts.setdefault("_textures", {})
+    if texture.lower() in seen:
+        return seen[texture.lower()]
+    seen[texture.lower()] = None
+    found = finder.find(texture)
+    if found is None:
+        result.warnings.append(f"texture {texture!r} not found ({finder.searched})")
+        return None
+    try:
+        seen[texture.lower()] = load_texture(found)
+        return seen[texture.lower()]
+    except RuntimeError as err:
+        result.warnings.append(f"texture {texture!r} could not be read: {err}")
+        return None

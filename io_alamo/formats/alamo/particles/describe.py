@@ -1,0 +1,212 @@
+"""What the command line says about particle effects: ``info`` lines and JSON, ``validate``
+problems, the ``dump`` chunk tree with particle names, and the in-memory round trip."""
+
+import math
+import os
+
+from ...errors import AlamoFormatError
+from ..chunks import BytesLike, Chunk, read_chunks, read_minis
+from . import codec
+from .read import (EMITTER, EMITTER_CHUNKS, LINK_SCHEMA, ROOT, SYSTEM_CHUNKS, decode_particles,
+                   track_schema)
+from .records import (BLEND_MODES, NO_EMITTER, PROPERTY_BY_ID, ParticleSystem,
+                      UawParticleSystem)
+from .write import write_particles
+
+__all__ = ["dump_tree", "info_json", "info_lines", "problems", "roundtrip"]
+
+
+def _read(data, filename):
+    try:
+        return decode_particles(read_chunks(data))
+    except AlamoFormatError as e:
+        raise e.with_filename(filename)
+
+
+def _link(value):
+    return -1 if value == NO_EMITTER else value
+
+
+def _f(value):
+    """A float for JSON (NaN and infinities as strings, which JSON has no words for)."""
+    value = float(value)
+    return value if math.isfinite(value) else str(value)
+
+
+def emitter_entries(system) -> list[dict]:
+    """One dict per emitter: ``name``, ``texture``, ``lifetime`` and what else helps."""
+    if isinstance(system, UawParticleSystem):
+        return [{"index": e.index, "name": e.name,
+                 "texture": e.textures[0] if e.textures else "",
+                 "textures": list(e.textures),
+                 "lifetime": None if e.lifetime is None else _f(e.lifetime), **e.info}
+                for e in system.emitters]
+    return [{"index": int(e.index), "name": e.name, "texture": e.texture,
+             "secondary_texture": e.secondary_texture, "lifetime": _f(e.lifetime),
+             "randomized_lifetime": _f(e.randomized_lifetime),
+             "blend_mode": int(e.blend_mode), "death": _link(e.death), "birth": _link(e.birth)}
+            for e in system.emitters if not isinstance(e, Chunk)]
+
+
+def info_json(data: BytesLike, filename: str | None = None) -> dict:
+    """What ``info --json`` adds for a particle file: the system and its emitters."""
+    system = _read(data, filename)
+    out = {"particle_system": system.name, "game": _game(system),
+           "emitters": emitter_entries(system)}
+    if isinstance(system, ParticleSystem):
+        out["persist"] = int(system.persist)
+    return out
+
+
+def _game(system):
+    return ("Universe at War" if isinstance(system, UawParticleSystem)
+            else "Empire at War / Forces of Corruption")
+
+
+def info_lines(data: BytesLike, filename: str | None = None) -> list[str]:
+    system = _read(data, filename)
+    entries = emitter_entries(system)
+    head = (f"particle system {system.name!r} ({_game(system)}, root 0x{system.root_type:x}):"
+            f" {len(entries)} emitter{'' if len(entries) == 1 else 's'}")
+    if isinstance(system, ParticleSystem):
+        head += f", {'persistent' if system.persist else 'not persistent'}"
+    lines = [head]
+    for d in entries:
+        life = "?" if d["lifetime"] is None else f"{d['lifetime']:g}" \
+            if isinstance(d["lifetime"], float) else d["lifetime"]
+        text = f"  emitter {d['index']} {d['name']!r}: texture {d['texture']!r}, lifetime {life}"
+        if "blend_mode" in d:
+            mode = d["blend_mode"]
+            text += f" s, {BLEND_MODES[mode] if mode < len(BLEND_MODES) else mode}"
+            links = [f"{k} -> {d[k]}" for k in ("birth", "death") if d[k] != -1]
+            text += f" ({', '.join(links)})" if links else ""
+        elif len(d.get("textures", ())) > 1:
+            text += f", also {', '.join(map(repr, d['textures'][1:]))}"
+        lines.append(text)
+    return lines
+
+
+def problems(data: BytesLike, filename: str | None = None) -> list[str]:
+    """What the game needs of a particle file, one line per problem; [] for a good file."""
+    system = _read(data, filename)
+    if isinstance(system, UawParticleSystem):
+        return _name_problem(system, filename)
+    out = _name_problem(system, filename)
+    emitters = [e for e in system.emitters if not isinstance(e, Chunk)]
+    if len(emitters) != len(system.emitters):
+        out.append("the emitter list holds chunks that are not emitters (0x700)")
+    n = len(emitters)
+    for i, e in enumerate(emitters):
+        who = f"emitter {i} ({e.name!r})"
+        if e.index != i:
+            out.append(f"{who}: index {e.index}, but it is emitter {i} of the file")
+        for link in ("birth", "death"):
+            value = getattr(e, link)
+            if value != NO_EMITTER and value >= n:
+                out.append(f"{who}: {link} emitter {value} does not exist ({n} emitters)")
+            elif value == i:
+                out.append(f"{who}: {link} emitter is the emitter itself")
+        g = e.groups[1]
+        life = codec.decode("f32", codec.encode("f32", e.lifetime))
+        if g.type != 1 or not codec.same(float(g.max_y), life):
+            out.append(f"{who}: the lifetime group does not match the lifetime {life:g} "
+                       "(type 1, max_y = lifetime)")
+        if not e.texture:
+            out.append(f"{who}: no texture")
+        out.extend(f"{who}: {note}" for note in e.layout.notes if e.layout)
+    return out
+
+
+def _name_problem(system, filename):
+    if not filename:
+        return []
+    stem = os.path.splitext(os.path.basename(str(filename).replace("\\", "/")))[0]
+    if system.name.lower() != stem.lower():
+        return [f"the system's name {system.name!r} does not match the file name {stem!r}; "
+                "the game needs them equal"]
+    return []
+
+
+def roundtrip(data: BytesLike, filename: str | None = None) -> bytes:
+    return write_particles(_read(data, filename))
+
+
+# --- dump ----------------------------------------------------------------------------------
+
+_SYSTEM_NAMES = {0x0: "system name", 0x1: "system id", 0x2: "persistence",
+                 0x800: "emitters", ROOT: "particle system", 0x1500: "particle system (UaW)"}
+_EMITTER_NAMES = {tag_id: tag.replace("_", " ") for tag_id, tag in EMITTER_CHUNKS.items()}
+_STRINGS = {(ROOT, 0x0), (EMITTER, 0x3), (EMITTER, 0x16), (EMITTER, 0x45)}
+_TRACK_NAMES = {0x0: "track properties", 0x1: "track keys"}
+
+
+def dump_tree(data: BytesLike, filename: str | None = None) -> list[dict]:
+    """The chunk tree as plain dicts (the shape of Alamo's ``dump``), with particle names and
+    decoded minis."""
+    try:
+        roots = read_chunks(data)
+    except AlamoFormatError as e:
+        raise e.with_filename(filename)
+    return [_node(c, None, 0) for c in roots]
+
+
+def _name(c, parent):
+    if parent in (None, ROOT):
+        return _SYSTEM_NAMES.get(c.type, "unknown") if parent == ROOT or c.type in (
+            ROOT, 0x1500) else "unknown"
+    table = {EMITTER: _EMITTER_NAMES, 0x1: _TRACK_NAMES, 0x800: {EMITTER: "emitter"},
+             0x29: {0x1100: "group"}, 0x1100: {0x1101: "group data"}}.get(parent, {})
+    return table.get(c.type, "unknown")
+
+
+def _schema(c, parent, track):
+    if parent == EMITTER and c.type == 0x2:
+        return PROPERTY_BY_ID
+    if parent == EMITTER and c.type == 0x36:
+        return LINK_SCHEMA
+    if parent == 0x1 and c.type == 0x0:
+        return {k: v for k, v in track_schema(track < 4).items()}
+    if parent == 0x1 and c.type == 0x1:
+        return {5: ("key", "f32x2" if track >= 4 else "u32f32")}
+    return None
+
+
+def _node(c, parent, track):
+    d = {"type": f"0x{c.type:x}", "name": _name(c, parent), "offset": c.offset,
+         "size": c.size(), "path": c.path}
+    if c.is_container:
+        kids, k = [], 0
+        for child in c.children:
+            kids.append(_node(child, c.type, k))
+            if c.type == 0x1 and child.type == 0x1:
+                k += 1
+        d["children"] = kids
+        return d
+    if (parent, c.type) in _STRINGS:
+        d["text"] = bytes(c.data).split(b"\0", 1)[0].decode("cp1252", "replace")
+        return d
+    schema = _schema(c, parent, track)
+    if schema is not None:
+        try:
+            d["minis"] = [_mini(m, schema) for m in read_minis(c)]
+            return d
+        except AlamoFormatError:
+            pass
+    d["head"] = bytes(c.data[:32]).hex()
+    return d
+
+
+def _mini(m, schema):
+    known = schema.get(m.type)
+    out = {"type": m.type, "size": len(m.data)}
+    if known is None:
+        return {**out, "data": bytes(m.data).hex()}
+    name, kind = known
+    if kind in ("f32x2", "u32f32") and len(m.data) == 8:
+        value = codec.decode("u32" if kind == "u32f32" else "f32", m.data[:4])
+        return {**out, "field": name,
+                "value": {"value": value, "time": codec.decode("f32", m.data[4:])}}
+    if len(m.data) != codec.SIZES.get(kind, -1):
+        return {**out, "field": name, "data": bytes(m.data).hex()}
+    value = codec.decode(kind, m.data)
+    return {**out, "field": name, "value": list(value) if isinstance(value, tuple) else value}
