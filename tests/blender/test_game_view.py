@@ -105,6 +105,8 @@ def test_real_models_show_their_bind_pose_without_shadow_volumes(blender, path):
         result = do_import(path)
     except NotAModelError:
         pytest.skip("particle effect: not imported")
+    if not hasattr(result, "armature"):
+        pytest.skip("particle effect: no bind pose (issue 33 imports it as emitters)")
     arm = result.armature
     assert arm.animation_data is None or arm.animation_data.action is None
     stem = path.stem.lower() + "_"

@@ -153,11 +153,10 @@ def check_weights(obj, fm, model):
 @pytest.mark.parametrize("path", corpus_params(".alo"))
 def test_corpus_model_imports_and_matches_the_file(blender, path):
     model = load_model(path)
-    if model.kind == "particle":
-        before = datablock_counts()
-        with pytest.raises(AlamoFormatError, match="particle effect"):
-            do_import(path)
-        assert datablock_counts() == before
+    if model.kind == "particle":          # issue 33: a system object and its emitters
+        result = do_import(path)
+        assert result.system.alamo_particle_system.is_system
+        assert len(result.emitters) > 0
         return
     result = do_import(path)
     check_model(path, result)
@@ -340,15 +339,14 @@ def test_operator_menu_and_drag_and_drop_handler(blender, tmp_path):
     assert r == {"FINISHED"} and len(objects_by_role("SKELETON")) == 2
 
 
-def test_operator_reports_particle_files_and_changes_nothing(blender):
+def test_operator_imports_particle_files(blender):
     from corpus import corpus_files
     particles = [p for p in corpus_files(".alo") if load_model(p).kind == "particle"]
     if not particles:
         pytest.skip("no shared corpus: particle file test skipped")
-    before = datablock_counts()
-    with pytest.raises(RuntimeError, match="particle effect, not a model"):
-        bpy.ops.import_scene.alo(filepath=str(particles[0]))
-    assert datablock_counts() == before
+    assert bpy.ops.import_scene.alo(filepath=str(particles[0])) == {"FINISHED"}
+    assert any(o.alamo_particle_system.is_system for o in bpy.data.objects)
+    assert any(o.alamo_emitter.index == 0 for o in bpy.data.objects)
 
 
 def test_user_texture_folders_are_searched(blender, tmp_path):

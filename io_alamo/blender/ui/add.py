@@ -88,6 +88,7 @@ class VIEW3D_MT_alamo_add(bpy.types.Menu):
 
     def draw(self, context):
         draw_add_buttons(self.layout)
+        self.layout.operator("alamo.add_particle_emitter", icon="PARTICLES")   # issue 33
 
 
 def menu_add(self, context):

@@ -96,11 +96,11 @@ def _emitter_object(tx, coll, parent, e, index, finder, result):
     obj[SOURCE_EMITTER_KEY] = index
     coll.objects.link(obj)
     emitter_to_props(e, obj.alamo_emitter, index)
-    obj.alamo_emitter.image = _image(e.texture, finder, result)
+    obj.alamo_emitter.image = _image(e.texture, finder, result, tx)
     return obj
 
 
-def _image(texture, finder, result):
+def _image(texture, finder, result, tx):
     if not texture:
         return None
     seen = result.counts.setdefault("_textures", {})
@@ -112,8 +112,12 @@ def _image(texture, finder, result):
         result.warnings.append(f"texture {texture!r} not found ({finder.searched})")
         return None
     try:
-        seen[texture.lower()] = load_texture(found)
-        return seen[texture.lower()]
+        before = set(bpy.data.images)
+        img = load_texture(found)
+        if img not in before:
+            tx.add(img)                        # removed again if the import fails
+        seen[texture.lower()] = img
+        return img
     except RuntimeError as err:
         result.warnings.append(f"texture {texture!r} could not be read: {err}")
         return None

@@ -6,11 +6,10 @@ import bpy
 from bpy.props import StringProperty
 
 from ....formats.alamo.particles import Emitter
-from ...ui.add import VIEW3D_MT_alamo_add
 from . import panel, props
 from .convert import emitter_to_props
 from .exporter import emitter_objects, system_object
-from .shapes import shape_mesh
+from .shapes import redraw_shape, shape_mesh
 
 
 def new_system(context, name="p_new_effect"):
@@ -63,23 +62,31 @@ class ALAMO_OT_add_particle_emitter(bpy.types.Operator):
         return {"FINISHED"}
 
 
-def draw_add(self, context):
-    self.layout.operator(ALAMO_OT_add_particle_emitter.bl_idname, icon="PARTICLES")
+class ALAMO_OT_redraw_particle_shapes(bpy.types.Operator):
+    """Redraw the selected emitters' shapes from their position groups"""
+
+    bl_idname = "alamo.redraw_particle_shapes"
+    bl_label = "Redraw Shapes"
+    bl_options = {"REGISTER", "UNDO"}
+
+    def execute(self, context):
+        done = sum(redraw_shape(o) for o in {*context.selected_objects, context.object}
+                   if o is not None)
+        self.report({"INFO"}, f"{done} emitter shapes redrawn")
+        return {"FINISHED"}
 
 
-CLASSES = (ALAMO_OT_add_particle_emitter,)
+CLASSES = (ALAMO_OT_add_particle_emitter, ALAMO_OT_redraw_particle_shapes)
 
 
 def register():
     props.register()
     for c in CLASSES:
         bpy.utils.register_class(c)
-    panel.register()
-    VIEW3D_MT_alamo_add.append(draw_add)
+    panel.register()        # the Add > Alamo menu (ui/add.py) draws the operator
 
 
 def unregister():
-    VIEW3D_MT_alamo_add.remove(draw_add)
     panel.unregister()
     for c in reversed(CLASSES):
         bpy.utils.unregister_class(c)

@@ -72,6 +72,8 @@ class OBJECT_PT_alamo_particle(bpy.types.Panel):
                       "CYLINDER": ("cylinder_radius", "cylinder_height", "cylinder_surface")}
             for f in fields.get(kind, ()):
                 box.prop(g, f)
+            if name == "position":
+                box.operator("alamo.redraw_particle_shapes", icon="FILE_REFRESH")
         for t in p.tracks:
             box = layout.box()
             row = box.row()

@@ -38,3 +38,35 @@ def shape_mesh(name, group):
         return mesh
     finally:
         bm.free()
+
+
+# --- redrawing: the shape after edits of the position group in the panel ---------------------
+# (an operator, not property update callbacks: the 4.2 wheel crashes at exit when this
+# add-on's group properties have update callbacks)
+
+class _GroupValues:
+    """What :func:`shape_mesh` reads of a group, taken from its properties."""
+
+    def __init__(self, pg):
+        items = pg.bl_rna.properties["type"].enum_items
+        self.type = items[pg.type].value
+        self.min_x, self.min_y, self.min_z = pg.min
+        self.max_x, self.max_y, self.max_z = pg.max
+        self.val_x, self.val_y, self.val_z = pg.val
+        self.side_length = pg.side_length
+        self.sphere_radius = pg.sphere_radius
+        self.cylinder_radius = pg.cylinder_radius
+        self.cylinder_height = pg.cylinder_height
+
+
+def redraw_shape(obj) -> bool:
+    """Give an emitter's object the mesh of its position group as the properties now say;
+    False when ``obj`` is no emitter mesh."""
+    groups = obj.alamo_emitter.groups
+    if obj.type != "MESH" or obj.alamo_emitter.index < 0 or len(groups) != 3:
+        return False
+    old = obj.data
+    obj.data = shape_mesh(old.name, _GroupValues(groups[2]))
+    if old.users == 0:
+        bpy.data.meshes.remove(old)
+    return True
