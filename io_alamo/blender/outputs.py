@@ -42,12 +42,21 @@ def export_glb(target, everything=False):
         addon_utils.enable("io_scene_gltf2", default_set=False)
     global _hard_exit
     _hard_exit = _hard_exit or bpy.app.version < (4, 5, 0)
+    # the particles of the current frame, as real quads (glTF has no such instances)
+    baked = particle_preview.baked_quads(bpy.context.scene)
     try:
         with gltf_look(bpy.context.scene):       # glTF cannot mask: the preview's colours baked
+            chosen = prepare_gltf_export(bpy.context, everything)
+            for quads, emitter in baked:
+                quads.select_set(True)
+                emitter.select_set(False)
             bpy.ops.export_scene.gltf(filepath=str(target), export_format="GLB",
-                                      export_animations=True, check_existing=False,
-                                      **prepare_gltf_export(bpy.context, everything))
+                                      export_animations=True, check_existing=False, **chosen)
     finally:
+        for quads, _ in baked:
+            mesh = quads.data
+            bpy.data.objects.remove(quads)
+            bpy.data.meshes.remove(mesh)
         if not enabled:      # Blender 4.2/4.5 crash at exit if its classes stay registered
             addon_utils.disable("io_scene_gltf2", default_set=False)
 

@@ -30,7 +30,7 @@ from ...transaction import Transaction
 from .. import fingerprint
 from ..corners import store_corner_keys
 from ..particle_preview import units as particle_units
-from ..particle_preview import update_system
+from ..particle_preview import show_system, update_system
 from ..particles.importer import import_particles, is_particle_file
 from ..rest import remember_rest
 from ..shown import game_shown
@@ -95,7 +95,9 @@ def import_alo(context: bpy.types.Context, filepath: str,
     options = options or ImportOptions()
     data = read_file_bytes(filepath) if data is None else data
     if is_particle_file(data):                   # a particle effect: its own objects
-        return import_particles(context, filepath, data, options)
+        result = import_particles(context, filepath, data, options)
+        show_system(context.scene, result.system)    # playing at once (issue 34)
+        return result
     registry.require(data, filepath, "alo")      # a .p3d or a PNG: what it is, and where
     model = read_alo(data, filename=filepath)
     if isinstance(model, ParticleEffect):

@@ -1,6 +1,7 @@
-"""Making the objects that show an effect's particles: one mesh object per emitter (its mesh
-holds the live particles, its Geometry Nodes modifier draws them) under the system's root,
-and one material per texture and blend mode."""
+"""Making the objects that show an effect's particles: per emitter, a mesh object under the
+system's root whose Geometry Nodes modifier draws the live particles, which the handlers
+write into its points object; and one material per texture and blend mode. Emitters
+imported for editing (``obj.alamo_emitter``) are *adopted*: given the same modifier."""
 
 import bpy
 
@@ -10,6 +11,15 @@ from ...names import to_blender
 from ...source import set_source
 from ...texture_images import load_texture
 from . import nodes, systems
+
+
+MATERIAL_KEY = "alamo_particle_look"        # on a particle material: what it was built for
+
+
+def look(model, image):
+    """What a particle material depends on, as a string."""
+    heat = bool(getattr(model, "is_heat_particle", False))
+    return f"{int(model.blend_mode)}|{int(heat)}|{image.name if image is not None else ''}"
 
 
 def material(model, image_for, made=None):
@@ -23,19 +33,49 @@ def material(model, image_for, made=None):
         mat = bpy.data.materials.new(f"Particle {model.texture or 'spot'} "
                                      f"{nodes.family(model.blend_mode, heat)}")
         nodes.build_material(mat, model.blend_mode, image, heat)
+        mat[MATERIAL_KEY] = look(model, image)
         made[key] = mat
     return made[key]
 
 
-def emitter_object(name, index, mat):
-    """A new mesh object drawing emitter ``index``'s particles with ``mat``."""
-    me = bpy.data.meshes.new(name)
-    obj = bpy.data.objects.new(name, me)
-    obj[systems.EMITTER_KEY] = int(index)
-    nodes.ensure_modifier(obj, mat)
+def points_object(name):
+    """A new points object (linked to no scene: only the modifier that draws it uses it)."""
+    return bpy.data.objects.new(f"{name} particles", bpy.data.meshes.new(f"{name} particles"))
+
+
+def _show_on(obj, mat, points):
+    nodes.ensure_modifier(obj, mat, points)
     obj.visible_shadow = False              # particles light, they cast no shadow
-    obj.hide_select = False
-    return obj
+    obj.display_type = "TEXTURED"           # the modifier keeps only the edges of the mesh
+    obj.hide_render = False
+
+
+def emitter_object(name, index, mat):
+    """A new mesh object drawing emitter ``index``'s particles with ``mat``; returns it and
+    its points object."""
+    obj = bpy.data.objects.new(name, bpy.data.meshes.new(name))
+    obj[systems.EMITTER_KEY] = int(index)
+    points = points_object(name)
+    _show_on(obj, mat, points)
+    return obj, points
+
+
+def adopt(obj, model):
+    """Give an emitter imported for editing (``obj.alamo_emitter``) the particle display: a
+    material of its own (its image, blend mode), its points object and the modifier; or
+    update its material when its texture or blend mode changed."""
+    image = getattr(obj.alamo_emitter, "image", None)
+    points = nodes.points_object(obj)
+    mat = nodes.modifier_input(obj, "Material") if points else None
+    if points is None:
+        points = points_object(obj.name)
+        mat = bpy.data.materials.new(f"Particle {obj.name}")
+        _show_on(obj, mat, points)
+    if mat is not None and mat.get(MATERIAL_KEY) != look(model, image):
+        nodes.build_material(mat, model.blend_mode, image,
+                             bool(getattr(model, "is_heat_particle", False)))
+        mat[MATERIAL_KEY] = look(model, image)
+    return points
 
 
 def image_finder(finder, warn, tx=None):
@@ -75,9 +115,9 @@ def show_effect(tx, collection, root, data, label, image_for):
         mat = material(model, image_for, made)
         tx.add(mat)
         name = to_blender(f"{root.name}: {record.name or index}")
-        obj = emitter_object(name, index, mat)
-        tx.add(obj.data)
-        tx.add(obj)
+        obj, points = emitter_object(name, index, mat)
+        for made_id in (obj.data, obj, points.data, points):
+            tx.add(made_id)
         collection.objects.link(obj)
         obj.parent = root
         out.append(obj)

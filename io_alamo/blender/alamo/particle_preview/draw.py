@@ -5,6 +5,9 @@ import numpy as np
 
 from . import nodes
 
+AGE = "alamo_age"        # FLOAT, seconds since the particle's birth (for scripts)
+SIZE = "alamo_size"      # FLOAT, the particle's size (its quad's width) in the system's units
+
 
 def _euler_xyz(r):
     """XYZ Euler angles of rotation matrices ``r`` (n, 3, 3), as Blender composes them."""
@@ -103,6 +106,8 @@ def write(mesh, parts, to_object, basis, tail_size=0.0, elements=1):
     colour[:, :3] = srgb_to_linear(colour[:, :3])
     _set(mesh, nodes.COLOR, "FLOAT_COLOR", "color", colour)
     _set(mesh, nodes.CELL, "FLOAT_VECTOR", "vector", cells(parts.texture_index, elements))
+    _set(mesh, AGE, "FLOAT", "value", parts.age)
+    _set(mesh, SIZE, "FLOAT", "value", parts.size)
     mesh.update()
 
 

@@ -5,6 +5,7 @@ emitters' fields changes (its own mesh writes are recognised and ignored)."""
 import bpy
 from bpy.app.handlers import persistent
 
+from ..particles import props as particle_props
 from . import systems
 
 _state = {"busy": False, "seen": {}}
@@ -39,6 +40,24 @@ def refresh(scene, force=False):
         _state["busy"] = False
 
 
+def emitter_edited(obj):
+    """An emitter's field changed (the particle properties' update calls this): its system
+    shows the change at once."""
+    root = obj.parent
+    scene = bpy.context.scene
+    if root is None or scene is None or _state["busy"]:
+        return
+    _state["busy"] = True
+    try:
+        systems.show_system(scene, root)
+    finally:
+        _state["busy"] = False
+
+
+def _edit_hooks():
+    return getattr(particle_props, "EDIT_HOOKS", None)
+
+
 @persistent
 def _on_frame(scene, depsgraph=None):
     refresh(scene, force=True)
@@ -67,10 +86,16 @@ def register():
     for handlers, fn in _HANDLERS:
         if fn not in handlers:
             handlers.append(fn)
+    hooks = _edit_hooks()
+    if hooks is not None and emitter_edited not in hooks:
+        hooks.append(emitter_edited)
 
 
 def unregister():
     for handlers, fn in _HANDLERS:
         while fn in handlers:
             handlers.remove(fn)
+    hooks = _edit_hooks()
+    while hooks is not None and emitter_edited in hooks:
+        hooks.remove(emitter_edited)
     _state["seen"].clear()

@@ -1,15 +1,18 @@
-"""How the live particles are drawn: one shared Geometry Nodes group puts a 1x1 quad on every
-point of an emitter's mesh (rotated and scaled by the point's attributes, which the frame
-handler writes), and one material per emitter draws its texture's sprite element, tinted by
-the particle's colour, in the emitter's blend mode. Cycles and EEVEE read the particle's
-attributes through the instancer, so nothing is realised and no Python runs per particle."""
+"""How the live particles are drawn: the frame handler writes them as the points of a small
+mesh object of their own (the emitter's *points object*, linked to no scene); one shared
+Geometry Nodes group on the emitter object puts a 1x1 quad on each of those points (rotated
+and scaled by the point's attributes) and keeps of the emitter's own mesh (the group's shape
+an imported emitter shows) only its edges, which never render. One material per emitter
+draws its texture's sprite element, tinted by the particle's colour, in the emitter's blend
+mode. Cycles and EEVEE read the particle's attributes through the instancer, so nothing is
+realised and no Python runs per particle."""
 
 import bpy
 
 from ... import compat
 
 GROUP_NAME = "Alamo Particle Billboards"
-GROUP_VERSION = 1
+GROUP_VERSION = 2
 MODIFIER_NAME = "Alamo Particles"
 # point attributes written by the handler (see handlers.py), read here and by the material
 ROTATION = "alamo_rotation"      # FLOAT_VECTOR, XYZ Euler of the quad
@@ -45,6 +48,7 @@ def billboard_group():
     tree.nodes.clear()
     tree.interface.clear()
     _socket(tree, "Geometry", "INPUT", "NodeSocketGeometry")
+    _socket(tree, "Points", "INPUT", "NodeSocketObject")
     _socket(tree, "Material", "INPUT", "NodeSocketMaterial")
     _socket(tree, "Realize", "INPUT", "NodeSocketBool")
     _socket(tree, "Geometry", "OUTPUT", "NodeSocketGeometry")
@@ -58,8 +62,11 @@ def billboard_group():
     uv.inputs["Name"].default_value = QUAD_UV
     link(quad.outputs["Mesh"], uv.inputs["Geometry"])
     link(quad.outputs["UV Map"], uv.inputs["Value"])
+    points = n.new("GeometryNodeObjectInfo")
+    points.transform_space = "ORIGINAL"          # the points are in the emitter's space
+    link(given.outputs["Points"], points.inputs["Object"])
     place = n.new("GeometryNodeInstanceOnPoints")
-    link(given.outputs["Geometry"], place.inputs["Points"])
+    link(points.outputs["Geometry"], place.inputs["Points"])
     link(uv.outputs["Geometry"], place.inputs["Instance"])
     for name, socket in ((ROTATION, "Rotation"), (SCALE, "Scale")):
         read = n.new("GeometryNodeInputNamedAttribute")
@@ -75,12 +82,18 @@ def billboard_group():
     paint = n.new("GeometryNodeSetMaterial")
     link(shift.outputs["Instances"], paint.inputs["Geometry"])
     link(given.outputs["Material"], paint.inputs["Material"])
+    edges = n.new("GeometryNodeDeleteGeometry")       # the emitter's shape: edges only
+    edges.domain, edges.mode = "FACE", "ONLY_FACE"
+    link(given.outputs["Geometry"], edges.inputs["Geometry"])
+    both = n.new("GeometryNodeJoinGeometry")
+    link(paint.outputs["Geometry"], both.inputs["Geometry"])
+    link(edges.outputs["Geometry"], both.inputs["Geometry"])
     real = n.new("GeometryNodeRealizeInstances")
     link(paint.outputs["Geometry"], real.inputs["Geometry"])
     pick = n.new("GeometryNodeSwitch")
     pick.input_type = "GEOMETRY"
     link(given.outputs["Realize"], pick.inputs["Switch"])
-    link(paint.outputs["Geometry"], pick.inputs["False"])
+    link(both.outputs["Geometry"], pick.inputs["False"])
     link(real.outputs["Geometry"], pick.inputs["True"])
     link(pick.outputs["Output"], out.inputs["Geometry"])
     tree["alamo_version"] = GROUP_VERSION
@@ -92,8 +105,9 @@ def _input_id(tree, name):
                 if getattr(s, "in_out", None) == "INPUT" and s.name == name)
 
 
-def ensure_modifier(obj, material):
-    """The emitter object's Geometry Nodes modifier drawing its particles with ``material``."""
+def ensure_modifier(obj, material, points):
+    """The emitter object's Geometry Nodes modifier drawing the particles of ``points`` (its
+    points object) with ``material``."""
     tree = billboard_group()
     mod = obj.modifiers.get(MODIFIER_NAME)
     if mod is None:
@@ -101,7 +115,25 @@ def ensure_modifier(obj, material):
     if mod.node_group is not tree:
         mod.node_group = tree
     mod[_input_id(tree, "Material")] = material
+    mod[_input_id(tree, "Points")] = points
     return mod
+
+
+def modifier_input(obj, name):
+    """The value of the particle modifier's input ``name`` on ``obj``, or None."""
+    mod = obj.modifiers.get(MODIFIER_NAME)
+    if mod is None or mod.node_group is None:
+        return None
+    try:
+        return mod[_input_id(mod.node_group, name)]
+    except (KeyError, StopIteration):
+        return None
+
+
+def points_object(obj):
+    """The points object the emitter object's modifier draws, or None."""
+    found = modifier_input(obj, "Points")
+    return found if isinstance(found, bpy.types.Object) and found.type == "MESH" else None
 
 
 def set_realize(obj, realize):

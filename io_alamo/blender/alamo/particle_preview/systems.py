@@ -1,19 +1,22 @@
 """Which objects show particles, and updating them: a *system* is a root object (the effect's
 parent, or on a unit the proxy that names it) whose children are emitter objects (meshes with
-the billboard modifier). On every frame change, and when an emitter's fields change, each
+the billboard modifier: those made for a unit's effects, and those imported for editing, with
+``obj.alamo_emitter``). On every frame change, and when an emitter's fields change, each
 system's particles are computed (simulate.py, in closed form) for the scene time and written
-into its emitters' meshes.
+into its emitters' points objects.
 
 Time 0 is the scene's start frame; seconds are frames at the scene's frame rate. The state of a
 frame depends on nothing else, so scrubbing, jumping and rendering a single frame agree."""
 
+import bpy
 import numpy as np
 
 from ....formats.alamo.particles import read_particles
 from ....formats.alamo.particles import simulate as sim
 from .. import shown
 from ...source import get_source
-from . import draw
+from . import build, draw, nodes
+from .from_props import model_from_props
 
 EMITTER_KEY = "alamo_particle_emitter"      # on an emitter object the preview draws: its index
 EFFECT_KEY = "alamo_particle_effect"        # on a system's root: the effect's file name
@@ -22,24 +25,27 @@ SHOW_KEY = "alamo_particle_show"            # on a system's root: 0 hides its pa
 
 #: Functions giving the simulator's model of an emitter object from its own editable fields
 #: (the particle-effect import registers one for ``obj.alamo_emitter``); None when they cannot.
-MODEL_READERS = []
+MODEL_READERS = [model_from_props]
 _records = {}           # root name -> (bytes id, [simulate.Emitter]) of a kept file
 
 
 def emitter_index(obj):
-    """The emitter's index in its file, or None for objects that are no previewed emitter."""
+    """The emitter's index in its file, or None for objects that are no emitter."""
     if obj.type != "MESH":
         return None
     value = obj.get(EMITTER_KEY)
-    if value is None:
-        return None
-    return int(value)
+    if value is not None:
+        return int(value)
+    p = getattr(obj, "alamo_emitter", None)
+    if p is not None and p.index >= 0:
+        return int(p.index)
+    return None
 
 
 def is_preview(obj):
-    """Whether ``obj`` is a particle preview object (an emitter the preview draws), which is
-    never part of the model it is shown on."""
-    return obj.get(EMITTER_KEY) is not None
+    """Whether ``obj`` shows particles (a unit's effect, or an emitter imported for editing):
+    never part of a model."""
+    return emitter_index(obj) is not None
 
 
 def scene_time(scene):
@@ -144,10 +150,15 @@ def update_system(scene, root, emitters, t=None):
         to_object = np.linalg.inv(world) @ root_world
         inverse = np.linalg.inv(_rotation(world))
         model = ms[index]
+        points = nodes.points_object(obj)
+        if obj.get(EMITTER_KEY) is None:            # imported for editing: its own look
+            points = build.adopt(obj, model)
+        if points is None:
+            continue
         flat = bool(getattr(model, "is_not_billboarded", False))
         basis = inverse if flat else inverse @ camera
         tail = float(getattr(model, "tail_size", 0.0)) if getattr(model, "has_tail", 0) else 0.0
-        draw.write(obj.data, states[index], to_object, basis, tail,
+        draw.write(points.data, states[index], to_object, basis, tail,
                    getattr(model, "num_texture_elements", 1))
     return states
 
@@ -161,7 +172,10 @@ def update_scene(scene, t=None):
 def particle_bounds(obj):
     """World-space (2, 3) lowest and highest corner of ``obj``'s live particles, their quads'
     size around them included; None without particles."""
-    me = obj.data
+    points = nodes.points_object(obj)
+    if points is None:
+        return None
+    me = points.data
     n = len(me.vertices)
     att = me.attributes.get(draw.nodes.SCALE)
     if not n or att is None or len(att.data) != n:
@@ -176,3 +190,34 @@ def particle_bounds(obj):
     world = co @ m[:3, :3].T + m[:3, 3]
     grow = reach * np.abs(m[:3, :3]).max()
     return np.stack([(world - grow).min(axis=0), (world + grow).max(axis=0)])
+
+
+def baked_quads(scene):
+    """For glTF (which has no instances of this kind): a mesh object per emitter with
+    particles, holding its quads as real faces (the modifier realised once) at the emitter's
+    place. Returns [(new object, its emitter)]; the caller removes them."""
+    out = []
+    for root, emitters in scene_systems(scene).items():
+        for obj in emitters.values():
+            points = nodes.points_object(obj)
+            if points is None or not len(points.data.vertices) or not obj.visible_get():
+                continue
+            nodes.set_realize(obj, True)
+            try:
+                depsgraph = bpy.context.evaluated_depsgraph_get()
+                mesh = bpy.data.meshes.new_from_object(obj.evaluated_get(depsgraph))
+            finally:
+                nodes.set_realize(obj, False)
+            baked = bpy.data.objects.new(f"{obj.name} (particles)", mesh)
+            baked.matrix_world = obj.matrix_world
+            scene.collection.objects.link(baked)
+            out.append((baked, obj))
+    return out
+
+
+def show_system(scene, root):
+    """Compute and write the particles of the system under ``root`` now (after an import)."""
+    emitters = {emitter_index(o): o for o in root.children}
+    emitters.pop(None, None)
+    if emitters:
+        update_system(scene, root, emitters)
