@@ -6,7 +6,7 @@ import bpy
 from bpy.app.handlers import persistent
 
 from ..particles import props as particle_props
-from . import systems
+from . import nodes, systems
 
 _state = {"busy": False, "seen": {}}
 
@@ -45,7 +45,9 @@ def emitter_edited(obj):
     shows the change at once."""
     root = obj.parent
     scene = bpy.context.scene
-    if root is None or scene is None or _state["busy"]:
+    # an emitter not shown yet is being made (an import setting its fields one by one): it
+    # shows once made (the import, or the next frame change, adopts it)
+    if root is None or scene is None or _state["busy"] or nodes.points_object(obj) is None:
         return
     _state["busy"] = True
     try:
