@@ -11,8 +11,7 @@ from . import nodes, systems
 _state = {"busy": False, "seen": {}}
 
 
-def _signature(scene, root, emitters):
-    ms = systems.models(root, emitters)
+def _signature(scene, root, emitters, ms):
     cam = scene.camera
     return (systems.scene_time(scene), tuple(m.key() for m in ms), tuple(map(tuple, root.matrix_world)),
             tuple(tuple(map(tuple, o.matrix_world)) for o in emitters.values()),
@@ -29,12 +28,13 @@ def refresh(scene, force=False):
         seen = _state["seen"]
         for root, emitters in systems.scene_systems(scene).items():
             try:
-                sig = _signature(scene, root, emitters)
+                ms = systems.models(root, emitters)
+                sig = _signature(scene, root, emitters, ms)
             except (ReferenceError, ValueError):
                 continue
             key = (scene.name, root.name)
             if force or seen.get(key) != sig:
-                systems.update_system(scene, root, emitters)
+                systems.update_system(scene, root, emitters, ms=ms)
                 seen[key] = sig
     finally:
         _state["busy"] = False

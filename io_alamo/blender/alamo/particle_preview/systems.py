@@ -125,6 +125,11 @@ def _rotation(m):
     return r / np.maximum(np.linalg.norm(r, axis=0), 1e-12)
 
 
+def _is_rotation(m):
+    r = _rotation(m)
+    return np.allclose(r.T @ r, np.eye(3), atol=1e-6)
+
+
 def _camera_rotation(scene):
     cam = scene.camera
     if cam is None:             # no camera: face the default front view, a little above
@@ -134,12 +139,19 @@ def _camera_rotation(scene):
     return _rotation(cam.matrix_world)
 
 
-def update_system(scene, root, emitters, t=None):
-    """Compute and write the particles of one system at scene time ``t`` (now if None)."""
+def _inverse(m):
+    """Inverse of a Blender matrix (mathutils: a 4x4 in microseconds) as a numpy array."""
+    return np.array(m.inverted_safe(), np.float64)
+
+
+def update_system(scene, root, emitters, t=None, ms=None):
+    """Compute and write the particles of one system at scene time ``t`` (now if None);
+    ``ms``: its emitters' models when already read."""
     t = scene_time(scene) if t is None else t
     root_world = np.array(root.matrix_world, np.float64)
-    world_to_root = np.linalg.inv(_rotation(root_world))
-    ms = models(root, emitters)
+    world_to_root = _rotation(root_world).T if _is_rotation(root_world) else \
+        np.linalg.inv(_rotation(root_world))
+    ms = models(root, emitters) if ms is None else ms
     if _bone_shown(root):
         states = sim.simulate(ms, t, world_to_local=world_to_root)
     else:
@@ -147,8 +159,8 @@ def update_system(scene, root, emitters, t=None):
     camera = _camera_rotation(scene)
     for index, obj in emitters.items():
         world = np.array(obj.matrix_world, np.float64)
-        to_object = np.linalg.inv(world) @ root_world
-        inverse = np.linalg.inv(_rotation(world))
+        to_object = _inverse(obj.matrix_world) @ root_world
+        inverse = _rotation(world).T if _is_rotation(world) else np.linalg.inv(_rotation(world))
         model = ms[index]
         points = nodes.points_object(obj)
         if obj.get(EMITTER_KEY) is None:            # imported for editing: its own look

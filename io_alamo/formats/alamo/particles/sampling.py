@@ -8,7 +8,6 @@ Blender-free: numpy only.
 
 import numpy as np
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 
@@ -30,22 +29,21 @@ INTERP_LINEAR, INTERP_COSINE, INTERP_STEP = range(3)
 
 
 def mix(keys) -> np.ndarray:
-    """SplitMix64's finaliser on a uint64 array: well-spread keys from consecutive ones."""
-    x = np.asarray(keys, dtype=np.uint64).copy()
-    with np.errstate(over="ignore"):
-        x ^= x >> np.uint64(30)
-        x *= _M1
-        x ^= x >> np.uint64(27)
-        x *= _M2
-        x ^= x >> np.uint64(31)
+    """SplitMix64's finaliser on a uint64 array: well-spread keys from consecutive ones
+    (array arithmetic wraps around silently, as the hash wants)."""
+    x = np.array(keys, dtype=np.uint64, ndmin=1)
+    x ^= x >> np.uint64(30)
+    x *= _M1
+    x ^= x >> np.uint64(27)
+    x *= _M2
+    x ^= x >> np.uint64(31)
     return x
 
 
 def child_keys(keys, salt) -> np.ndarray:
     """Keys derived from ``keys`` and an integer ``salt`` (an index, a channel)."""
-    with np.errstate(over="ignore"):
-        salted = np.asarray(keys, dtype=np.uint64) ^ (np.uint64(int(salt) + 1) * _GOLDEN)
-    return mix(salted)
+    offset = np.uint64(((int(salt) + 1) * 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF)
+    return mix(np.asarray(keys, dtype=np.uint64) ^ offset)
 
 
 def uniform(keys, channel) -> np.ndarray:
@@ -110,13 +108,14 @@ class Curve:
         return cls(times, values, getattr(track, "interpolation", INTERP_LINEAR))
 
     def _segments(self, x):
-        x = np.clip(np.asarray(x, np.float64), 0.0, 1.0)
-        t, v = self.times, self.values
-        i = np.clip(np.searchsorted(t, x, side="right") - 1, 0, max(len(t) - 2, 0))
+        x = np.minimum(np.maximum(np.asarray(x, np.float64), 0.0), 1.0)
+        t = self.times
+        i = np.minimum(np.maximum(np.searchsorted(t, x, side="right") - 1, 0),
+                       max(len(t) - 2, 0))
         j = np.minimum(i + 1, len(t) - 1)
         width = t[j] - t[i]
         f = np.divide(x - t[i], width, out=np.ones_like(x), where=width > 0)
-        return x, i, j, np.clip(f, 0.0, 1.0), width
+        return x, i, j, np.minimum(np.maximum(f, 0.0), 1.0), width
 
     def __call__(self, x) -> np.ndarray:
         """The spec's formulas: linear y1+(y2-y1)f, cosine y1+(y2-y1)(1-cos(pi f))/2,

@@ -324,6 +324,8 @@ def _looks(em, parts):
 def state(em, carriers, t, world_to_local=None, parts=None) -> Particles:
     """The live particles of ``em``'s instances at system time t."""
     parts = born(em, carriers, t) if parts is None else parts
+    if not len(parts.age):
+        return empty(em.index)
     p0, v0, acc = _start(em, parts, carriers, world_to_local)
     age = parts.age[:, None]
     position = p0 + v0 * age + 0.5 * acc * age * age
