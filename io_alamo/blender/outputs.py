@@ -33,17 +33,30 @@ def finish(status):
     return status
 
 
+def _particle_still(scene):
+    """With particle effects, go to the still frame that shows them; returns the frame before
+    (None without effects)."""
+    if not particle_preview.scene_systems(scene):
+        return None
+    before = scene.frame_current
+    fps = scene.render.fps / (scene.render.fps_base or 1.0)
+    scene.frame_set(scene.frame_start + round(PARTICLE_PREVIEW_SECONDS * fps))
+    return before
+
+
 def export_glb(target, everything=False):
     """A .glb of the scene through Blender's glTF exporter (what the game shows, or
-    ``everything``)."""
+    ``everything``); particle effects as their quads at the preview's still frame."""
 
     enabled = "io_scene_gltf2" in bpy.context.preferences.addons
     if not enabled:
         addon_utils.enable("io_scene_gltf2", default_set=False)
     global _hard_exit
     _hard_exit = _hard_exit or bpy.app.version < (4, 5, 0)
-    # the particles of the current frame, as real quads (glTF has no such instances)
-    baked = particle_preview.baked_quads(bpy.context.scene)
+    # the particles of the still frame, as real quads (glTF has no such instances)
+    scene = bpy.context.scene
+    before = _particle_still(scene)
+    baked = particle_preview.baked_quads(scene)
     try:
         with gltf_look(bpy.context.scene):       # glTF cannot mask: the preview's colours baked
             chosen = prepare_gltf_export(bpy.context, everything)
@@ -57,6 +70,8 @@ def export_glb(target, everything=False):
             mesh = quads.data
             bpy.data.objects.remove(quads)
             bpy.data.meshes.remove(mesh)
+        if before is not None:
+            scene.frame_set(before)
         if not enabled:      # Blender 4.2/4.5 crash at exit if its classes stay registered
             addon_utils.disable("io_scene_gltf2", default_set=False)
 
@@ -65,9 +80,7 @@ def render_preview(context, target, size=256, samples=16):
     """A small PNG of the visible meshes from a three-quarter view (Cycles, CPU); with
     particle effects, at :data:`PARTICLE_PREVIEW_SECONDS` after the start."""
     scene = context.scene
-    if particle_preview.scene_systems(scene):
-        fps = scene.render.fps / (scene.render.fps_base or 1.0)
-        scene.frame_set(scene.frame_start + round(PARTICLE_PREVIEW_SECONDS * fps))
+    _particle_still(scene)
     corners = []
     for obj in scene.objects:
         if obj.type == "MESH" and obj.visible_get():

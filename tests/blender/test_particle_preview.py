@@ -181,6 +181,7 @@ def unit_with_proxy(tmp_path, hidden_bone=False, effect_folder=None):
               "billboard": 0, "matrix": [1, 0, 0, 4, 0, 1, 0, 0, 0, 0, 1, 2]}]
     spec = {"bones": bones, "objects": [], "connections": [],
             "proxies": [{"name": "p_unit_glow", "bone": 1}]}
+    tmp_path.mkdir(parents=True, exist_ok=True)
     model = tmp_path / "unit.alo"
     model.write_bytes(sb.build_alo(spec))
     folder = effect_folder or tmp_path
@@ -234,3 +235,25 @@ def test_unit_export_is_unchanged_by_its_effects(blender, tmp_path):
     out = tmp_path / "out.alo"
     export_alo(bpy.context, str(out), ExportOptions())
     assert out.read_bytes() == model.read_bytes()
+
+
+def test_batch_preview_and_glb_show_the_units_effects(blender, tmp_path):
+    import json
+    import struct
+
+    from io_alamo.blender.alamo.batch import do_import
+    model = unit_with_proxy(tmp_path / "in")
+    out = tmp_path / "out"
+    status, _, outputs, _ = do_import(model, Path("unit.alo"), out, glb=True, preview=True)
+    assert status == "ok"
+    png, glb = out / "unit.png", out / "unit.glb"
+    assert png.is_file() and glb.is_file()
+    data = glb.read_bytes()
+    length = struct.unpack_from("<I", data, 12)[0]
+    doc = json.loads(data[20:20 + length])
+    quads = [m for m in doc["meshes"] if "(particles)" in m.get("name", "")]
+    assert quads, [m.get("name") for m in doc["meshes"]]
+    # the still is 1 s in: a stream of 10 a second shows 10 particles, 4 corners each
+    accessor = doc["accessors"][quads[0]["primitives"][0]["attributes"]["POSITION"]]
+    assert accessor["count"] == 40
+    assert not [o for o in bpy.data.objects if o.name.endswith("(particles)")]

@@ -187,6 +187,10 @@ class _ModelBuilder:
         proxies = [o for o in self.result.objects if o.alamo.role == "PROXY"]
         roots = particle_units.show_on_unit(self.tx, self.collection, proxies, self.filepath,
                                             self.options.texture_folders, self.warn)
+        for root, show in zip(roots, game_shown(roots)):  # an ALT1 effect waits for ALT1
+            if not show:
+                root.hide_render = True
+                root.hide_set(True)
         self.result.counts["effects"] = len(roots)
         return {root: {int(c[particle_units.EMITTER_KEY]): c for c in root.children
                        if particle_units.EMITTER_KEY in c} for root in roots}

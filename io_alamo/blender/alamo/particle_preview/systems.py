@@ -104,7 +104,7 @@ def models(root, emitters):
 def _bone_shown(root):
     """Whether the root's bone and those above it are shown now (their animated visibility,
     as the .ala keys it), and the proxy is not hidden in the file."""
-    if root.get(SHOW_KEY, 1) == 0:
+    if root.get(SHOW_KEY, 1) == 0 or root.hide_render:   # the LOD/ALT panel hides this way
         return False
     p = getattr(root, "alamo", None)
     if p is not None and p.role == "PROXY" and shown.hidden_in_game(root):
@@ -220,7 +220,8 @@ def baked_quads(scene):
                 mesh = bpy.data.meshes.new_from_object(obj.evaluated_get(depsgraph))
             finally:
                 nodes.set_realize(obj, False)
-            baked = bpy.data.objects.new(f"{obj.name} (particles)", mesh)
+            mesh.name = f"{obj.name} (particles)"
+            baked = bpy.data.objects.new(mesh.name, mesh)
             baked.matrix_world = obj.matrix_world
             scene.collection.objects.link(baked)
             out.append((baked, obj))

@@ -1,5 +1,6 @@
 """Particle effects on units: the proxies of an imported model name the effects the game
-attaches at their bones (``p_engine_glow`` loads ``P_ENGINE_GLOW.ALO``). Those found beside
+attaches at their bones (``p_engine_glow`` loads ``P_ENGINE_GLOW.ALO``; ``p_smoke_ALT1``,
+an ALT or LOD variant, loads ``P_SMOKE.ALO``). Those found beside
 the model, in the mod's ``Data/Art/Models`` (any folder up from the model, or the user's
 folders) or in the games' archives are shown at their proxies: they move with the animation
 and hide with their bone's animated visibility. They are previews only: model export leaves
@@ -8,6 +9,7 @@ them out."""
 import os
 
 from ....formats.alamo import AlamoFormatError
+from ....naming import lod_alt
 from ....formats.alamo.game_data import ArchiveSet
 from ...textures import FolderNames, TextureFinder, folders_above, texture_archives
 from . import build
@@ -53,7 +55,7 @@ class EffectFinder:
     def find(self, proxy_name):
         """(bytes, label) of the particle effect ``proxy_name`` names, or None (not found,
         or a model rather than an effect)."""
-        base = proxy_name.strip()
+        base = lod_alt(proxy_name.strip())[0]      # p_smoke_ALT1 shows p_smoke.alo
         if not base or "/" in base or "\\" in base:
             return None
         file_name = base if base.lower().endswith(".alo") else base + ".alo"
