@@ -10,7 +10,8 @@ from ....formats.alamo.particles import simulate as sim
 from ...names import to_blender
 from ...source import set_source
 from ...texture_images import load_texture
-from . import nodes, systems
+from . import nodes
+from .keys import EFFECT_BYTES_KEY, EFFECT_KEY, EMITTER_KEY
 
 
 MATERIAL_KEY = "alamo_particle_look"        # on a particle material: what it was built for
@@ -54,7 +55,7 @@ def emitter_object(name, index, mat):
     """A new mesh object drawing emitter ``index``'s particles with ``mat``; returns it and
     its points object."""
     obj = bpy.data.objects.new(name, bpy.data.meshes.new(name))
-    obj[systems.EMITTER_KEY] = int(index)
+    obj[EMITTER_KEY] = int(index)
     points = points_object(name)
     _show_on(obj, mat, points)
     return obj, points
@@ -107,8 +108,8 @@ def show_effect(tx, collection, root, data, label, image_for):
     emitters = getattr(system, "emitters", ())
     if not emitters or not hasattr(emitters[0], "groups"):
         return []                       # Universe at War effects are kept, not simulated
-    tx.add(set_source(root, data, label, key=systems.EFFECT_BYTES_KEY))
-    root[systems.EFFECT_KEY] = to_blender(label)
+    tx.add(set_source(root, data, label, key=EFFECT_BYTES_KEY))
+    root[EFFECT_KEY] = to_blender(label)
     made, out = {}, []
     for index, record in enumerate(emitters):
         model = sim.model_of(record, index)

@@ -16,12 +16,9 @@ from ....formats.alamo.particles import simulate as sim
 from .. import shown
 from ...source import get_source
 from . import build, draw, nodes
+from .keys import EFFECT_BYTES_KEY, EFFECT_KEY, EMITTER_KEY, SHOW_KEY
 from .from_props import model_from_props
 
-EMITTER_KEY = "alamo_particle_emitter"      # on an emitter object the preview draws: its index
-EFFECT_KEY = "alamo_particle_effect"        # on a system's root: the effect's file name
-EFFECT_BYTES_KEY = "alamo_particle_bytes"   # on a system's root: its file's kept bytes
-SHOW_KEY = "alamo_particle_show"            # on a system's root: 0 hides its particles
 
 #: Functions giving the simulator's model of an emitter object from its own editable fields
 #: (the particle-effect import registers one for ``obj.alamo_emitter``); None when they cannot.

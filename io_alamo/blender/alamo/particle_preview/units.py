@@ -13,7 +13,7 @@ from ....naming import lod_alt
 from ....formats.alamo.game_data import ArchiveSet
 from ...textures import FolderNames, TextureFinder, folders_above, texture_archives
 from . import build
-from .systems import EMITTER_KEY
+from .keys import EMITTER_KEY
 
 __all__ = ["EMITTER_KEY", "EffectFinder", "is_particle_file", "show_on_unit"]
 
