@@ -141,9 +141,21 @@ def _inverse(m):
     return np.array(m.inverted_safe(), np.float64)
 
 
+#: Cycles stops a ray after this many transparent surfaces (8 by default): a smoke cloud of
+#: overlapping sprites needs more, or it renders as a black patch where they pile up.
+TRANSPARENT_BOUNCES = 128
+
+
+def _enough_bounces(scene):
+    cycles = getattr(scene, "cycles", None)
+    if cycles is not None and cycles.transparent_max_bounces < TRANSPARENT_BOUNCES:
+        cycles.transparent_max_bounces = TRANSPARENT_BOUNCES
+
+
 def update_system(scene, root, emitters, t=None, ms=None):
     """Compute and write the particles of one system at scene time ``t`` (now if None);
     ``ms``: its emitters' models when already read."""
+    _enough_bounces(scene)
     t = scene_time(scene) if t is None else t
     root_world = np.array(root.matrix_world, np.float64)
     world_to_root = _rotation(root_world).T if _is_rotation(root_world) else \
