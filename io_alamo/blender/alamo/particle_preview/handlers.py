@@ -1,12 +1,15 @@
 """The preview follows the timeline and edits: a frame-change handler recomputes every system
-for the new frame, and a dependency-graph handler recomputes a system when one of its
-emitters' fields changes (its own mesh writes are recognised and ignored)."""
+for the new frame; a message-bus subscription (edits of the particle properties) and a
+dependency-graph handler (moves, camera) recompute a system whose inputs changed. Its own
+mesh writes are recognised and ignored: each system's inputs are compared with those it was
+last drawn from. Scripts call :func:`refresh` after an edit (headless Blender runs no message
+bus)."""
 
 import bpy
 from bpy.app.handlers import persistent
 
 from ..particles import props as particle_props
-from . import nodes, systems
+from . import systems
 
 _state = {"busy": False, "seen": {}}
 
@@ -40,24 +43,26 @@ def refresh(scene, force=False):
         _state["busy"] = False
 
 
-def emitter_edited(obj):
-    """An emitter's field changed (the particle properties' update calls this): its system
-    shows the change at once."""
-    root = obj.parent
+_OWNER = object()      # the message-bus subscriptions' owner
+
+
+def _fields_edited(*_):
+    """A field of an emitter imported for editing changed (the message bus says so in an
+    interactive session): the systems whose fields changed show it at once."""
     scene = bpy.context.scene
-    # an emitter not shown yet is being made (an import setting its fields one by one): it
-    # shows once made (the import, or the next frame change, adopts it)
-    if root is None or scene is None or _state["busy"] or nodes.points_object(obj) is None:
-        return
-    _state["busy"] = True
-    try:
-        systems.show_system(scene, root)
-    finally:
-        _state["busy"] = False
+    if scene is not None:
+        refresh(scene)
 
 
-def _edit_hooks():
-    return getattr(particle_props, "EDIT_HOOKS", None)
+def _subscribe():
+    """Follow every edit of the particle properties (the panel, scripts run in the UI):
+    Blender publishes them on its message bus. (A custom property tags no depsgraph update,
+    and update callbacks on the particle properties crash the 4.2 wheel at exit.)"""
+    bpy.msgbus.clear_by_owner(_OWNER)
+    for struct in (particle_props.AlamoEmitterProps, particle_props.AlamoParticleTrack,
+                   particle_props.AlamoParticleKey, particle_props.AlamoParticleGroup):
+        bpy.msgbus.subscribe_rna(key=struct, owner=_OWNER, args=(), notify=_fields_edited,
+                                 options={"PERSISTENT"})
 
 
 @persistent
@@ -75,6 +80,7 @@ def _on_update(scene, depsgraph=None):
 @persistent
 def _on_load(*_):
     _state["seen"].clear()
+    _subscribe()                    # a file load clears the message bus
     for scene in bpy.data.scenes:
         refresh(scene, force=True)
 
@@ -88,16 +94,12 @@ def register():
     for handlers, fn in _HANDLERS:
         if fn not in handlers:
             handlers.append(fn)
-    hooks = _edit_hooks()
-    if hooks is not None and emitter_edited not in hooks:
-        hooks.append(emitter_edited)
+    _subscribe()
 
 
 def unregister():
     for handlers, fn in _HANDLERS:
         while fn in handlers:
             handlers.remove(fn)
-    hooks = _edit_hooks()
-    while hooks is not None and emitter_edited in hooks:
-        hooks.remove(emitter_edited)
+    bpy.msgbus.clear_by_owner(_OWNER)
     _state["seen"].clear()

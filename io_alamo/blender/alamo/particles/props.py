@@ -30,16 +30,6 @@ def to_unsigned(value: int) -> int:
     return value & U32_MAX
 
 
-# called with the emitter's object whenever one of its fields changes: the particle preview
-# (issue 34) puts itself here, so an edit (in the panel or from a script) shows at once
-EDIT_HOOKS = []
-
-
-def emitter_edited(self, context):
-    for hook in EDIT_HOOKS:
-        hook(self.id_data)
-
-
 def _items(names):
     return [(n.upper(), n.replace("_", " ").title(), "", i) for i, n in enumerate(names)]
 
@@ -47,62 +37,56 @@ def _items(names):
 def _property(name, codec, default):
     label = name.replace("_", " ").title()
     if name in FLAGS:
-        return BoolProperty(name=label, default=bool(default), update=emitter_edited)
+        return BoolProperty(name=label, default=bool(default))
     if codec in ("u8", "u32"):
         # Blender ints are signed 32-bit: a uint32 of 2**31 or more shows as its two's
         # complement (0xFFFFFFFF, "no limit" in num_bursts, as -1)
-        return IntProperty(name=label, default=to_signed(int(default)), update=emitter_edited)
+        return IntProperty(name=label, default=to_signed(int(default)))
     if codec == "f32":
-        return FloatProperty(name=label, default=float(default), update=emitter_edited)
+        return FloatProperty(name=label, default=float(default))
     return FloatVectorProperty(name=label, size=3 if codec == "f32x3" else 4,
-                               default=tuple(default), update=emitter_edited)
+                               default=tuple(default))
 
 
 class AlamoParticleKey(bpy.types.PropertyGroup):
-    time: FloatProperty(name="Time", min=0.0, max=1.0, update=emitter_edited)
-    value: FloatProperty(name="Value", update=emitter_edited)
+    time: FloatProperty(name="Time", min=0.0, max=1.0)
+    value: FloatProperty(name="Value")
 
 
 class AlamoParticleTrack(bpy.types.PropertyGroup):
-    first_key: FloatProperty(name="Start", description="The value at the particle's birth",
-                             update=emitter_edited)
-    last_key: FloatProperty(name="End", description="The value at the particle's death",
-                            update=emitter_edited)
-    interpolation: EnumProperty(name="Interpolation", items=_items(INTERPOLATIONS),
-                                update=emitter_edited)
+    first_key: FloatProperty(name="Start", description="The value at the particle's birth")
+    last_key: FloatProperty(name="End", description="The value at the particle's death")
+    interpolation: EnumProperty(name="Interpolation", items=_items(INTERPOLATIONS))
     keys: CollectionProperty(type=AlamoParticleKey)
 
 
 class AlamoParticleGroup(bpy.types.PropertyGroup):
-    type: EnumProperty(name="Shape", items=_items(GROUP_TYPES), update=emitter_edited)
-    min: FloatVectorProperty(name="Min", size=3, update=emitter_edited)
-    max: FloatVectorProperty(name="Max", size=3, update=emitter_edited)
-    side_length: FloatProperty(name="Side Length", update=emitter_edited)
-    sphere_radius: FloatProperty(name="Sphere Radius", update=emitter_edited)
-    sphere_surface: BoolProperty(name="Sphere Surface Only", update=emitter_edited)
-    cylinder_radius: FloatProperty(name="Cylinder Radius", update=emitter_edited)
-    cylinder_surface: BoolProperty(name="Cylinder Surface Only", update=emitter_edited)
-    cylinder_height: FloatProperty(name="Cylinder Height", update=emitter_edited)
-    val: FloatVectorProperty(name="Value", size=3, update=emitter_edited)
+    type: EnumProperty(name="Shape", items=_items(GROUP_TYPES))
+    min: FloatVectorProperty(name="Min", size=3)
+    max: FloatVectorProperty(name="Max", size=3)
+    side_length: FloatProperty(name="Side Length")
+    sphere_radius: FloatProperty(name="Sphere Radius")
+    sphere_surface: BoolProperty(name="Sphere Surface Only")
+    cylinder_radius: FloatProperty(name="Cylinder Radius")
+    cylinder_surface: BoolProperty(name="Cylinder Surface Only")
+    cylinder_height: FloatProperty(name="Cylinder Height")
+    val: FloatVectorProperty(name="Value", size=3)
 
 
 def _emitter_annotations():
     notes = {
         "index": IntProperty(name="Index", default=-1, min=-1,
                              description="The emitter's index in the file; -1: not an emitter"),
-        "texture": StringProperty(name="Texture", default="p_particle_master.tga",
-                                  update=emitter_edited),
+        "texture": StringProperty(name="Texture", default="p_particle_master.tga"),
         "secondary_texture": StringProperty(name="Secondary Texture",
                                             default="p_particle_depth_master.tga"),
         "death": IntProperty(name="On Death", default=-1, min=-1,
-                             description="Emitter spawned where each particle dies; -1 none",
-                             update=emitter_edited),
+                             description="Emitter spawned where each particle dies; -1 none"),
         "birth": IntProperty(name="During Life", default=-1, min=-1,
                              description="Emitter spawned with each particle and moving with "
-                                         "it; -1 none", update=emitter_edited),
+                                         "it; -1 none"),
         "image": PointerProperty(name="Image", type=bpy.types.Image,
-                                 description="The texture's image, found like model textures",
-                                 update=emitter_edited),
+                                 description="The texture's image, found like model textures"),
         "tracks": CollectionProperty(type=AlamoParticleTrack),
         "groups": CollectionProperty(type=AlamoParticleGroup),
     }
@@ -112,8 +96,7 @@ def _emitter_annotations():
         if name in ENUMS:
             notes[name] = EnumProperty(name=name.replace("_", " ").title(),
                                        items=_items(ENUMS[name]),
-                                       default=ENUMS[name][default].upper(),
-                                       update=emitter_edited)
+                                       default=ENUMS[name][default].upper())
         else:
             notes[name] = _property(name, codec, default)
     return notes
