@@ -162,6 +162,10 @@ def plugin(pid: int, params=()) -> list:
     return [pid, list(params)]
 
 
+# renderer plugin id -> the parameter holding its shader's name (101 for most)
+SHADER_PARAM = {23: 102, 24: 102, 25: 103, 37: 102, 61: 6401}
+
+
 def uaw_emitter(name, texture="p_uaw_fire.tga", lifetime=1.5, *, renderer=22, extra=()):
     """A 0x1540 emitter: Shape Creator (34), World Translater (27), Age Killer (19) with the
     lifetime, a renderer with the texture, and one Keyed Color modifier (17)."""
@@ -169,7 +173,8 @@ def uaw_emitter(name, texture="p_uaw_fire.tga", lifetime=1.5, *, renderer=22, ex
     return {"name": name, "texture": texture, "lifetime": lifetime, "plugins": [
         (0x1, plugin(34, [(0, b"\x01")])), (0x2, plugin(27)),
         (0x3, plugin(19, [(0, struct.pack("<f", lifetime)), (1, struct.pack("<f", 10.0))])),
-        (0x4, plugin(renderer, [(100, tex), (101, cstr("Engine/PrimAdditive.fx"))])),
+        (0x4, plugin(renderer, [(100, tex), (SHADER_PARAM.get(renderer, 101),
+                                              cstr("Engine/PrimAdditive.fx"))])),
         (0x5, plugin(17, [])), *extra]}
 
 

@@ -131,6 +131,11 @@ def test_uaw_system_is_listed_and_kept_byte_for_byte():
         ("fire", ["fire.tga"], 1.5), ("glow", ["glow.dds"], 0.25)]
     assert system.emitters[1].info["renderer"] == "Kites Renderer"
     assert write_particles(system) == data
+    tree = registry.by_key("alo-particles").dump(data, "p_uaw.alo")
+    emitter = tree[0]["children"][2]["children"][0]
+    assert emitter["name"] == "emitter" and emitter["children"][0]["text"] == "fire"
+    assert [k["name"] for k in emitter["children"][1:5]] == [
+        "creator plugin", "translater plugin", "killer plugin", "renderer plugin"]
 
 
 @pytest.mark.parametrize("path", real_files())

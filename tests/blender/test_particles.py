@@ -190,3 +190,16 @@ def test_position_group_edit_redraws_the_emitter_shape(blender, tmp_path):
     bpy.ops.alamo.redraw_particle_shapes()
     co = np.array([v.co[:] for v in obj.data.vertices])
     assert np.linalg.norm(co, axis=1).max() == pytest.approx(3.0, abs=1e-4)
+
+
+def test_deleting_an_emitter_renumbers_the_others_and_their_links(blender, tmp_path):
+    path, _, _ = write_spec(tmp_path)
+    system, emitters = import_file(path)
+    bpy.data.objects.remove(emitters[1])          # "sparks", emitter 0's birth emitter
+    back = read_particles(export_selected(system, tmp_path / "p_linked.alo"))
+    assert [e.name for e in back.emitters] == ["trail head", "smoke"]
+    assert [e.index for e in back.emitters] == [0, 1]
+    assert (back.emitters[0].birth, back.emitters[0].death) == (0xFFFFFFFF, 1)
+    from io_alamo.formats import registry
+    assert registry.by_key("alo-particles").validate(
+        (tmp_path / "p_linked.alo").read_bytes(), "p_linked.alo") == []

@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass
 
 from ....formats.alamo.particles import Emitter, ParticleSystem, codec, read_particles
+from ....formats.alamo.particles.records import NO_EMITTER
 from ....formats.alamo.particles.write import write_particles
 from ....formats.saving import write_all
 from ...results import ExportError, Result
@@ -46,7 +47,9 @@ def emitter_objects(system_obj):
 
 
 def build_system(system_obj):
-    """The record the objects describe (see the module docstring)."""
+    """The record the objects describe (see the module docstring). Emitters are written in
+    the order of their ``index``; a deleted emitter's place is closed up, the indices and the
+    birth/death links of the others follow (a link to a deleted emitter becomes none)."""
     source = system_obj.get(SOURCE_KEY)
     system = read_particles(bytes(source)) if source is not None else ParticleSystem()
     if not isinstance(system, ParticleSystem):
@@ -61,7 +64,10 @@ def build_system(system_obj):
     old = system.emitters
     emitters = []
     taken = set()
-    for obj in emitter_objects(system_obj):
+    objects = emitter_objects(system_obj)
+    # an emitter's index is its place; links follow their emitters when some were deleted
+    place = {o.alamo_emitter.index: i for i, o in enumerate(objects)}
+    for i, obj in enumerate(objects):
         k = obj.get(SOURCE_EMITTER_KEY)
         e = None
         if source is not None and isinstance(k, int) and 0 <= k < len(old) and k not in taken \
@@ -71,6 +77,12 @@ def build_system(system_obj):
         e = e if e is not None else Emitter()
         before = (e.lifetime, e.randomized_lifetime)
         props_to_emitter(obj.alamo_emitter, e)
+        if e.index != i:
+            e.index = i
+        for link in ("birth", "death"):
+            value = getattr(e, link)
+            if value != NO_EMITTER and place.get(value, -1) != value:
+                setattr(e, link, place.get(value, NO_EMITTER))
         if e.layout is None or not (codec.same(before[0], e.lifetime)
                                     and codec.same(before[1], e.randomized_lifetime)):
             e.sync_lifetime_group()

@@ -147,7 +147,38 @@ def dump_tree(data: BytesLike, filename: str | None = None) -> list[dict]:
         roots = read_chunks(data)
     except AlamoFormatError as e:
         raise e.with_filename(filename)
+    if roots and roots[0].type == 0x1500:
+        return [_uaw_node(c, ()) for c in roots]
     return [_node(c, None, 0) for c in roots]
+
+
+# Universe at War: names by the chain of chunk types above (see uaw.py for the layout)
+_UAW_NAMES = {(): {0x1500: "particle system (UaW)"},
+              (0x1500,): {0x0: "system name", 0x1520: "emitters", 0x3: "light field source"},
+              (0x1500, 0x1520): {0x1540: "emitter"},
+              (0x1500, 0x1520, 0x1540): {0x0: "emitter name", 0x1: "creator plugin",
+                                         0x2: "translater plugin", 0x3: "killer plugin",
+                                         0x4: "renderer plugin", 0x5: "modifier plugin"}}
+_UAW_PLUGIN = {0x0: "plugin id", 0x1: "parameters"}
+
+
+def _uaw_node(c, chain):
+    name = _UAW_NAMES.get(chain, {}).get(c.type)
+    if name is None and len(chain) == 4 and chain[2] == 0x1540:
+        name = _UAW_PLUGIN.get(c.type)
+    if name is None and len(chain) == 6 and chain[4:] == (0x1, 0x0):
+        name = {0x0: "parameter id", 0x1: "parameter value"}.get(c.type)
+    if name is None and len(chain) == 5 and chain[4] == 0x1 and c.type == 0x0:
+        name = "parameter list"
+    d = {"type": f"0x{c.type:x}", "name": name or "unknown", "offset": c.offset,
+         "size": c.size(), "path": c.path}
+    if c.is_container:
+        d["children"] = [_uaw_node(k, chain + (c.type,)) for k in c.children]
+    elif name in ("system name", "emitter name"):
+        d["text"] = bytes(c.data).split(b"\0", 1)[0].decode("cp1252", "replace")
+    else:
+        d["head"] = bytes(c.data[:32]).hex()
+    return d
 
 
 def _name(c, parent):

@@ -90,7 +90,7 @@ def _emitter(chunk: Chunk, index: int) -> UawEmitter:
         if slot == "renderer":
             e.textures = [_text(params[k]) for k in TEXTURE_PARAMS.get(pid, DEFAULT_TEXTURE_PARAMS)
                           if k in params and not params[k].is_container]
-            e.textures = [t for t in e.textures if t]
+            e.textures = [t for t in e.textures if t and not t.lower().endswith(".fx")]
         elif slot == "killer":
             life = params.get(LIFETIME_PARAM)
             if life is not None and not life.is_container and len(life.data) == 4:
