@@ -10,7 +10,7 @@ import sys
 import threading
 from pathlib import Path
 
-from .choices import ALA_FORMATS
+from .formats.alamo.choices import ALA_FORMATS
 from .formats import registry
 
 RESULT_PREFIX = "@@alamo-result "

@@ -11,8 +11,9 @@ import json
 import os
 import sys
 
-from . import __version__, batch, meg_cli
-from .choices import ALA_FORMATS
+from . import __version__, batch
+from .formats.alamo import meg_cli
+from .formats.alamo.choices import ALA_FORMATS
 from .formats import registry
 from .formats.alamo.compare import chunk_path_at
 from .formats.alamo.describe import format_tree

@@ -27,8 +27,8 @@ except ImportError:
     bpy = None
 if bpy is not None:
     import io_alamo
-    from io_alamo.blender.alithia.exporter import export_alm
-    from io_alamo.blender.alithia.importer import import_alm_file
+    from io_alamo.blender.alithia.exporter import export_alm1
+    from io_alamo.blender.alithia.importer import import_alm1
 
 
 def timed(fn, repeat=1):
@@ -52,14 +52,14 @@ def blender_timings(data, folder):
         bpy.ops.wm.read_factory_settings(use_empty=True)
         path = os.path.join(folder, "bench.alm")
         Path(path).write_bytes(data)
-        t, result = timed(lambda: import_alm_file(bpy.context, path))
+        t, result = timed(lambda: import_alm1(bpy.context, path))
         print(f"Blender import: {t:.3f} s ({result.summary()})")
         out = os.path.join(folder, "out.alm")
-        t, _ = timed(lambda: export_alm(bpy.context, out))
+        t, _ = timed(lambda: export_alm1(bpy.context, out))
         print(f"Blender export, unedited (kept bytes, fingerprint checked): {t:.3f} s")
         kb = result.object.data.shape_keys.key_blocks[1]
         kb.data[0].co.x += 1.0
-        t, res = timed(lambda: export_alm(bpy.context, out))
+        t, res = timed(lambda: export_alm1(bpy.context, out))
         print(f"Blender export, edited (rebuilt from {len(kb.id_data.key_blocks)} shape keys):"
               f" {t:.3f} s ({res.summary()})")
     finally:

@@ -60,17 +60,17 @@ def make_files(folder):
 
 
 def main():
-    from io_alamo.blender.alamo.imp.ala import AnimationImportOptions, import_ala
-    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
+    from io_alamo.blender.alamo.importer.ala import AlaImportOptions, import_ala
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
     io_alamo.register()
     try:
         alo, ala = make_files(Path(tempfile.mkdtemp()))
         times = []
         for _ in range(3):
             bpy.ops.wm.read_factory_settings(use_empty=True)
-            arm = import_alo(bpy.context, str(alo), ImportOptions(import_animations=False)).armature
+            arm = import_alo(bpy.context, str(alo), AloImportOptions(import_animations=False)).armature
             t = time.perf_counter()
-            import_ala(bpy.context, arm, str(ala), AnimationImportOptions())
+            import_ala(bpy.context, arm, str(ala), AlaImportOptions())
             times.append(time.perf_counter() - t)
         best = min(times)
         print(f"Blender {bpy.app.version_string}: import {BONES} bones x {FRAMES} frames "
@@ -78,7 +78,7 @@ def main():
               f"(target < {TARGET_S:.0f} s: {'met' if best < TARGET_S else 'NOT met'})")
         ok = best < TARGET_S
         from io_alamo.blender.alamo import fingerprint
-        from io_alamo.blender.alamo.exp.ala import AnimationExportOptions, export_ala
+        from io_alamo.blender.alamo.exporter.ala import AlaExportOptions, export_ala
         action = arm.animation_data.action
         out = Path(tempfile.mkdtemp())
         for fmt in (2, 1):
@@ -87,7 +87,7 @@ def main():
                 action.pop(fingerprint.KEY, None)      # as if edited: evaluate every frame
                 t = time.perf_counter()
                 result = export_ala(bpy.context, arm, action, str(out / f"x{fmt}.ala"),
-                                    AnimationExportOptions(format=fmt))
+                                    AlaExportOptions(format=fmt))
                 runs.append((time.perf_counter() - t, result.timings))
             total, stages = min(runs, key=lambda r: r[0])
             print(f"  export format #{fmt}: {total:.3f} s (target < {EXPORT_TARGET_S:.0f} s: "

@@ -29,22 +29,22 @@ TARGET_S = 5.0
 
 def main():
     from io_alamo.blender.alamo import fingerprint
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
-    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
     io_alamo.register()
     try:
         tmp = Path(tempfile.mkdtemp())
         src = tmp / "Big.alo"
         save(generated_model(np.random.default_rng(0)), src)
         bpy.ops.wm.read_factory_settings(use_empty=True)
-        import_alo(bpy.context, str(src), ImportOptions(import_animations=False))
+        import_alo(bpy.context, str(src), AloImportOptions(import_animations=False))
         tris = sum(len(o.data.polygons) for o in bpy.data.objects if o.type == "MESH")
         best = None
         for _ in range(2):
             for o in bpy.data.objects:
                 o.pop(fingerprint.KEY, None)         # as if edited: rebuild from Blender
             t = time.perf_counter()
-            result = export_alo(bpy.context, str(tmp / "out.alo"), ExportOptions())
+            result = export_alo(bpy.context, str(tmp / "out.alo"), AloExportOptions())
             total = time.perf_counter() - t
             if best is None or total < best[0]:
                 best = (total, dict(result.timings))
@@ -56,9 +56,9 @@ def main():
             print(f"  {stage}: {seconds:.2f} s")
         # and an unedited re-export, written from the imported file's own records
         bpy.ops.wm.read_factory_settings(use_empty=True)
-        import_alo(bpy.context, str(src), ImportOptions(import_animations=False))
+        import_alo(bpy.context, str(src), AloImportOptions(import_animations=False))
         t = time.perf_counter()
-        export_alo(bpy.context, str(tmp / "same.alo"), ExportOptions())
+        export_alo(bpy.context, str(tmp / "same.alo"), AloExportOptions())
         print(f"  unedited re-export: {time.perf_counter() - t:.2f} s, byte-identical: "
               f"{(tmp / 'same.alo').read_bytes() == src.read_bytes()}")
         return 0 if total < TARGET_S else 1

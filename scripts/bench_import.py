@@ -109,7 +109,7 @@ def timed(fn):
 
 
 def main():
-    from io_alamo.blender.alamo.imp.alo import import_alo
+    from io_alamo.blender.alamo.importer.alo import import_alo
     io_alamo.register()
     try:
         rng = np.random.default_rng(0)

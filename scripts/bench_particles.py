@@ -26,7 +26,7 @@ import bpy  # noqa: E402
 import particle_build as pb  # noqa: E402
 
 import io_alamo  # noqa: E402
-from io_alamo.blender.alamo.imp.alo import import_alo  # noqa: E402
+from io_alamo.blender.alamo.importer.alo import import_alo  # noqa: E402
 from io_alamo.blender.alamo.particle_preview import nodes, scene_systems  # noqa: E402
 from io_alamo.blender.alamo.particle_preview.systems import models  # noqa: E402
 from io_alamo.formats.alamo.particles import simulate  # noqa: E402

@@ -955,10 +955,10 @@ class BlenderCheck:
         return False
 
     def _reset(self):
-        from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
+        from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
         self.bpy.ops.wm.read_factory_settings(use_empty=True)
         self.armature = import_alo(self.bpy.context, self.base,
-                                   ImportOptions(import_animations=False)).armature
+                                   AloImportOptions(import_animations=False)).armature
 
     def counts(self):
         data = self.bpy.data
@@ -966,9 +966,9 @@ class BlenderCheck:
                 if isinstance(getattr(data, n, None), self.bpy.types.bpy_prop_collection)}
 
     def check(self, data, suffix):
-        from io_alamo.blender.alamo.exp.alo import ExportError, ExportOptions, export_alo
-        from io_alamo.blender.alamo.imp.ala import import_ala
-        from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
+        from io_alamo.blender.alamo.exporter.alo import ExportError, AloExportOptions, export_alo
+        from io_alamo.blender.alamo.importer.ala import import_ala
+        from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
         if self.count % self.RESET_EVERY == 0:
             self._reset()
         self.count += 1
@@ -981,11 +981,11 @@ class BlenderCheck:
         try:
             with np.errstate(all="ignore"), watchdog(HANG_LIMIT):
                 if suffix == ".alo":
-                    import_alo(self.bpy.context, path, ImportOptions(import_animations=False))
+                    import_alo(self.bpy.context, path, AloImportOptions(import_animations=False))
                     readable = True
                     try:
                         export_alo(self.bpy.context, os.path.join(self.folder, "out.alo"),
-                                   ExportOptions())
+                                   AloExportOptions())
                     except (ExportError, AlamoFormatError, OSError):
                         pass
                     self.bpy.context.view_layer.objects.active = self.armature

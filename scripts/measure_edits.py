@@ -42,9 +42,9 @@ import bpy  # noqa: E402
 import numpy as np  # noqa: E402
 
 import io_alamo  # noqa: E402
-from io_alamo import shaders  # noqa: E402
+from io_alamo.formats.alamo import shaders  # noqa: E402
 from io_alamo.formats.alamo import decode_animation, read_ala, read_alo, write_alo  # noqa: E402
-from io_alamo.naming import format_has_tangents  # noqa: E402
+from io_alamo.formats.alamo.naming import format_has_tangents  # noqa: E402
 
 
 def fresh():
@@ -52,14 +52,14 @@ def fresh():
 
 
 def do_import(path, merge=False):
-    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
     return import_alo(bpy.context, str(path),
-                      ImportOptions(import_animations=False, merge_vertices=merge))
+                      AloImportOptions(import_animations=False, merge_vertices=merge))
 
 
 def do_export(path):
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
-    return export_alo(bpy.context, str(path), ExportOptions())
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
+    return export_alo(bpy.context, str(path), AloExportOptions())
 
 
 def vertex_counts(model):
@@ -226,8 +226,8 @@ def animation(path, tmp):
     """Edited and exported in its default format: (format kept, bones equal, steps equal,
     0x1008 in a format #2 output)."""
     from io_alamo.blender.alamo import fingerprint
-    from io_alamo.blender.alamo.exp.ala import AnimationExportOptions, export_ala
-    from io_alamo.blender.alamo.imp.ala import import_ala
+    from io_alamo.blender.alamo.exporter.ala import AlaExportOptions, export_ala
+    from io_alamo.blender.alamo.importer.ala import import_ala
     stem = path.stem.lower()
     models = [p for p in path.parent.iterdir() if p.suffix.lower() == ".alo"
               and stem.startswith(p.stem.lower() + "_")]
@@ -239,9 +239,9 @@ def animation(path, tmp):
     del action[fingerprint.KEY]
     out = tmp / "a.ala"
     try:
-        opts = AnimationExportOptions(format=None)
+        opts = AlaExportOptions(format=None)
     except TypeError:
-        opts = AnimationExportOptions()
+        opts = AlaExportOptions()
     try:
         export_ala(bpy.context, arm, action, str(out), opts)
     except Exception as e:          # noqa: BLE001

@@ -28,9 +28,9 @@ def fresh():
 
 
 def import_unit(alo, ala=None):
-    from io_alamo.blender.alamo.imp.ala import import_ala
-    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
-    result = import_alo(bpy.context, str(alo), ImportOptions(import_animations=False))
+    from io_alamo.blender.alamo.importer.ala import import_ala
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
+    result = import_alo(bpy.context, str(alo), AloImportOptions(import_animations=False))
     action = import_ala(bpy.context, result.armature, str(ala)).action if ala else None
     if action is not None:
         result.armature.animation_data.action = None
@@ -45,10 +45,10 @@ def select_only(obj):
 
 
 def export(arm, model_path, action=None, anim_path=None):
-    from io_alamo.blender.alamo.exp.ala import export_ala
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
+    from io_alamo.blender.alamo.exporter.ala import export_ala
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
     select_only(arm)
-    result = export_alo(bpy.context, str(model_path), ExportOptions())
+    result = export_alo(bpy.context, str(model_path), AloExportOptions())
     if action is not None:
         export_ala(bpy.context, arm, action, str(anim_path))
     return result
@@ -159,7 +159,7 @@ def _bone_chunks(data):
 def one_key(ala, alo, tmp):
     """(bones whose stored data is exact, bones, the edited one changed)."""
     from io_alamo.blender import compat
-    from io_alamo.blender.alamo.exp.ala import AnimationExportOptions, export_ala
+    from io_alamo.blender.alamo.exporter.ala import AlaExportOptions, export_ala
     from io_alamo.blender.alamo.fingerprint import bone_of_path
     fresh()
     result, action = import_unit(alo, ala)
@@ -177,7 +177,7 @@ def one_key(ala, alo, tmp):
     curve.update()
     out = tmp / "e.ala"
     export_ala(bpy.context, result.armature, action, str(out),
-               AnimationExportOptions(format=anim.format))
+               AlaExportOptions(format=anim.format))
     new = read_ala(out.read_bytes())
     if anim.format == 1:
         same = [x == y for x, y in zip(_bone_chunks(ala.read_bytes()),
@@ -196,8 +196,8 @@ def one_key(ala, alo, tmp):
 def new_action(alo, anims, tmp):
     """(format written, fps written, the unit's formats, the unit's rates) of a new action."""
     from io_alamo.blender.alamo.actions import set_active_action
-    from io_alamo.blender.alamo.exp.ala import export_ala
-    from io_alamo.blender.alamo.imp.ala import import_ala
+    from io_alamo.blender.alamo.exporter.ala import export_ala
+    from io_alamo.blender.alamo.importer.ala import import_ala
     fresh()
     result, _ = import_unit(alo)
     arm = result.armature

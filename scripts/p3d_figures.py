@@ -46,7 +46,7 @@ def normals_agree(me):
 def figures(path, out_dir, textures):
     import bpy
 
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
     from io_alamo.blender.arma.importer import P3dImportOptions, import_p3d
     from io_alamo.formats.alamo import read_alo
 
@@ -72,7 +72,7 @@ def figures(path, out_dir, textures):
           f"{c['stage_textures']}")
     target = (out_dir or Path(tempfile.mkdtemp())) / (path.stem + ".alo")
     try:
-        exp = export_alo(bpy.context, str(target), ExportOptions())
+        exp = export_alo(bpy.context, str(target), AloExportOptions())
     except Exception as e:                         # noqa: BLE001 - a figure, not a crash
         print(f"  default export FAILED: {e}")
         return

@@ -20,9 +20,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bpy  # noqa: E402
 
 import io_alamo  # noqa: E402
-from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo  # noqa: E402
+from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo  # noqa: E402
 from io_alamo.blender.batch import render_preview  # noqa: E402
-from io_alamo.blender.ui.team import PRESETS  # noqa: E402
+from io_alamo.blender.alamo.ui.team import PRESETS  # noqa: E402
 
 
 def main(argv):
@@ -38,7 +38,7 @@ def main(argv):
         for model in args.models:
             for team in args.teams.split(","):
                 bpy.ops.wm.read_factory_settings(use_empty=True)
-                import_alo(bpy.context, str(model), ImportOptions(texture_folders=args.textures))
+                import_alo(bpy.context, str(model), AloImportOptions(texture_folders=args.textures))
                 scene = bpy.context.scene
                 if team in PRESETS:           # "Own": each material's own Colorization
                     scene.alamo_team.color = PRESETS[team]

@@ -40,17 +40,17 @@ KNOWN_CROSSINGS = {
     # The other engines' imports become Alamo units (issue 26): their materials are Alamo
     # materials, built by the Alamo package's material builder and shader switch, and the
     # ALM1 morphs carry its fingerprint.
-    ("io_alamo.blender.alithia.importer", "io_alamo.blender.alamo.imp.materials"),
-    ("io_alamo.blender.alod.mesh", "io_alamo.blender.alamo.imp.materials"),
+    ("io_alamo.blender.alithia.importer", "io_alamo.blender.alamo.importer.materials"),
+    ("io_alamo.blender.alod.mesh", "io_alamo.blender.alamo.importer.materials"),
     ("io_alamo.blender.alod.mesh", "io_alamo.blender.alamo.shading"),
     ("io_alamo.blender.alithia.morph", "io_alamo.blender.alamo.fingerprint"),
-    ("io_alamo.blender.alithia.texture_out", "io_alamo.blender.alamo.imp.materials"),
-    ("io_alamo.blender.arma.materials", "io_alamo.blender.alamo.imp.materials"),
+    ("io_alamo.blender.alithia.exporter_texture", "io_alamo.blender.alamo.importer.materials"),
+    ("io_alamo.blender.arma.materials", "io_alamo.blender.alamo.importer.materials"),
     ("io_alamo.blender.arma.materials", "io_alamo.blender.alamo.shading"),
     # Texture lookup (neutral: it serves every engine's materials) and the batch's --textures
     # search the Alamo games' own archives (.meg, issue 28) after the loose folders.
-    ("io_alamo.blender.textures", "io_alamo.formats.alamo.game_data"),
-    ("io_alamo.blender.textures", "io_alamo.formats.alamo.meg"),
+    ("io_alamo.blender.texture_lookup", "io_alamo.formats.alamo.game_data"),
+    ("io_alamo.blender.texture_lookup", "io_alamo.formats.alamo.meg"),
     ("io_alamo.blender.batch", "io_alamo.formats.alamo.game_data"),
     # The Alamo properties every panel shows use Alamo's enums; blender/props.py is neutral
     # by place only.
@@ -317,14 +317,14 @@ def test_crossings_are_found(tmp_path):
              "io_alamo.blender.arma.importer": {"io_alamo.formats.arma.reader",
                                                 "io_alamo.formats.registry",
                                                 "io_alamo.formats.alamo.files",
-                                                "io_alamo.blender.alamo.imp.alo"},
+                                                "io_alamo.blender.alamo.importer.alo"},
              "io_alamo.blender.batch": {"io_alamo.formats.alamo.compare",
-                                        "io_alamo.blender.alamo.exp.alo"}}
+                                        "io_alamo.blender.alamo.exporter.alo"}}
     found = {(m, d) for m, d, _ in crossings(graph)}
     assert found == {("io_alamo.formats.alod.read", "io_alamo.formats.alamo.chunks"),
                      ("io_alamo.formats.alod.read", "io_alamo.blender.alod.importer"),
                      ("io_alamo.blender.arma.importer", "io_alamo.formats.alamo.files"),
-                     ("io_alamo.blender.arma.importer", "io_alamo.blender.alamo.imp.alo"),
+                     ("io_alamo.blender.arma.importer", "io_alamo.blender.alamo.importer.alo"),
                      ("io_alamo.blender.batch", "io_alamo.formats.alamo.compare")}
 
 

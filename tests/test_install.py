@@ -91,7 +91,7 @@ def test_wheel_holds_the_package_data_and_licence(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     assert "io_alamo/formats/alamo/chunks.py" in names and "io_alamo/cli.py" in names
     assert "io_alamo/data/shaders.json" in names
-    assert "io_alamo/blender/alamo/imp/alo.py" in names       # harmless without Blender: see README
+    assert "io_alamo/blender/alamo/importer/alo.py" in names       # harmless without Blender: see README
     lic = [n for n in names if n.endswith("dist-info/licenses/LICENSE")]
     assert lic and b"GNU GENERAL PUBLIC LICENSE" in zipfile.ZipFile(wheel).read(lic[0])
     meta = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith("METADATA")))

@@ -3,7 +3,8 @@ its importer, exporter and File-menu operators), neutral modules they share (the
 transaction, results and problems, texture lookup, file operators, names) and the Alamo
 sidebar (``ui``). Everything here may import bpy; nothing in io_alamo.formats does."""
 
-from . import prefs, props, ui
+from . import prefs, props
+from .alamo import ui
 from .alamo import operators
 from .alamo.particle_preview import operators as operators_particle_preview
 from .alithia import operators as operators_alm

@@ -20,7 +20,7 @@ from ..formats.errors import FormatError, without_filename
 from .alamo import batch as alamo_batch
 from .outputs import finish
 from .prefs import user_texture_folders
-from .textures import texture_folders
+from .texture_lookup import texture_folders
 
 
 def run_one(verb, path, rel, out, options, verbose=False):

@@ -12,7 +12,7 @@ from mathutils import Vector
 
 from .alamo import particle_preview
 from .alamo.preview.gltf import gltf_look
-from .alamo.shown import prepare_gltf_export
+from .alamo.game_view import prepare_gltf_export
 
 __all__ = ["export_glb", "finish", "render_preview"]
 

@@ -4,7 +4,7 @@ default animation format."""
 import bpy
 from bpy.props import CollectionProperty, EnumProperty, StringProperty
 
-from ..choices import ALA_FORMAT_ITEMS
+from ..formats.alamo.choices import ALA_FORMAT_ITEMS
 
 ADDON_ID = __package__.rpartition(".")[0]     # "io_alamo", or "bl_ext.<repo>.io_alamo"
 

@@ -1,10 +1,10 @@
-"""Images for the textures :class:`~io_alamo.blender.textures.TextureFinder` finds: a file on
+"""Images for the textures :class:`~io_alamo.blender.texture_lookup.TextureFinder` finds: a file on
 disk is loaded as Blender loads any image; a texture inside a game archive is not a file, so its
 bytes are packed into the .blend (it shows, and it travels with the .blend)."""
 
 import bpy
 
-from .textures import ArchiveTexture
+from .texture_lookup import ArchiveTexture
 
 ARCHIVE_MEMBER_KEY = "alamo_archive_member"     # "<archive>:<member>" the image was read from
 

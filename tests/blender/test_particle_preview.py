@@ -25,12 +25,12 @@ from io_alamo.blender.alamo.particle_preview.systems import EMITTER_KEY
 
 
 def import_alo(*args, **kw):
-    from io_alamo.blender.alamo.imp import alo
+    from io_alamo.blender.alamo.importer import alo
     return alo.import_alo(*args, **kw)
 
 
 def ImportOptions(**kw):
-    from io_alamo.blender.alamo.imp import alo
+    from io_alamo.blender.alamo.importer import alo
     return alo.ImportOptions(**kw)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -258,8 +258,8 @@ def test_unit_export_is_unchanged_by_its_effects(blender, tmp_path):
     at(1.0)
     bpy.context.view_layer.objects.active = result.armature
     out = tmp_path / "out.alo"
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
-    export_alo(bpy.context, str(out), ExportOptions())
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
+    export_alo(bpy.context, str(out), AloExportOptions())
     assert out.read_bytes() == model.read_bytes()
 
 

@@ -5,9 +5,9 @@ there is no window to show it on, which is the guarded path these tests run thro
 import pytest
 
 from io_alamo.blender import compat, progress
-from io_alamo.blender.alamo.exp.ala import AnimationExportOptions, export_ala
-from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
-from io_alamo.blender.alamo.imp.alo import import_alo
+from io_alamo.blender.alamo.exporter.ala import AlaExportOptions, export_ala
+from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
+from io_alamo.blender.alamo.importer.alo import import_alo
 from io_alamo.formats.alamo import read_ala
 from io_alamo.sample import write_sample
 
@@ -40,7 +40,7 @@ def test_model_export_counts_objects_and_animation_frames(edited_sample, tmp_pat
     arm, action = edited_sample
     with progress.WindowProgress(bpy.context) as p:
         result = export_alo(bpy.context, str(tmp_path / "out.alo"),
-                            ExportOptions(animations=True))
+                            AloExportOptions(animations=True))
     c = result.counts
     frames = sum(read_ala(open(path, "rb").read()).num_frames for path in result.animations)
     assert frames > 1 and len(result.animations) == 1
@@ -52,7 +52,7 @@ def test_animation_export_counts_frames(edited_sample, tmp_path):
     arm, action = edited_sample
     target = tmp_path / "anim.ala"
     with progress.WindowProgress(bpy.context) as p:
-        export_ala(bpy.context, arm, action, str(target), AnimationExportOptions(format=2))
+        export_ala(bpy.context, arm, action, str(target), AlaExportOptions(format=2))
     assert p.total == read_ala(target.read_bytes()).num_frames == p.value
 
 

@@ -6,19 +6,12 @@ import pytest
 
 bpy = pytest.importorskip("bpy")
 
-from io_alamo.blender.alamo.exp.ala import AnimationExportResult  # noqa: E402
-from io_alamo.blender.alamo.exp.alo import ExportResult  # noqa: E402
-from io_alamo.blender.alamo.imp.ala import (
-    AnimationImportResult,  # noqa: E402
-    import_ala,  # noqa: E402
-)
-from io_alamo.blender.alamo.imp.alo import (  # noqa: E402
-    ImportOptions,
-    ImportResult,  # noqa: E402
-    import_alo,
-)
-from io_alamo.blender.alithia.exporter import AlmExportResult  # noqa: E402
-from io_alamo.blender.alithia.importer import AlmImportResult  # noqa: E402
+from io_alamo.blender.alamo.exporter.ala import AnimationExportResult  # noqa: E402
+from io_alamo.blender.alamo.exporter.alo import ExportResult  # noqa: E402
+from io_alamo.blender.alamo.importer.ala import AnimationImportResult, import_ala
+from io_alamo.blender.alamo.importer.alo import AloImportOptions, ImportResult, import_alo
+from io_alamo.blender.alithia.exporter import Alm1ExportResult  # noqa: E402
+from io_alamo.blender.alithia.importer import Alm1ImportResult  # noqa: E402
 from io_alamo.blender.alod.importer import AlodImportResult  # noqa: E402
 from io_alamo.blender.arma.importer import P3dImportResult  # noqa: E402
 from io_alamo.blender.problems import ERROR, WARNING, Problem  # noqa: E402
@@ -27,7 +20,7 @@ from io_alamo.formats.alamo import read_ala, save  # noqa: E402
 from io_alamo.sample import write_sample  # noqa: E402
 
 RESULTS = (ImportResult, ExportResult, AnimationImportResult, AnimationExportResult,
-           AlmImportResult, AlmExportResult, AlodImportResult, P3dImportResult)
+           Alm1ImportResult, Alm1ExportResult, AlodImportResult, P3dImportResult)
 
 
 @pytest.mark.parametrize("cls", RESULTS, ids=[c.__name__ for c in RESULTS])
@@ -52,7 +45,7 @@ def test_problem_keeps_its_signature():
 def test_an_animation_import_warning_names_the_armature(blender, tmp_path):
     """The .ala import's warnings used to be plain strings; they now select their armature."""
     alo, ala = write_sample(tmp_path)
-    arm = import_alo(bpy.context, str(alo), ImportOptions(import_animations=False)).armature
+    arm = import_alo(bpy.context, str(alo), AloImportOptions(import_animations=False)).armature
     anim = read_ala(ala.read_bytes())
     anim.bones[-1].name = "NotInTheModel"              # one animated bone the armature lacks
     save(anim, ala)

@@ -35,23 +35,23 @@ _spec.loader.exec_module(fuzz)
 # --- helpers --------------------------------------------------------------------------------
 
 def import_model(path, **kw):
-    from io_alamo.blender.alamo.imp.alo import ImportOptions, import_alo
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
     kw.setdefault("import_animations", False)
-    return import_alo(bpy.context, str(path), ImportOptions(**kw))
+    return import_alo(bpy.context, str(path), AloImportOptions(**kw))
 
 
 def import_anim(arm, path):
-    from io_alamo.blender.alamo.imp.ala import import_ala
+    from io_alamo.blender.alamo.importer.ala import import_ala
     return import_ala(bpy.context, arm, str(path))
 
 
 def export_model(path, **kw):
-    from io_alamo.blender.alamo.exp.alo import ExportOptions, export_alo
-    return export_alo(bpy.context, str(path), ExportOptions(**kw))
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
+    return export_alo(bpy.context, str(path), AloExportOptions(**kw))
 
 
 def export_anim(arm, action, path):
-    from io_alamo.blender.alamo.exp.ala import export_ala
+    from io_alamo.blender.alamo.exporter.ala import export_ala
     return export_ala(bpy.context, arm, action, str(path))
 
 
@@ -168,7 +168,7 @@ def test_corrupted_animation_changes_nothing(blender, sample, tmp_path, name, da
 
 
 def _model_stage(name):
-    from io_alamo.blender.alamo.imp import alo, materials
+    from io_alamo.blender.alamo.importer import alo, materials
     return {"armature": (alo._ModelBuilder, "_armature"),
             "materials": (materials.MaterialBuilder, "image"),
             "skinning": (alo._ModelBuilder, "_skin"),
@@ -210,7 +210,7 @@ def test_failure_half_way_through_an_import_rolls_everything_back(
 def test_second_animation_failing_undoes_what_the_first_set(blender, tmp_path, monkeypatch):
     """The first animation beside a model sets the scene's rate and range; when a later one
     fails the whole import is undone, scene settings included."""
-    from io_alamo.blender.alamo.imp import ala
+    from io_alamo.blender.alamo.importer import ala
     model = sample_model()
     save(model, tmp_path / "Tank.alo")
     save(sample_animation(model, frames=24, fps=15.0), tmp_path / "Tank_A_00.ala")
@@ -293,7 +293,7 @@ def test_saved_fuzz_inputs_import_or_change_nothing(blender, tmp_path, path):
     """Every input the fuzz harness ever saved (format layer or Blender run), imported: it
     is refused with AlamoFormatError and changes nothing, or it imports only new data that
     says what the file says, and exports again, unedited, byte for byte."""
-    from io_alamo.blender.alamo.exp.ala import AnimationExportOptions, export_ala
+    from io_alamo.blender.alamo.exporter.ala import AlaExportOptions, export_ala
     save(sample_model(), tmp_path / "base.alo")
     arm = import_model(tmp_path / "base.alo").armature
     before, ids = scene_state(), all_ids()
@@ -319,7 +319,7 @@ def test_saved_fuzz_inputs_import_or_change_nothing(blender, tmp_path, path):
         assert result.action not in ids and result.action.alamo.frames == anim.num_frames
         assert result.bones + len(result.missing) == len(anim.bones)
         export_ala(bpy.context, arm, result.action, str(out),
-                   AnimationExportOptions(format=anim.format))
+                   AlaExportOptions(format=anim.format))
     assert out.read_bytes() == path.read_bytes()
 
 
@@ -332,7 +332,7 @@ def test_nan_is_never_written_the_export_names_the_object(blender, tmp_path, wha
     back byte for byte unedited (above); an object of it placed at NaN, or a light or mesh
     holding NaN or infinity, would be written so: the export refuses, naming the object,
     and writes nothing."""
-    from io_alamo.blender.alamo.exp.alo import ExportError
+    from io_alamo.blender.alamo.exporter.alo import ExportError
     if what == "dazzle":
         result = import_model(fuzz.FIXTURE_DIR / DEGENERATE_ROOT)
     else:
@@ -403,7 +403,7 @@ def test_export_that_cannot_be_built_leaves_the_old_file(blender, sample, tmp_pa
     target.write_bytes(OLD)
     obj = next(o for o in bpy.data.objects if o.type == "MESH")
     obj.name = "\u65e5\u672c"                      # no cp1252 for these
-    from io_alamo.blender.alamo.exp.alo import ExportError
+    from io_alamo.blender.alamo.exporter.alo import ExportError
     with pytest.raises(ExportError, match="cannot store"):
         export_model(target)
     assert target.read_bytes() == OLD and not temp_files(target.parent)
@@ -612,7 +612,7 @@ def test_actions_that_would_share_a_file_stop_the_export(blender, sample, tmp_pa
     bpy.data.actions["Tank_Turn_00"].copy().name = "Tank_Turn/00"   # file Tank_Turn_00.ala too
     target = tmp_path / "out" / "Tank.alo"
     target.parent.mkdir()
-    from io_alamo.blender.alamo.exp.alo import ExportError
+    from io_alamo.blender.alamo.exporter.alo import ExportError
     with pytest.raises(ExportError, match="would both be written to Tank_Turn_00.ala"):
         export_model(target, animations=True)
     assert not list(target.parent.iterdir())
@@ -743,7 +743,7 @@ def test_a_name_over_the_mini_chunk_limit_stops_the_export(blender, tmp_path):
     target.write_bytes(OLD)
     mat = next(m for m in bpy.data.materials if m.alamo.params)
     mat.alamo.params[0].name = "x" * 255
-    from io_alamo.blender.alamo.exp.alo import ExportError
+    from io_alamo.blender.alamo.exporter.alo import ExportError
     with pytest.raises(ExportError, match="255 bytes long; the format allows 254"):
         export_model(target)
     assert target.read_bytes() == OLD and not temp_files(tmp_path)

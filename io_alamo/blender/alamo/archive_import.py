@@ -20,7 +20,7 @@ from ...formats.alamo.meg import member_label
 from ..file_operators import import_each, leave_edit_modes
 from ..prefs import game_folders, user_texture_folders
 from ..progress import reports_progress
-from .imp.alo import ImportOptions, import_alo
+from .importer.alo import AloImportOptions, import_alo
 
 GAMES = (("FOC", "Forces of Corruption"), ("EAW", "Empire at War"))
 FALLBACK = {"FOC": ("EAW",), "EAW": ()}
@@ -69,7 +69,7 @@ class GameArchives:
 def import_from_archives(context, game_key, member, folders, options=None):
     """Import the model ``member`` (``DATA\\ART\\MODELS\\X.ALO``) of the game ``game_key``
     ("FOC" or "EAW") whose folders are ``folders`` ({key: folder}); returns the ImportResult."""
-    options = options or ImportOptions()
+    options = options or AloImportOptions()
     games = GameArchives(folders)
     archives = games.lookup(game_key)
     found = archives.find(member)
@@ -161,9 +161,9 @@ class IMPORT_SCENE_OT_alamo_from_archives(bpy.types.Operator):
             self.report({"ERROR"}, "No model chosen")
             return {"CANCELLED"}
         game, member = self.model.split(SEPARATOR, 1)
-        options = ImportOptions(merge_vertices=self.merge_vertices,
-                                texture_folders=user_texture_folders(context),
-                                import_animations=self.import_animations)
+        options = AloImportOptions(merge_vertices=self.merge_vertices,
+                                   texture_folders=user_texture_folders(context),
+                                   import_animations=self.import_animations)
         leave_edit_modes(context)
         folders = game_folders(context)
         return import_each(self, [member], lambda m, _: import_from_archives(

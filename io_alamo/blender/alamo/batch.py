@@ -11,9 +11,9 @@ from ...formats import registry
 from ...formats.files import first_difference
 from ..outputs import export_glb, render_preview
 from ..source import SOURCE_NAME_KEY, source_file_name
-from .exp.ala import AnimationExportOptions, export_ala
-from .exp.alo import ExportOptions, export_alo
-from .imp.alo import ImportOptions, NotAModelError, import_alo
+from .exporter.ala import AlaExportOptions, export_ala
+from .exporter.alo import AloExportOptions, export_alo
+from .importer.alo import AloImportOptions, NotAModelError, import_alo
 from .particles.importer import is_particle_file
 
 __all__ = ["VERBS", "run_verb"]
@@ -28,7 +28,7 @@ def do_import(path, rel, out, glb=False, preview=False, glb_all=False, texture_f
 
     _reset()
     result = import_alo(bpy.context, str(path),
-                        ImportOptions(texture_folders=list(texture_folders)))
+                        AloImportOptions(texture_folders=list(texture_folders)))
     blend = out / rel.with_suffix(".blend")
     blend.parent.mkdir(parents=True, exist_ok=True)
     bpy.ops.wm.save_as_mainfile(filepath=str(blend), check_existing=False)
@@ -57,8 +57,8 @@ def do_export(path, rel, out, ala_format=None, **_):
         for o in bpy.context.view_layer.objects:
             o.select_set(o == arm)
         bpy.context.view_layer.objects.active = arm
-        options = ExportOptions(scope="ARMATURE" if arm else "SCENE", animations=True,
-                                ala_format=int(ala_format) if ala_format else None)
+        options = AloExportOptions(scope="ARMATURE" if arm else "SCENE", animations=True,
+                                   ala_format=int(ala_format) if ala_format else None)
         result = export_alo(bpy.context, str(target), options)
         warnings += result.warnings
         outputs += [target] + [Path(p) for p in result.animations]
@@ -78,19 +78,19 @@ def _model_file_name(name, arm):
 def do_roundtrip(path, rel, out=None, **_):
 
     _reset()
-    result = import_alo(bpy.context, str(path), ImportOptions())
+    result = import_alo(bpy.context, str(path), AloImportOptions())
     arm = result.armature
     bpy.context.view_layer.objects.active = arm
     differ = []
     with tempfile.TemporaryDirectory(prefix="alamo-roundtrip-") as tmp:
         pairs = [(path, Path(tmp) / "model.alo", None)]
-        export_alo(bpy.context, str(pairs[0][1]), ExportOptions())
+        export_alo(bpy.context, str(pairs[0][1]), AloExportOptions())
         actions = [a for a in bpy.data.actions if a.get(SOURCE_NAME_KEY)]
         for k, action in enumerate(actions):
             original = path.parent / action[SOURCE_NAME_KEY]
             target = Path(tmp) / f"anim{k}.ala"
             export_ala(bpy.context, arm, action, str(target),
-                       AnimationExportOptions(format=int(action.alamo.format)))
+                       AlaExportOptions(format=int(action.alamo.format)))
             pairs.append((original, target, action))
         for original, written, _ in pairs:
             a, b = original.read_bytes(), written.read_bytes()

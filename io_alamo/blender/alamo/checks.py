@@ -5,15 +5,15 @@ about."""
 import bpy
 
 from ...formats.alamo import AlamoFormatError
-from ..targets import set_mode
-from .exp.alo import ExportError, ExportOptions, Problem, build_model
+from ..tool_targets import set_mode
+from .exporter.alo import ExportError, AloExportOptions, Problem, build_model
 
 
 def validate(context, options=None):
     """The export's checks, without writing anything: Problem records, errors first; none
     when the model is ready to export."""
     try:
-        result = build_model(context, options or ExportOptions())
+        result = build_model(context, options or AloExportOptions())
     except ExportError as e:
         return sorted(e.details, key=lambda p: p.level != "ERROR")
     except AlamoFormatError as e:

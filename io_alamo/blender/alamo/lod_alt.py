@@ -2,10 +2,10 @@
 way the game does, in the viewport and in renders. What the game never draws comes from
 :mod:`.shown`."""
 
-from ... import naming
+from ...formats.alamo import naming
 from ..armature import find_armature
 from ..names import object_export_name as export_name
-from .shown import hidden_in_game
+from .game_view import hidden_in_game
 
 
 def lod_alt_objects(context):

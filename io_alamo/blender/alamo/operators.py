@@ -3,7 +3,7 @@
 import bpy
 from bpy.props import BoolProperty, EnumProperty
 
-from ...choices import AS_IMPORTED_FORMAT_ITEMS, SCOPE_ITEMS
+from ...formats.alamo.choices import AS_IMPORTED_FORMAT_ITEMS, SCOPE_ITEMS
 from ...formats.registry import by_key
 from ..armature import AnimationTargetError, find_armature
 from ..file_operators import (drop_handler, export_base, export_reported, import_base, import_each,
@@ -11,11 +11,11 @@ from ..file_operators import (drop_handler, export_base, export_reported, import
 from ..prefs import default_ala_format, user_texture_folders
 from ..progress import reports_progress
 from . import archive_import
-from .exp import textures_out
-from .exp.ala import AnimationExportOptions, armature_actions, export_ala
-from .exp.alo import ExportOptions, export_alo
-from .imp.ala import AnimationImportOptions, import_ala
-from .imp.alo import ImportOptions, import_alo
+from .exporter import textures as textures_out
+from .exporter.ala import AlaExportOptions, armature_actions, export_ala
+from .exporter.alo import AloExportOptions, export_alo
+from .importer.ala import AlaImportOptions, import_ala
+from .importer.alo import AloImportOptions, import_alo
 from .particles.exporter import export_particles
 from .particles.exporter import system_object as particle_system_object
 
@@ -46,10 +46,10 @@ class IMPORT_SCENE_OT_alo(bpy.types.Operator, import_base(MODEL)):
 
     @reports_progress
     def execute(self, context):
-        options = ImportOptions(merge_vertices=self.merge_vertices,
-                                texture_folders=user_texture_folders(context),
-                                import_animations=self.import_animations,
-                                show_effects=self.show_effects)
+        options = AloImportOptions(merge_vertices=self.merge_vertices,
+                                   texture_folders=user_texture_folders(context),
+                                   import_animations=self.import_animations,
+                                   show_effects=self.show_effects)
         leave_edit_modes(context)
         return import_each(self, self.paths(), lambda path, _: import_alo(context, path, options),
                            more_lines=lambda result: result.left_notes())
@@ -77,8 +77,8 @@ class IMPORT_ANIM_OT_ala(bpy.types.Operator, import_base(ANIMATION)):
 
         def import_one(path, done):
             # the first file imported sets the scene's frame rate and range
-            options = AnimationImportOptions(set_scene_frame_rate=self.set_frame_rate and not done,
-                                             set_scene_range=not done)
+            options = AlaImportOptions(set_scene_frame_rate=self.set_frame_rate and not done,
+                                       set_scene_range=not done)
             return import_ala(context, armature, path, options)
         return import_each(self, self.paths(), import_one)
 
@@ -112,10 +112,10 @@ class EXPORT_SCENE_OT_alo(bpy.types.Operator, export_base(MODEL)):
     @reports_progress
     def execute(self, context):
         leave_edit_modes(context)
-        options = ExportOptions(scope=self.scope, apply_modifiers=self.apply_modifiers,
-                                own_bones=self.own_bones, animations=self.animations,
-                                ala_format=int(self.ala_format) or None,
-                                new_ala_format=int(default_ala_format(context)))
+        options = AloExportOptions(scope=self.scope, apply_modifiers=self.apply_modifiers,
+                                   own_bones=self.own_bones, animations=self.animations,
+                                   ala_format=int(self.ala_format) or None,
+                                   new_ala_format=int(default_ala_format(context)))
         system = particle_system_object(context)
         if system is not None:                   # a particle effect selected: that is written
             return export_reported(self, context,
@@ -209,10 +209,10 @@ class EXPORT_ANIM_OT_ala(bpy.types.Operator, export_base(ANIMATION)):
                         "export: import one (.ala) or key its bones")
             return {"CANCELLED"}
         leave_edit_modes(context, ("OBJECT", "POSE"))
-        options = AnimationExportOptions(format=int(self.format) or None,
-                                         new_format=int(default_ala_format(context)),
-                                         frame_range=self.frame_range,
-                                         frame_rate=self.frame_rate)
+        options = AlaExportOptions(format=int(self.format) or None,
+                                   new_format=int(default_ala_format(context)),
+                                   frame_range=self.frame_range,
+                                   frame_rate=self.frame_rate)
         return export_reported(self, context,
                                lambda: export_ala(context, arm, action, self.filepath, options))
 

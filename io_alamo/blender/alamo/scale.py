@@ -15,10 +15,10 @@ from mathutils import Matrix
 from .. import compat
 from ..attach import attached_objects, child_of
 from .corners import KEY_ATTRIBUTE, corner_keys
-from .exp.ala import armature_actions
-from .exp.bake import applied_scale
+from .exporter.ala import armature_actions
+from .exporter.bake import applied_scale
 from .fingerprint import bone_of_path
-from .rest import REST_KEY, remember_rest, rest_unedited
+from .bone_rest import REST_KEY, remember_rest, rest_unedited
 
 
 class ScaleError(ValueError):

@@ -3,11 +3,11 @@ the parameters it lacks, and the material preview that follows edits."""
 
 import bpy
 
-from ... import shaders
+from ...formats.alamo import shaders
 from ..prefs import user_texture_folders
 from ..props import param_value
-from ..textures import texture_folders
-from .imp import materials
+from ..texture_lookup import texture_folders
+from .importer import materials
 
 # the value a parameter added by hand starts with, by type
 BLANK_VALUES = {"INT": 0, "FLOAT": 0.0, "FLOAT3": (0, 0, 0), "FLOAT4": (0, 0, 0, 0),

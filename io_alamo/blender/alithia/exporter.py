@@ -19,20 +19,20 @@ from ..mesh_data import distinct_loops, triangles
 from ..results import ExportError, Result
 from ..source import get_source
 from . import morph
-from .texture_out import texture_item
+from .exporter_texture import texture_item
 
 FRAME_SOURCES = ("SHAPE_KEYS", "SCENE")
 TEMP_NAME = "io_alamo alm normals"
 
 
 @dataclass
-class AlmExportOptions:
+class Alm1ExportOptions:
     frames: str = "SHAPE_KEYS"   # SHAPE_KEYS: one per key; SCENE: the scene's range at 20 fps
     write_texture: bool = True   # <name>.bmp beside the model (the engine needs it)
 
 
 @dataclass
-class AlmExportResult(Result):
+class Alm1ExportResult(Result):
     """What an ALM1 export wrote (a :class:`~..results.Result`)."""
     object: object = None
     reused: bool = False          # written from the imported file's bytes, as they were
@@ -54,14 +54,14 @@ class _Frames:
     triangles: np.ndarray
 
 
-def export_alm(context: bpy.types.Context, path: str,
-               options: AlmExportOptions | None = None) -> AlmExportResult:
+def export_alm1(context: bpy.types.Context, path: str,
+                options: Alm1ExportOptions | None = None) -> Alm1ExportResult:
     """Write the active (or only) mesh object to ``path`` atomically."""
-    options = options or AlmExportOptions()
+    options = options or Alm1ExportOptions()
     if options.frames not in FRAME_SOURCES:
         raise ValueError(f"frames must be one of {FRAME_SOURCES}")
     obj = find_mesh(context)
-    result = AlmExportResult(object=obj)
+    result = Alm1ExportResult(object=obj)
     items = [(build_alm(context, obj, options, result), path)]
     texture = texture_item(obj, path, result.warnings) if options.write_texture else None
     if texture is not None:

@@ -17,11 +17,11 @@ from ...formats import registry
 from ...formats.alithia.alm1 import FRAMES_PER_SECOND, Alm1FormatError, read_alm1
 from ...formats.files import read_file_bytes
 from .. import compat
-from ..alamo.imp.materials import MaterialBuilder, principled_node
+from ..alamo.importer.materials import MaterialBuilder, principled_node
 from ..names import to_blender
 from ..results import Result
 from ..source import set_source
-from ..textures import TextureFinder
+from ..texture_lookup import TextureFinder
 from ..transaction import Transaction
 from . import morph
 
@@ -30,12 +30,12 @@ TEXTURE_NODE = "Alithia Texture"
 
 
 @dataclass
-class AlmImportOptions:
+class Alm1ImportOptions:
     set_scene_frame_rate: bool = True    # scene at 20 fps, one file frame per scene frame
 
 
 @dataclass
-class AlmImportResult(Result):
+class Alm1ImportResult(Result):
     """What an ALM1 import made (a :class:`~..results.Result`)."""
     object: object = None
 
@@ -45,19 +45,19 @@ class AlmImportResult(Result):
                 f"{c.get('frames', 0)} frames")
 
 
-def import_alm_file(context: bpy.types.Context, path: str,
-                    options: AlmImportOptions | None = None) -> AlmImportResult:
+def import_alm1(context: bpy.types.Context, path: str,
+                options: Alm1ImportOptions | None = None) -> Alm1ImportResult:
     """Import the Alithia model at ``path`` (File > Import > Alithia Model). Another format's
     file (an ALOD ``.alm``, a ``.p3d``) is refused with the File > Import entry that opens it."""
     data = read_file_bytes(path)
     registry.require(data, path, "alm1")
-    return import_alm(context, path, options, data=data)
+    return import_alm1(context, path, options, data=data)
 
 
-def import_alm(context: bpy.types.Context, path: str, options: AlmImportOptions | None = None,
-               data: bytes | None = None) -> AlmImportResult:
+def import_alm1(context: bpy.types.Context, path: str, options: Alm1ImportOptions | None = None,
+                data: bytes | None = None) -> Alm1ImportResult:
     """Import the Alithia ALM1 model at ``path`` as a mesh object in the active collection."""
-    options = options or AlmImportOptions()
+    options = options or Alm1ImportOptions()
     data = read_file_bytes(path) if data is None else data
     model = read_alm1(data, filename=path)
     if model.vertex_count == 0:
@@ -72,7 +72,7 @@ def import_alm(context: bpy.types.Context, path: str, options: AlmImportOptions 
 
 
 def _build(context, tx, model, data, path, options):
-    result = AlmImportResult()
+    result = Alm1ImportResult()
     name = to_blender(os.path.splitext(os.path.basename(path))[0])
     me = tx.add(bpy.data.meshes.new(name))
     tris = _fill_mesh(me, model, result.warn)

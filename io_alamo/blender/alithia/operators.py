@@ -9,8 +9,8 @@ from ...formats.registry import by_key
 from ..file_operators import (drop_handler, export_base, export_reported, import_base, import_each,
                               leave_edit_modes, menu_entries, menu_registration)
 from ..progress import reports_progress
-from .exporter import AlmExportOptions, export_alm
-from .importer import AlmImportOptions, import_alm_file
+from .exporter import Alm1ExportOptions, export_alm1
+from .importer import Alm1ImportOptions, import_alm1
 
 FORMAT = by_key("alm1")
 
@@ -29,9 +29,9 @@ class IMPORT_SCENE_OT_alm(bpy.types.Operator, import_base(FORMAT)):
     @reports_progress
     def execute(self, context):
         leave_edit_modes(context)
-        options = AlmImportOptions(set_scene_frame_rate=self.set_frame_rate)
+        options = Alm1ImportOptions(set_scene_frame_rate=self.set_frame_rate)
         return import_each(self, self.paths(),
-                           lambda path, _: import_alm_file(context, path, options))
+                           lambda path, _: import_alm1(context, path, options))
 
 
 class EXPORT_SCENE_OT_alm(bpy.types.Operator, export_base(FORMAT)):
@@ -51,9 +51,9 @@ class EXPORT_SCENE_OT_alm(bpy.types.Operator, export_base(FORMAT)):
 
     def execute(self, context):
         leave_edit_modes(context)
-        options = AlmExportOptions(frames=self.frames, write_texture=self.write_texture)
+        options = Alm1ExportOptions(frames=self.frames, write_texture=self.write_texture)
         return export_reported(self, context,
-                               lambda: export_alm(context, self.filepath, options))
+                               lambda: export_alm1(context, self.filepath, options))
 
 
 ALAMO_FH_alm = drop_handler("ALAMO_FH_alm", "Alithia Model", FORMAT)

@@ -18,7 +18,7 @@ from ...formats.alod import collapse_vertex_maps, lod_stops, lod_triangles, read
 from ...formats.alod.lod import DEFAULT_FRACTIONS
 from ...formats.alod.records import bone_order, matrix_row_problems
 from ...formats.files import read_file_bytes
-from ...naming import default_visibility
+from ...formats.alamo.naming import default_visibility
 from .. import compat
 from ..armature import BONE_REACH
 from ..matrices import continuous_quaternions, decompose, inverse, nearest_rotation

@@ -12,7 +12,7 @@ import bpy
 import numpy as np
 
 from .. import compat
-from ..alamo.imp.materials import refresh_preview
+from ..alamo.importer.materials import refresh_preview
 from ..alamo.shading import switch_shader
 from ..mesh_data import add_vertex_groups
 from ..names import IMPORT_NAME_KEY

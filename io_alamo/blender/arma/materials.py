@@ -14,7 +14,7 @@ import os
 import bpy
 import numpy as np
 
-from ..alamo.imp.materials import PLACEHOLDER_COLOR, refresh_preview
+from ..alamo.importer.materials import PLACEHOLDER_COLOR, refresh_preview
 from ..alamo.shading import switch_shader
 from ..names import to_blender
 from ..props import find_param

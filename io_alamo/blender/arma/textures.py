@@ -22,7 +22,7 @@ import numpy as np
 from ...formats.arma.paa import read_paa
 from ...formats.errors import FormatError
 from ...formats.files import read_file_bytes
-from ..textures import FolderNames, folders_above
+from ..texture_lookup import FolderNames, folders_above
 
 ALTERNATIVES = {".paa": (".paa", ".pac", ".png", ".tga"), ".pac": (".pac", ".paa", ".png", ".tga")}
 SOURCE_KEY = "p3d_texture_file"        # the file an image was decoded from

@@ -12,7 +12,7 @@ name winning, opening each archive's index only when a look-up first needs it.
 import os
 import re
 
-from ...naming import model_animation_names
+from .naming import model_animation_names
 from .meg import MegArchive, MegFormatError, normal_name
 
 MEGAFILES_XML = "megafiles.xml"
@@ -189,7 +189,7 @@ def model_members(archives):
 
 def animation_members(archives, model_name):
     """(the model's own ``<MODEL>_*.ALA`` members in its folder, {animation: the other model
-    it is left to}), as :func:`io_alamo.naming.model_animation_names` decides for files."""
+    it is left to}), as :func:`io_alamo.formats.alamo.naming.model_animation_names` decides for files."""
     folder, _, base = normal_name(model_name).rpartition("\\")
     in_folder = {}
     for _, _, e in archives.entries():

@@ -11,7 +11,7 @@ on actions. It dropped the file's ``Root`` bone and named duplicate bones ``name
 import re
 from dataclasses import dataclass, field
 
-from .... import shaders
+from ....formats.alamo import shaders
 
 #: The plugin's shader enum, in enum order (0-28 the 2020 original, 29-37 the 2025 fork).
 SHADERS = (

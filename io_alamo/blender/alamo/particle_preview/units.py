@@ -9,9 +9,9 @@ them out."""
 import os
 
 from ....formats.alamo import AlamoFormatError
-from ....naming import lod_alt
+from ....formats.alamo.naming import lod_alt
 from ....formats.alamo.game_data import ArchiveSet
-from ...textures import FolderNames, TextureFinder, folders_above, texture_archives
+from ...texture_lookup import FolderNames, TextureFinder, folders_above, texture_archives
 from . import build
 from .keys import EMITTER_KEY
 

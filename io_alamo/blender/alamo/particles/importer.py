@@ -13,7 +13,7 @@ from ....formats.alamo.particles import ParticleSystem, read_particles
 from ....formats.alamo.particles.read import ROOT, ROOT_UAW
 from ...results import Result
 from ...texture_images import load_texture
-from ...textures import TextureFinder
+from ...texture_lookup import TextureFinder
 from ...transaction import Transaction
 from .convert import emitter_to_props
 from .shapes import shape_mesh

@@ -6,7 +6,7 @@ values live in named value nodes (:mod:`.values`): an edit changes node values o
 colour comes from the material's Colorization or, when the scene's override is on, from the
 scene's team colour, read by View Layer attribute nodes (nothing is written into the file)."""
 
-from .... import shaders
+from ....formats.alamo import shaders
 from ... import props
 from . import glow, lit, sky, values
 from .nodes import BASE_NODE, NORMAL_NODE, PLACEHOLDER_KEY, Recipe

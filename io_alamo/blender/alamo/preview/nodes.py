@@ -4,7 +4,7 @@ nodes are kept and reused; nodes a user added are left alone)."""
 
 import bpy
 
-from .... import shaders
+from ....formats.alamo import shaders
 from ....formats.alamo.model import ParamType
 from ... import compat
 
