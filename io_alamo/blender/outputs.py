@@ -14,7 +14,7 @@ from mathutils import Vector
 from ..scratch import remove_scratch_folders
 from .gltf_animation import add_animations, fast_animation_armature, pose_actions
 
-__all__ = ["export_glb", "finish", "render_preview"]
+__all__ = ["SceneExtras", "export_glb", "finish", "render_preview"]
 
 # Blender 4.2 crashes while shutting down once its glTF exporter has run: after such a run
 # the batch ends the process directly (files are written and closed by then).
@@ -31,11 +31,34 @@ def finish(status):
     return status
 
 
-def export_glb(target, everything=False, look=None, prepare=None):
+class SceneExtras:
+    """What an engine's batch step adds to a scene's .glb and preview beyond its meshes (by
+    default nothing; Alamo's particle effects: io_alamo.blender.alamo.particle_preview)."""
+
+    def still(self, scene):
+        """Go to the frame that shows the extras; returns the frame before (None: stay)."""
+        return None
+
+    def bounds(self, obj):
+        """The world corners ``obj`` covers when it is an extra (its live particles), or
+        None for an ordinary object (framed by its bounding box)."""
+        return None
+
+    def camera_placed(self, scene):
+        """Called once the preview's camera is in place (billboards face it)."""
+
+    def baked(self, scene):
+        """[(object to export, object to leave out)]: the extras as real meshes for glTF;
+        the caller removes the first of each pair afterwards."""
+        return []
+
+
+def export_glb(target, everything=False, look=None, prepare=None, extras=None):
     """A .glb of the scene through Blender's glTF exporter. The engine's batch step says what
     its game shows: ``look(scene)`` (a context manager) sets the scene up as it looks there,
     ``prepare(context, everything)`` gives the exporter's options (which objects: what the
-    game shows, or ``everything``)."""
+    game shows, or ``everything``), ``extras`` (a :class:`SceneExtras`) what it adds at
+    its still frame (particle effects as their quads)."""
 
     enabled = "io_scene_gltf2" in bpy.context.preferences.addons
     if not enabled:
@@ -43,11 +66,17 @@ def export_glb(target, everything=False, look=None, prepare=None):
     global _hard_exit
     _hard_exit = _hard_exit or bpy.app.version < (4, 5, 0)
     scene = bpy.context.scene
+    extras = extras or SceneExtras()
+    before = extras.still(scene)
+    baked = extras.baked(scene)
     arm = fast_animation_armature(scene)
     actions = pose_actions(arm) if arm is not None else []
     try:
         with look(scene) if look else contextlib.nullcontext():   # e.g. colours baked
             options = prepare(bpy.context, everything) if prepare else {}
+            for shown, left_out in baked:
+                shown.select_set(True)
+                left_out.select_set(False)
             bpy.ops.export_scene.gltf(filepath=str(target), export_format="GLB",
                                       export_animations=arm is None, check_existing=False,
                                       **options)
@@ -60,16 +89,30 @@ def export_glb(target, everything=False, look=None, prepare=None):
                                               export_animations=True, check_existing=False,
                                               **options)
     finally:
+        for shown, _ in baked:
+            mesh = shown.data
+            bpy.data.objects.remove(shown)
+            if mesh is not None and mesh.users == 0:
+                bpy.data.meshes.remove(mesh)
+        if before is not None:
+            scene.frame_set(before)
         if not enabled:      # Blender 4.2/4.5 crash at exit if its classes stay registered
             addon_utils.disable("io_scene_gltf2", default_set=False)
 
 
-def render_preview(context, target, size=256, samples=16):
-    """A small PNG of the visible meshes from a three-quarter view (Cycles, CPU)."""
+def render_preview(context, target, size=256, samples=16, extras=None):
+    """A small PNG of the visible meshes from a three-quarter view (Cycles, CPU); with
+    ``extras`` (a :class:`SceneExtras`), at their still frame and framed to show them."""
     scene = context.scene
+    extras = extras or SceneExtras()
+    extras.still(scene)
     corners = []
     for obj in scene.objects:
         if obj.type == "MESH" and obj.visible_get():
+            box = extras.bounds(obj)
+            if box is not None:                     # live particles, their quads included
+                corners += [Vector(c) for c in box]
+                continue
             mw = obj.matrix_world
             corners += [mw @ Vector(c) for c in obj.bound_box]
     pts = np.array([tuple(c) for c in corners]) if corners else np.zeros((1, 3))
@@ -87,6 +130,7 @@ def render_preview(context, target, size=256, samples=16):
     cam_data.clip_end = distance + 4 * radius
     cam_data.clip_start = max(distance - 4 * radius, distance / 1000)
     scene.camera = cam
+    extras.camera_placed(scene)                 # billboards face the preview camera
     sun_data = bpy.data.lights.new("Alamo Preview Sun", "SUN")
     sun_data.energy = 3.0
     sun = bpy.data.objects.new("Alamo Preview Sun", sun_data)

@@ -16,6 +16,7 @@ from ..source import SOURCE_NAME_KEY, source_file_name
 from .exporter.ala import AlaExportOptions, export_ala
 from .exporter.alo import AloExportOptions, export_alo
 from .game_view import prepare_gltf_export
+from .particle_preview.batch_extras import ParticleExtras
 from .importer.alo import AloImportOptions, NotAModelError, import_alo
 from .preview.gltf import gltf_look
 from .particles.importer import is_particle_file
@@ -50,12 +51,13 @@ def do_import(path, rel, out, glb=False, preview=False, glb_all=False, texture_f
         stage("writing .glb")
         target = out / rel.with_suffix(".glb")
         # glTF cannot mask: the preview's colours baked; what the game shows, or everything
-        export_glb(target, everything=glb_all, look=gltf_look, prepare=prepare_gltf_export)
+        export_glb(target, everything=glb_all, look=gltf_look, prepare=prepare_gltf_export,
+                   extras=ParticleExtras())
         outputs.append(target)
     if preview:
         stage("rendering preview")
         target = out / rel.with_suffix(".png")
-        render_preview(bpy.context, target)
+        render_preview(bpy.context, target, extras=ParticleExtras())
         outputs.append(target)
     return "ok", result.summary() + replaced_note(replaced), outputs, result.warnings
 

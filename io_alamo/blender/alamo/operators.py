@@ -37,12 +37,19 @@ class IMPORT_SCENE_OT_alo(bpy.types.Operator, import_base(MODEL)):
         name="Import Animations",
         description="Also import the model's animations found beside it (<MODEL>_*.ala)",
         default=True)
+    show_effects: BoolProperty(
+        name="Show Particle Effects",
+        description="Play the particle effects the model's proxies name (found beside the "
+                    "model, in the mod's Data/Art/Models or in the game's archives) at their "
+                    "bones. They are a preview only: the model is exported without them",
+        default=True)
 
     @reports_progress
     def execute(self, context):
         options = AloImportOptions(merge_vertices=self.merge_vertices,
                                    texture_folders=user_texture_folders(context),
-                                   import_animations=self.import_animations)
+                                   import_animations=self.import_animations,
+                                   show_effects=self.show_effects)
         leave_edit_modes(context)
         return import_each(self, self.paths(), lambda path, _: import_alo(context, path, options),
                            more_lines=lambda result: result.left_notes())

@@ -16,6 +16,7 @@ from .batch import replaced_note
 from .exporter.alo import AloExportOptions, export_alo
 from .exporter.textures import write_textures
 from .game_view import prepare_gltf_export
+from .particle_preview.batch_extras import ParticleExtras
 from .preview.gltf import gltf_look
 
 __all__ = ["unit_batch_step"]
@@ -45,12 +46,13 @@ def do_import(importer, path, rel, out, glb=False, preview=False, glb_all=False,
     if glb or glb_all:
         stage("writing .glb")
         target = out / rel.with_suffix(".glb")
-        export_glb(target, everything=glb_all, look=gltf_look, prepare=prepare_gltf_export)
+        export_glb(target, everything=glb_all, look=gltf_look, prepare=prepare_gltf_export,
+                   extras=ParticleExtras())
         outputs.append(target)
     if preview:
         stage("rendering preview")
         target = out / rel.with_suffix(".png")
-        render_preview(bpy.context, target)
+        render_preview(bpy.context, target, extras=ParticleExtras())
         outputs.append(target)
     return "ok", result.summary() + replaced_note(replaced), outputs, result.warnings
 

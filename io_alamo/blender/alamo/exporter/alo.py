@@ -24,6 +24,7 @@ from ...names import from_blender, object_export_name
 from ...props import param_value
 from ...source import MODEL_KEY, from_model_of
 from .. import fingerprint
+from ..particle_preview.systems import is_preview
 from . import plugin as plugin_data
 from .ala import AlaExportOptions, armature_actions, build_animation, file_name_for
 from .bake import applied_scale, bake_of, origin_note
@@ -109,6 +110,7 @@ def gather(context, options):
         else:
             objs = [arm] + _descendants(arm)
             objs += [o for o in armature_members(context.scene.objects, arm) if o not in objs]
+    objs = [o for o in objs if not is_preview(o)]     # particle previews are never the model's
     arms = [o for o in objs if o.type == "ARMATURE"]
     arm = arms[0] if arms else find_armature(context, objs)
     if len(arms) > 1:

@@ -29,6 +29,8 @@ from ...importing import import_file
 from .. import fingerprint
 from ..fingerprint import FILE_COLOR
 from ..corners import store_corner_keys
+from ..particle_preview import units as particle_units
+from ..particle_preview import show_system, update_system
 from ..particles.importer import import_particles, is_particle_file
 from ..bone_rest import remember_rest
 from ..game_view import game_shown
@@ -47,6 +49,7 @@ class AloImportOptions:
     merge_vertices: bool = False      # merge vertices by position (editing) instead of 1:1
     texture_folders: list = field(default_factory=list)   # searched after the model's own
     import_animations: bool = True    # also import <MODEL>_*.ala found beside the model
+    show_effects: bool = True         # show the particle effects the proxies name (issue 34)
 
 
 @dataclass
@@ -92,7 +95,9 @@ def import_alo(context: bpy.types.Context, filepath: str,
     options = options or AloImportOptions()
     data = read_file_bytes(filepath) if data is None else data      # read once
     if is_particle_file(data):                   # a particle effect: its own objects
-        return import_particles(context, filepath, data, options)
+        result = import_particles(context, filepath, data, options)
+        show_system(context.scene, result.system)    # playing at once (issue 34)
+        return result
 
     def check(model):
         if isinstance(model, ParticleEffect):
@@ -153,6 +158,7 @@ class _ModelBuilder:
             else:
                 self._light(obj, oi)
         self._connections()
+        effects = self._effects()
         self._mesh_visibility(meshes)
         if self.options.import_animations:
             self._animations()
@@ -171,7 +177,26 @@ class _ModelBuilder:
         self.arm_obj.select_set(True)
         vl.objects.active = self.arm_obj
         vl.update()                       # world matrices valid for scripts right away
+        for proxy, emitters in effects.items():
+            update_system(self.context.scene, proxy, emitters)
         return self.result
+
+    def _effects(self):
+        """Show the particle effects the proxies name (found beside the model, in the mod's
+        Data/Art/Models, in the archives): {proxy: {emitter index: object}}."""
+        self.result.counts["effects"] = 0
+        if not self.options.show_effects:
+            return {}
+        proxies = [o for o in self.result.objects if o.alamo.role == "PROXY"]
+        roots = particle_units.show_on_unit(self.tx, self.collection, proxies, self.filepath,
+                                            self.options.texture_folders, self.warn)
+        for root, show in zip(roots, game_shown(roots)):  # an ALT1 effect waits for ALT1
+            if not show:
+                root.hide_render = True
+                root.hide_set(True)
+        self.result.counts["effects"] = len(roots)
+        return {root: {int(c[particle_units.EMITTER_KEY]): c for c in root.children
+                       if particle_units.EMITTER_KEY in c} for root in roots}
 
     def _animations(self):
         if self.given_animations is None:

@@ -12,7 +12,7 @@ import pytest
 
 from io_alamo.formats.alamo.particles import read_particles
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PARTICLES = ROOT.parent / "shared" / "corpus-particles"
 
 

@@ -19,7 +19,7 @@ from io_alamo.formats.alamo.particles import (Emitter, ParticleSystem, UawPartic
                                               read_particles)
 from io_alamo.formats.alamo.particles.write import write_particles
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 PARTICLES = ROOT.parent / "shared" / "corpus-particles"
 CORPUS = ROOT.parent / "shared" / "corpus"
 

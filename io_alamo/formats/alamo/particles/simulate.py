@@ -1,0 +1,406 @@
+"""The live particles of an Alamo particle system at a time t, in closed form (numpy, no loop per
+particle), following ``alo-particle-format.md``.
+
+Every particle is born at a time the emitter's schedule gives (a stream of
+``num_particles_per_second``, or bursts of ``num_particles_per_burst`` every ``burst_delay``,
+after ``initial_delay``; ``skip_time`` advances the clock, ``freeze_time`` stops it) and moves
+under constant acceleration, so where it is at t needs no stepping:
+``p = p0 + v0 age + a age^2 / 2``. Its random draws (lifetime, place, velocity, scale, colour,
+rotation) come from a hash of its emitter, its emitter instance and its index, so a frame shows
+the same particles whatever was shown before. Emitters linked at the birth or death of another
+emitter's particles run one instance per such particle, from where (and while) it is.
+
+Conventions the specification leaves open (documented in the README):
+- a particle is shown while ``0 < age <= lifetime``: one born exactly at t is not yet shown, one
+  at the end of its life still is; so a stream of r per second shows r*t particles after t
+  seconds, and r*lifetime once it is steady;
+- burst ``j`` is at ``initial_delay + j * burst_delay`` (``num_bursts`` of them, or endless
+  when 0); stream particle ``k`` at ``initial_delay + k / rate``;
+- the state is computed in the emitter's own space (the system's space in Blender), so the
+  particles follow their emitter when it moves (``world_to_local`` turns the world-space
+  acceleration and gravity into that space);
+- ``outward_acceleration`` pushes along the direction from the emitter to the particle's start
+  (its start velocity's when it starts at the emitter): exact for particles that move straight
+  out, as the outward ones of a burst do;
+- ``inward_speed`` replaces the group's velocity with that speed towards the emitter;
+- emitters started by a particle's death with a stream (not bursts) emit for one particle
+  lifetime of their own; a birth emitter emits while its particle lives.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import sampling as rnd
+
+#: Cap on the particles one emitter may have alive (a bad file asking for millions stops here).
+MAX_PARTICLES = 200_000
+#: How many levels of emitters started by other emitters' particles are followed.
+MAX_DEPTH = 4
+_TOL = 1e-6
+NO_EMITTER = 0xFFFFFFFF
+TRACKS = ("red", "green", "blue", "alpha", "size", "texture_index", "rotation_speed")
+_DEFAULT_TRACK = {"red": 255.0, "green": 255.0, "blue": 255.0, "alpha": 255.0, "size": 1.0,
+                  "texture_index": 0.0, "rotation_speed": 0.0}
+
+
+@dataclass
+class Emitter:
+    """What the simulator needs of one emitter, in the specification's names (built from a
+    format record or the Blender properties with :func:`model_of`)."""
+
+    index: int = 0
+    in_bursts: bool = False
+    num_particles_per_second: float = 10.0
+    num_particles_per_burst: int = 1
+    num_bursts: int = 0
+    burst_delay: float = 1.0
+    initial_delay: float = 0.0
+    skip_time: float = 0.0
+    freeze_time: float = 0.0
+    lifetime: float = 1.0
+    randomized_lifetime: float = 0.0
+    inward_speed: float = 0.0
+    acceleration: tuple = (0.0, 0.0, 0.0)
+    object_space_acceleration: bool = False
+    outward_acceleration: float = 0.0
+    gravity: float = 0.0
+    randomized_scale: float = 0.0
+    randomized_color: tuple = (0.0, 0.0, 0.0, 0.0)
+    randomized_is_grayscale: bool = False
+    randomized_rotation: float = 0.0
+    rotation_direction: bool = False
+    fixed_rotation: bool = False
+    num_texture_elements: int = 1
+    use_emitter_speed_mult: bool = False
+    emitter_speed_mult: float = 0.0
+    velocity_group: object = None
+    position_group: object = None
+    curves: dict = field(default_factory=dict)      # track name -> sampling.Curve
+    birth: int = NO_EMITTER
+    death: int = NO_EMITTER
+    # how the particles are drawn (not simulated): kept with the model for the display
+    blend_mode: int = 1
+    is_heat_particle: bool = False
+    is_not_billboarded: bool = False
+    has_tail: bool = False
+    tail_size: float = 0.0
+    texture: str = ""
+
+    def key(self) -> tuple:
+        """Everything the particles depend on, as plain values (equal keys, equal particles)."""
+        groups = tuple(None if g is None else tuple(float(getattr(g, f, 0)) for f in
+                                                     ("type",) + rnd.GROUP_FIELDS)
+                       for g in (self.velocity_group, self.position_group))
+        curves = tuple((name, c.times.tobytes(), c.values.tobytes(), c.interpolation)
+                       for name, c in sorted(self.curves.items()))
+        return tuple(getattr(self, name) for name in _SCALARS) + (groups, curves)
+
+    def curve(self, name):
+        found = self.curves.get(name)
+        if found is None:
+            value = _DEFAULT_TRACK[name]
+            found = rnd.Curve([0.0, 1.0], [value, value])
+        return found
+
+
+_SCALARS = tuple(name for name in Emitter.__dataclass_fields__
+                 if name not in ("velocity_group", "position_group", "curves"))
+
+
+def model_of(record, index=None) -> Emitter:
+    """An :class:`Emitter` from any object with the specification's field names (a format
+    record's emitter): its groups (``groups[0]`` velocity, ``groups[2]`` position, or
+    ``velocity_group``/``position_group``) and tracks (``tracks`` in the spec's order)."""
+    values = {name: getattr(record, name) for name in _SCALARS if hasattr(record, name)}
+    if index is not None:
+        values["index"] = index
+    groups = getattr(record, "groups", None)
+    values["velocity_group"] = getattr(record, "velocity_group", None) or (
+        groups[0] if groups else None)
+    values["position_group"] = getattr(record, "position_group", None) or (
+        groups[2] if groups else None)
+    tracks = getattr(record, "tracks", None) or ()
+    values["curves"] = {name: rnd.Curve.of_track(track) for name, track in zip(TRACKS, tracks)}
+    return Emitter(**values)
+
+
+@dataclass
+class Particles:
+    """The live particles of one emitter at one time, one row each. ``color`` is sRGBA in
+    0..1 as the game blends it; ``rotation`` in radians about the view axis (counter-clockwise
+    positive); ``texture_index`` the sprite-sheet element."""
+
+    emitter: int
+    position: np.ndarray
+    velocity: np.ndarray
+    age: np.ndarray
+    lifetime: np.ndarray
+    size: np.ndarray
+    color: np.ndarray
+    rotation: np.ndarray
+    texture_index: np.ndarray
+    key: np.ndarray
+    truncated: bool = False
+
+    def __len__(self):
+        return len(self.age)
+
+
+@dataclass
+class _Carriers:
+    """Emitter instances: when each starts and stops emitting (system time), its key, and
+    how the point it emits from moves: ``p0 + v0 (t - t0) + acc (t - t0)^2 / 2``."""
+
+    start: np.ndarray
+    end: np.ndarray
+    key: np.ndarray
+    p0: np.ndarray
+    v0: np.ndarray
+    acc: np.ndarray
+    t0: np.ndarray
+
+    @classmethod
+    def root(cls, key):
+        z = np.zeros((1, 3))
+        return cls(np.zeros(1), np.full(1, np.inf), np.array([key], np.uint64), z, z, z,
+                   np.zeros(1))
+
+    def __len__(self):
+        return len(self.start)
+
+    def place(self, which, when):
+        dt = (when - self.t0[which])[:, None]
+        return (self.p0[which] + self.v0[which] * dt + 0.5 * self.acc[which] * dt * dt,
+                self.v0[which] + self.acc[which] * dt)
+
+
+@dataclass
+class _Born:
+    """Particles of a set of instances: which instance, index in it, age, system birth time,
+    lifetime and key."""
+
+    inst: np.ndarray
+    index: np.ndarray
+    age: np.ndarray
+    birth: np.ndarray
+    lifetime: np.ndarray
+    key: np.ndarray
+    truncated: bool = False
+
+
+def _ceil(x):
+    return np.ceil(x - _TOL * np.maximum(1.0, np.abs(x))).astype(np.int64)
+
+
+def _ranges(lo, hi):
+    """Instance and index of every integer in [lo_j, hi_j), as two flat arrays."""
+    counts = np.maximum(hi - lo, 0)
+    total = int(counts.sum())
+    inst = np.repeat(np.arange(len(counts)), counts)
+    first = np.repeat(np.cumsum(counts) - counts, counts)
+    return inst, np.arange(total, dtype=np.int64) - first + np.repeat(lo, counts)
+
+
+def _clocks(em, carriers, t):
+    """Each instance's emitter clock at system time t (skip added, freeze applied) and the
+    clock at which it stops emitting."""
+    clock = t - carriers.start + em.skip_time
+    if em.freeze_time > 0.0:
+        clock = np.minimum(clock, em.freeze_time)
+    stop = np.minimum(clock, carriers.end - carriers.start + em.skip_time)
+    return clock, stop
+
+
+def _schedule(em, clock, stop, back):
+    """(instance, particle index, emitter-clock birth) of particles born before ``stop`` and
+    no earlier than ``clock - back``."""
+    delay = em.initial_delay
+    if not em.in_bursts:
+        rate = float(em.num_particles_per_second)
+        if rate <= 0.0:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+        hi = np.maximum(_ceil(np.nan_to_num((stop - delay) * rate, posinf=2**52)), 0)
+        lo = np.maximum(_ceil(np.nan_to_num((clock - back - delay) * rate, neginf=0)), 0)
+        hi = np.minimum(hi, lo + MAX_PARTICLES + 1)
+        inst, k = _ranges(lo, hi)
+        return inst, k, delay + k / rate
+    per = max(int(em.num_particles_per_burst), 0)
+    bursts = int(em.num_bursts)
+    gap = float(em.burst_delay)
+    if gap <= 0.0:      # every burst at once
+        hi = np.where(stop - delay > _TOL, max(bursts, 1), 0)
+        lo = np.where(clock - back - delay > _TOL, hi, 0)
+    else:
+        hi = np.maximum(_ceil(np.nan_to_num((stop - delay) / gap, posinf=2**52)), 0)
+        lo = np.maximum(_ceil(np.nan_to_num((clock - back - delay) / gap, neginf=0)), 0)
+        if bursts > 0:
+            hi = np.minimum(hi, bursts)
+        hi = np.minimum(hi, lo + MAX_PARTICLES // max(per, 1) + 1)
+    inst, burst = _ranges(lo, hi)
+    inst, burst = np.repeat(inst, per), np.repeat(burst, per)
+    k = burst * per + np.tile(np.arange(per), len(burst) // max(per, 1))
+    return inst, k, delay + burst * max(gap, 0.0)
+
+
+def born(em, carriers, t, extra=0.0) -> _Born:
+    """Particles of every instance alive at t (``extra`` > 0: also those dead for up to that
+    long, for the emitters their deaths start)."""
+    clock, stop = _clocks(em, carriers, t)
+    longest = max(float(em.lifetime), 0.0)
+    inst, index, when = _schedule(em, clock, stop, longest + extra)
+    keys = rnd.child_keys(carriers.key[inst], 0) ^ rnd.mix(index.astype(np.uint64))
+    life = longest * (1.0 - float(em.randomized_lifetime) * rnd.uniform(keys, rnd.CH_LIFETIME))
+    age = clock[inst] - when
+    keep = (age > _TOL * 0.1) & (age <= life + extra + _TOL)
+    truncated = int(keep.sum()) > MAX_PARTICLES
+    if truncated:
+        keep &= np.cumsum(keep) <= MAX_PARTICLES
+    birth = carriers.start[inst] + when - em.skip_time
+    return _Born(inst[keep], index[keep], age[keep], birth[keep], life[keep], keys[keep],
+                 truncated)
+
+
+def _unit(v):
+    length = np.linalg.norm(v, axis=1, keepdims=True)
+    return np.divide(v, length, out=np.zeros_like(v), where=length > 0)
+
+
+def _start(em, parts, carriers, world_to_local):
+    """Start place, start velocity and acceleration of each particle (emitter space)."""
+    keys = parts.key
+    n = len(keys)
+    p0 = (rnd.sample_group(em.position_group, keys, rnd.CH_POSITION)
+          if em.position_group is not None else np.zeros((n, 3)))
+    v0 = (rnd.sample_group(em.velocity_group, keys, rnd.CH_VELOCITY)
+          if em.velocity_group is not None else np.zeros((n, 3)))
+    if em.inward_speed:
+        inward = -_unit(p0) * float(em.inward_speed)
+        v0 = np.where(np.linalg.norm(p0, axis=1, keepdims=True) > 0, inward, v0)
+    origin, carrier_velocity = carriers.place(parts.inst, parts.birth)
+    if em.use_emitter_speed_mult:
+        v0 = v0 + carrier_velocity * float(em.emitter_speed_mult)
+    to_local = np.eye(3) if world_to_local is None else np.asarray(world_to_local, np.float64)
+    base = np.asarray(em.acceleration, np.float64)
+    if not em.object_space_acceleration:
+        base = to_local @ base
+    base = base + to_local @ np.array([0.0, 0.0, -float(em.gravity)])
+    acc = np.broadcast_to(base, (n, 3)).copy()
+    if em.outward_acceleration:
+        out = np.where(np.linalg.norm(p0, axis=1, keepdims=True) > 0, _unit(p0), _unit(v0))
+        acc += out * float(em.outward_acceleration)
+    return origin + p0, v0, acc
+
+
+def _looks(em, parts):
+    """Size, sRGBA colour (0..1), rotation and sprite element at each particle's age."""
+    keys, x = parts.key, np.divide(parts.age, parts.lifetime, out=np.ones_like(parts.age),
+                                   where=parts.lifetime > 0)
+    scale = 1.0 + float(em.randomized_scale) * (2.0 * rnd.uniform(keys, rnd.CH_SCALE) - 1.0)
+    size = em.curve("size")(x) * scale
+    rgba = np.stack([em.curve(name)(x) for name in TRACKS[:4]], axis=1)
+    spread = np.asarray(em.randomized_color, np.float64) * 100.0
+    if spread.any():
+        u = np.stack([rnd.uniform(keys, rnd.CH_COLOUR + i) for i in range(4)], axis=1)
+        if em.randomized_is_grayscale:
+            u[:, 1] = u[:, 2] = u[:, 0]
+        rgba = rgba + u * spread
+    color = np.clip(rgba, 0.0, 255.0) / 255.0
+    mult = 1.0 + float(em.randomized_rotation) * (2.0 * rnd.uniform(keys, rnd.CH_ROTATION) - 1)
+    if em.rotation_direction:
+        mult = mult * np.where(rnd.uniform(keys, rnd.CH_DIRECTION) < 0.5, -1.0, 1.0)
+    spin = em.curve("rotation_speed")
+    if em.fixed_rotation:
+        turned = spin(np.zeros_like(x))
+    else:
+        turned = spin.integral(x) * parts.lifetime
+    rotation = -turned * mult          # positive speeds turn clockwise, as seen
+    elements = max(int(em.num_texture_elements), 1)
+    index = np.floor(em.curve("texture_index")(x) + 0.5)
+    texture_index = np.clip(np.nan_to_num(index), 0, elements - 1).astype(np.int32)
+    return size, color, rotation, texture_index
+
+
+def state(em, carriers, t, world_to_local=None, parts=None) -> Particles:
+    """The live particles of ``em``'s instances at system time t."""
+    parts = born(em, carriers, t) if parts is None else parts
+    if not len(parts.age):
+        return empty(em.index)
+    p0, v0, acc = _start(em, parts, carriers, world_to_local)
+    age = parts.age[:, None]
+    position = p0 + v0 * age + 0.5 * acc * age * age
+    velocity = v0 + acc * age
+    size, color, rotation, texture_index = _looks(em, parts)
+    return Particles(em.index, position, velocity, parts.age, parts.lifetime, size, color,
+                     rotation, texture_index, parts.key, parts.truncated)
+
+
+def _spawned(em, child, carriers, t, world_to_local, on_death):
+    """Instances of ``child`` started by ``em``'s particles (at their birth or death)."""
+    if on_death:
+        child_span = max(float(child.lifetime), 0.0) + max(float(child.initial_delay), 0.0)
+        if child.in_bursts and child.num_bursts > 0:
+            child_span += max(float(child.burst_delay), 0.0) * child.num_bursts
+        parts = born(em, carriers, t, extra=child_span + max(float(child.lifetime), 0.0))
+        dead = parts.age > parts.lifetime
+        parts = _Born(parts.inst[dead], parts.index[dead], parts.lifetime[dead],
+                      parts.birth[dead], parts.lifetime[dead], parts.key[dead])
+    else:
+        parts = born(em, carriers, t, extra=max(float(child.lifetime), 0.0))
+    p0, v0, acc = _start(em, parts, carriers, world_to_local)
+    keys = rnd.child_keys(parts.key, 7000 + child.index)
+    if on_death:
+        age = parts.lifetime[:, None]
+        where = p0 + v0 * age + 0.5 * acc * age * age
+        speed = v0 + acc * age
+        start = parts.birth + parts.lifetime
+        end = start + (np.inf if child.in_bursts else max(float(child.lifetime), 0.0))
+        return _Carriers(start, end, keys, where, speed, np.zeros_like(acc), start)
+    return _Carriers(parts.birth, parts.birth + parts.lifetime, keys, p0, v0, acc, parts.birth)
+
+
+def _merge(a, b):
+    if a is None:
+        return b
+    return _Carriers(*(np.concatenate([getattr(a, f), getattr(b, f)]) for f in
+                       ("start", "end", "key", "p0", "v0", "acc", "t0")))
+
+
+def simulate(emitters, t, world_to_local=None, seed=0) -> list:
+    """The live particles of every emitter of a system at t seconds after its start: a list
+    of :class:`Particles` in the order of ``emitters`` (:class:`Emitter` models). Emitters
+    that another's particles start run only from those; the others run from the system."""
+    models = list(emitters)
+    count = len(models)
+    started = {}
+    for parent, em in enumerate(models):
+        for link, on_death in ((em.birth, False), (em.death, True)):
+            if 0 <= link < count and link != parent:
+                started.setdefault(link, []).append((parent, on_death))
+    carriers = {i: _Carriers.root(rnd.mix(np.array([seed * 1000 + i + 1], np.uint64))[0])
+                for i in range(count) if i not in started}
+    for _ in range(MAX_DEPTH):
+        added = {}
+        for child, parents in started.items():
+            for parent, on_death in parents:
+                if parent in carriers and child not in carriers:
+                    made = _spawned(models[parent], models[child], carriers[parent], t,
+                                    world_to_local, on_death)
+                    added[child] = _merge(added.get(child), made)
+        if not added:
+            break
+        carriers.update(added)
+    out = []
+    for i, em in enumerate(models):
+        if i in carriers:
+            out.append(state(em, carriers[i], t, world_to_local))
+        else:       # started only by an emitter that never runs (a link cycle)
+            out.append(empty(em.index))
+    return out
+
+
+def empty(index=0) -> Particles:
+    """No particles."""
+    z = np.zeros(0)
+    return Particles(index, np.zeros((0, 3)), np.zeros((0, 3)), z, z, z, np.zeros((0, 4)), z,
+                     np.zeros(0, np.int32), np.zeros(0, np.uint64))
