@@ -49,7 +49,7 @@ def export_both(path, tmp_path):
     from io_alamo.blender.alamo.game_view import prepare_gltf_export
     from io_alamo.blender.outputs import export_glb
     import_alo(bpy.context, str(path), AloImportOptions())
-    export_glb(tmp_path / "fast.glb")
+    export_glb(tmp_path / "fast.glb", prepare=prepare_gltf_export)   # as the Alamo batch does
     import addon_utils
     addon_utils.enable("io_scene_gltf2", default_set=False)
     try:

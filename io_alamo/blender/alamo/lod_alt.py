@@ -1,6 +1,6 @@
 """Switching a model between its levels of detail (_LOD<n>) and damage levels (_ALT<n>) the
 way the game does, in the viewport and in renders. What the game never draws comes from
-:mod:`.shown`."""
+:mod:`.game_view`."""
 
 from ...formats.alamo import naming
 from ..armature import find_armature

@@ -31,7 +31,7 @@ def import_alo(*args, **kw):
 
 def ImportOptions(**kw):
     from io_alamo.blender.alamo.importer import alo
-    return alo.ImportOptions(**kw)
+    return alo.AloImportOptions(**kw)
 
 ROOT = Path(__file__).resolve().parents[3]
 PARTICLES = ROOT.parent / "shared" / "corpus-particles"

@@ -13,7 +13,7 @@ import numpy as np
 
 from ....formats.alamo.particles import read_particles
 from ....formats.alamo.particles import simulate as sim
-from .. import shown
+from .. import game_view
 from ...source import get_source
 from . import build, draw, nodes
 from .keys import EFFECT_BYTES_KEY, EFFECT_KEY, EMITTER_KEY, SHOW_KEY
@@ -104,7 +104,7 @@ def _bone_shown(root):
     if root.get(SHOW_KEY, 1) == 0 or root.hide_render:   # the LOD/ALT panel hides this way
         return False
     p = getattr(root, "alamo", None)
-    if p is not None and p.role == "PROXY" and shown.hidden_in_game(root):
+    if p is not None and p.role == "PROXY" and game_view.hidden_in_game(root):
         return False
     arm = root.parent
     if root.parent_type != "BONE" or arm is None or arm.type != "ARMATURE":

@@ -6,6 +6,7 @@ import bpy
 from bpy.props import StringProperty
 
 from ....formats.alamo.particles import Emitter
+from ..particle_preview import handlers as preview_handlers
 from . import panel, props
 from .convert import emitter_to_props
 from .exporter import emitter_objects, system_object
@@ -84,9 +85,11 @@ def register():
     for c in CLASSES:
         bpy.utils.register_class(c)
     panel.register()        # the Add > Alamo menu (ui/add.py) draws the operator
+    preview_handlers.register()     # the live preview follows these properties' edits
 
 
 def unregister():
+    preview_handlers.unregister()
     panel.unregister()
     for c in reversed(CLASSES):
         bpy.utils.unregister_class(c)
