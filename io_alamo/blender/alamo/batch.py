@@ -32,17 +32,25 @@ def _no_stage(what):
     """Where a verb says which stage it is at (the batch's progress line); by default nowhere."""
 
 
-def do_import(path, rel, out, glb=False, preview=False, glb_all=False, texture_folders=(),
-              overwrite=False, stage=_no_stage, **_):
+def do_import(path, rel, out, texture_folders=(), **options):
+    return import_to_blend(
+        lambda context, filepath, _: import_alo(
+            context, filepath, AloImportOptions(texture_folders=list(texture_folders))),
+        path, rel, out, **options)
 
+
+def import_to_blend(importer, path, rel, out, glb=False, preview=False, glb_all=False,
+                    overwrite=False, stage=_no_stage, **options):
+    """``importer(context, path, options)`` into an empty scene, saved as a .blend (and a
+    .glb and a preview on request) below ``out``; nothing is imported when one of them
+    exists (unless ``overwrite``). Every engine's batch import comes here."""
     blend = out / rel.with_suffix(".blend")
     wanted = [blend] + ([blend.with_suffix(".glb")] if glb or glb_all else []) \
         + ([blend.with_suffix(".png")] if preview else [])
     replaced = check_overwrite(wanted, overwrite)
     stage("importing")
     _reset()
-    result = import_alo(bpy.context, str(path),
-                        AloImportOptions(texture_folders=list(texture_folders)))
+    result = importer(bpy.context, str(path), options)
     blend.parent.mkdir(parents=True, exist_ok=True)
     stage("saving .blend")
     bpy.ops.wm.save_as_mainfile(filepath=str(blend), check_existing=False)

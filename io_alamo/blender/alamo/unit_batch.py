@@ -11,13 +11,9 @@ from pathlib import Path
 import bpy
 
 from ...formats.saving import check_overwrite
-from ..outputs import export_glb, render_preview
-from .batch import replaced_note
+from .batch import import_to_blend, replaced_note
 from .exporter.alo import AloExportOptions, export_alo
 from .exporter.textures import write_textures
-from .game_view import prepare_gltf_export
-from .particle_preview.batch_extras import ParticleExtras
-from .preview.gltf import gltf_look
 
 __all__ = ["unit_batch_step"]
 
@@ -28,33 +24,6 @@ def _reset():
 
 def _no_stage(what):
     """Where a verb says which stage it is at (the batch's progress line); by default nowhere."""
-
-
-def do_import(importer, path, rel, out, glb=False, preview=False, glb_all=False, overwrite=False,
-              stage=_no_stage, **options):
-    blend = out / rel.with_suffix(".blend")
-    wanted = [blend] + ([blend.with_suffix(".glb")] if glb or glb_all else []) \
-        + ([blend.with_suffix(".png")] if preview else [])
-    replaced = check_overwrite(wanted, overwrite)
-    stage("importing")
-    _reset()
-    result = importer(bpy.context, str(path), options)
-    blend.parent.mkdir(parents=True, exist_ok=True)
-    stage("saving .blend")
-    bpy.ops.wm.save_as_mainfile(filepath=str(blend), check_existing=False)
-    outputs = [blend]
-    if glb or glb_all:
-        stage("writing .glb")
-        target = out / rel.with_suffix(".glb")
-        export_glb(target, everything=glb_all, look=gltf_look, prepare=prepare_gltf_export,
-                   extras=ParticleExtras())
-        outputs.append(target)
-    if preview:
-        stage("rendering preview")
-        target = out / rel.with_suffix(".png")
-        render_preview(bpy.context, target, extras=ParticleExtras())
-        outputs.append(target)
-    return "ok", result.summary() + replaced_note(replaced), outputs, result.warnings
 
 
 def do_export(importer, path, rel, out, uncompressed_textures=False, overwrite=False,
@@ -104,7 +73,7 @@ def _same_file(made, existing):
         return False
 
 
-WORKERS = {"import": do_import, "export": do_export}
+WORKERS = {"import": import_to_blend, "export": do_export}
 
 
 def unit_batch_step(importer):
