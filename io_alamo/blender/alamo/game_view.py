@@ -15,13 +15,15 @@ def is_shadow_mesh(obj):
         for slot in obj.material_slots)
 
 
-def on_hidden_bone(obj):
+def on_hidden_bone(obj, posed=False):
     """Attached to a bone the file hides, or below one (an animation may show it, as a build
-    animation shows a building's scaffolding)."""
+    animation shows a building's scaffolding); ``posed``: hidden now, by the pose bones'
+    animated visibility instead of the file's."""
     arm = obj.parent
     if obj.parent_type != "BONE" or arm is None or arm.type != "ARMATURE":
         return False
-    bone = arm.data.bones.get(obj.parent_bone)
+    bones = arm.pose.bones if posed else arm.data.bones
+    bone = bones.get(obj.parent_bone)
     while bone is not None:
         if not bone.alamo.visible:
             return True

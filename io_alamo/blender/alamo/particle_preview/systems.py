@@ -104,17 +104,12 @@ def _bone_shown(root):
     if root.get(SHOW_KEY, 1) == 0 or root.hide_render:   # the LOD/ALT panel hides this way
         return False
     p = getattr(root, "alamo", None)
-    if p is not None and p.role == "PROXY" and game_view.hidden_in_game(root):
+    if p is not None and p.role == "PROXY" and p.hidden:      # the file hides the proxy
         return False
-    arm = root.parent
-    if root.parent_type != "BONE" or arm is None or arm.type != "ARMATURE":
-        return True
-    pb = arm.pose.bones.get(root.parent_bone)
-    while pb is not None:
-        if not pb.alamo.visible:
-            return False
-        pb = pb.parent
-    return True
+    arm = root.parent                 # an action playing keys the bones' visibility
+    playing = arm is not None and arm.animation_data is not None and \
+        arm.animation_data.action is not None
+    return not game_view.on_hidden_bone(root, posed=playing)
 
 
 def _rotation(m):
