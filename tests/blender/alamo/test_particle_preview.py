@@ -239,6 +239,26 @@ def test_unit_shows_the_effect_at_its_proxy_bone(blender, tmp_path):
     assert len(instances(em)[0]) == 0
 
 
+def test_an_effect_on_a_bone_the_file_hides_shows_when_an_animation_shows_it(blender,
+                                                                               tmp_path):
+    """A build animation shows what the file hides: the effect waits for it, then plays."""
+    result = import_alo(bpy.context, str(unit_with_proxy(tmp_path, hidden_bone=True)))
+    (em,) = unit_emitters(result)
+    at(1.0)
+    assert len(instances(em)[0]) == 0                  # hidden in the file, no action
+    arm = result.armature
+    arm.animation_data_create().action = bpy.data.actions.new("Build")
+    pb = arm.pose.bones["Engine"]
+    pb.alamo.visible = True                            # the action shows the bone
+    arm.keyframe_insert('pose.bones["Engine"].alamo.visible', frame=0)
+    at(1.0)
+    assert len(instances(em)[0]) == 10
+    pb.alamo.visible = False                           # and hides it again
+    arm.keyframe_insert('pose.bones["Engine"].alamo.visible', frame=0)
+    at(1.0)
+    assert len(instances(em)[0]) == 0
+
+
 def test_effect_in_the_mods_models_folder_and_option_off(blender, tmp_path):
     models = tmp_path / "Data" / "Art" / "Models"
     units = tmp_path / "Data" / "Art" / "Units"

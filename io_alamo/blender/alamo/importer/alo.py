@@ -33,7 +33,7 @@ from ..particle_preview import units as particle_units
 from ..particle_preview import show_system, update_system
 from ..particles.importer import import_particles, is_particle_file
 from ..bone_rest import remember_rest
-from ..game_view import game_shown
+from ..game_view import game_shown, on_hidden_bone
 from ..units import LIGHT_WATTS_PER_INTENSITY
 from .ala import AlaImportOptions, import_ala
 from .materials import MaterialBuilder
@@ -191,7 +191,7 @@ class _ModelBuilder:
         roots = particle_units.show_on_unit(self.tx, self.collection, proxies, self.filepath,
                                             self.options.texture_folders, self.warn)
         for root, show in zip(roots, game_shown(roots)):  # an ALT1 effect waits for ALT1
-            if not show:
+            if not show and not on_hidden_bone(root):      # a hidden bone: shown live
                 root.hide_render = True
                 root.hide_set(True)
         self.result.counts["effects"] = len(roots)

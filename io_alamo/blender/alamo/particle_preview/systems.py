@@ -109,7 +109,10 @@ def _bone_shown(root):
     arm = root.parent                 # an action playing keys the bones' visibility
     playing = arm is not None and arm.animation_data is not None and \
         arm.animation_data.action is not None
-    return not game_view.on_hidden_bone(root, posed=playing)
+    # hidden now (the pose's visibility, animated or set in the Bones panel), or, while no
+    # action plays, hidden in the file
+    return not (game_view.on_hidden_bone(root, posed=True) or
+                (not playing and game_view.on_hidden_bone(root)))
 
 
 def _rotation(m):
