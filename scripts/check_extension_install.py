@@ -2,9 +2,9 @@
 wheels it bundles, and that those wheels load there (imagecodecs' LZO and BCn, etcpak):
 
     python scripts/build_extension.py
-    .venvs/bpy42/bin/python scripts/check_extension_install.py dist/io_alamo-0.1.0.zip
-    .venv/bin/python        scripts/check_extension_install.py dist/io_alamo-0.1.0.zip
-    .venvs/bpy50/bin/python scripts/check_extension_install.py dist/io_alamo-0.1.0.zip
+    .venvs/bpy42/bin/python scripts/check_extension_install.py dist/io_alamo-0.1.0-linux_x64.zip
+    .venv/bin/python        scripts/check_extension_install.py dist/io_alamo-0.1.0-linux_x64.zip
+    .venvs/bpy50/bin/python scripts/check_extension_install.py dist/io_alamo-0.1.0-linux_x64.zip
 
 The wheels are loaded in a child process with the extension's own site-packages first, so a
 copy installed in the Python itself does not stand in for them. Exit status 1 on failure.

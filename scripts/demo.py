@@ -1,6 +1,6 @@
 """The demo setup.sh runs: everything io_alamo does, on a sample it generates itself.
 
-1. builds the Blender extension (dist/io_alamo-<version>.zip) and validates it;
+1. builds the Blender extension (dist/io_alamo-<version>-<platform>.zip) and validates it;
 2. writes a sample model and animation with the project's own code (a small skinned,
    animated, textured tank with a light, a proxy, a dazzle and a collision mesh);
 3. imports them in headless Blender and saves a .blend, a .glb and a preview PNG;
@@ -36,7 +36,9 @@ def main(argv=None):
     import build_extension
     if build_extension.main(["--out", str(ROOT / "dist")]) != 0:
         return 1
-    package = sorted((ROOT / "dist").glob("io_alamo-*.zip"))[-1]
+    here = (build_extension.current_platform() or "").replace("-", "_")
+    mine = sorted((ROOT / "dist").glob(f"io_alamo-*-{here}.zip")) if here else []
+    package = (mine or sorted((ROOT / "dist").glob("io_alamo-*.zip")))[-1]
 
     step("generating the sample model and animation (io_alamo.sample)")
     from io_alamo.cli import main as cli

@@ -53,3 +53,33 @@ def test_bundled_wheels_are_listed_in_the_zips_manifest(tmp_path):
     assert {f"wheels/{w.name}" for w in wheels} <= set(z.namelist())
     assert "wheels" not in tomllib.loads((ROOT / "blender_manifest.toml").read_text())
     assert {p.split("==")[0] for p in module.BUNDLED} == {"imagecodecs", "etcpak", "archspec"}
+
+
+def test_one_zip_per_platform_holds_only_its_wheels(tmp_path):
+    """A platform's zip (as Blender's --split-platforms makes) names its platform in the
+    manifest and holds only the wheels that install there, pure ones included."""
+    import tomllib
+    spec = importlib.util.spec_from_file_location("build_extension",
+                                                  ROOT / "scripts" / "build_extension.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    names = ["imagecodecs-2025.3.30-cp311-cp311-win_amd64.whl",
+             "imagecodecs-2025.3.30-cp311-cp311-macosx_11_0_arm64.whl",
+             "imagecodecs-2025.3.30-cp311-cp311-macosx_10_14_x86_64.whl",
+             "etcpak-0.9.15-cp37-abi3-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+             "archspec-0.2.7-py3-none-any.whl"]
+    wheels = []
+    for name in names:
+        (tmp_path / name).write_bytes(b"PK")
+        wheels.append(tmp_path / name)
+    expected = {"windows-x64": {names[0], names[4]}, "macos-arm64": {names[1], names[4]},
+                "macos-x64": {names[2], names[4]}, "linux-x64": {names[3], names[4]}}
+    for platform, held in expected.items():
+        zip_path = module.build(tmp_path / "dist", wheels, platform)
+        assert zip_path.name == f"io_alamo-{module.check_versions()['version']}-" \
+                                f"{platform.replace('-', '_')}.zip"
+        z = zipfile.ZipFile(zip_path)
+        manifest = tomllib.loads(z.read("blender_manifest.toml").decode())
+        assert manifest["platforms"] == [platform]
+        assert {w.rpartition("/")[2] for w in manifest["wheels"]} == held
+        assert {n.rpartition("/")[2] for n in z.namelist() if n.startswith("wheels/")} == held
