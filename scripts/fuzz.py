@@ -606,6 +606,34 @@ def watchdog(seconds):
         signal.signal(signal.SIGALRM, old)
 
 
+def check_steps(data, steps, error_type, filename, time_limit=TIME_LIMIT):
+    """Run each ``(name, fn)`` of ``steps`` on one input, as the readers' twins' fuzzers do
+    (fuzz_alm1.py, fuzz_particles.py): only ``error_type`` may come out, in one line naming
+    ``filename``; each step within ``time_limit`` and ``max(MEMORY_FLOOR, MEMORY_FACTOR x the
+    input)`` bytes. Returns (problems found, {name: what the step returned})."""
+    found, outputs = [], {}
+    budget = max(MEMORY_FLOOR, MEMORY_FACTOR * len(data))
+    for name, fn in steps:
+        tracemalloc.start()
+        t = time.perf_counter()
+        try:
+            with watchdog(time_limit * 10):
+                outputs[name] = fn()
+        except error_type as e:
+            if "\n" in str(e) or filename not in str(e):
+                found.append(f"{name}: unclear error {str(e)!r}")
+        except BaseException as e:  # noqa: BLE001 - anything else is what we look for
+            found.append(f"{name}: {type(e).__name__}: {e}"[:300])
+        finally:
+            peak = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+        if time.perf_counter() - t > time_limit:
+            found.append(f"{name}: slow ({time.perf_counter() - t:.2f} s)")
+        if peak > budget:
+            found.append(f"{name}: allocated {peak:,} bytes for a {len(data):,}-byte input")
+    return found, outputs
+
+
 def _where(exc):
     """Where in our code an exception came from: the innermost frame of io_alamo (or of the
     traceback, when none is ours)."""

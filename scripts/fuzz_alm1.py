@@ -15,7 +15,6 @@ import argparse
 import struct
 import sys
 import time
-import tracemalloc
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -24,8 +23,8 @@ for _p in (str(ROOT), str(ROOT / "tests"), str(ROOT / "scripts")):
         sys.path.insert(0, _p)
 
 import alm1build  # noqa: E402
-from fuzz import (MEMORY_FACTOR, MEMORY_FLOOR, RandomDraw, m_bit_flip, m_interesting_byte,
-                  m_splice, m_truncate, watchdog)  # noqa: E402
+from fuzz import (RandomDraw, check_steps, m_bit_flip, m_interesting_byte, m_splice,
+                  m_truncate)  # noqa: E402
 
 from io_alamo.formats.alithia.alm1 import (Alm1FormatError, info_lines, problems, read_alm1,
                                            write_alm1)  # noqa: E402
@@ -68,32 +67,11 @@ def mutate(data, draw):
 
 def run_one(data):
     """Problems with one input (an empty list when all is well)."""
-    found = []
-    budget = max(MEMORY_FLOOR, MEMORY_FACTOR * len(data))
     steps = [("read_alm1", lambda: read_alm1(data, FILENAME)),
              ("problems", lambda: problems(data, FILENAME)),
              ("info", lambda: info_lines(data, FILENAME))]
-    model = None
-    for name, fn in steps:
-        tracemalloc.start()
-        t = time.perf_counter()
-        try:
-            with watchdog(TIME_LIMIT * 10):
-                out = fn()
-            if name == "read_alm1":
-                model = out
-        except Alm1FormatError as e:
-            if "\n" in str(e) or FILENAME not in str(e):
-                found.append(f"{name}: unclear error {str(e)!r}")
-        except BaseException as e:  # noqa: BLE001 - anything else is what we look for
-            found.append(f"{name}: {type(e).__name__}: {e}"[:300])
-        finally:
-            peak = tracemalloc.get_traced_memory()[1]
-            tracemalloc.stop()
-        if time.perf_counter() - t > TIME_LIMIT:
-            found.append(f"{name}: slow ({time.perf_counter() - t:.2f} s)")
-        if peak > budget:
-            found.append(f"{name}: allocated {peak:,} bytes for a {len(data):,}-byte input")
+    found, outputs = check_steps(data, steps, Alm1FormatError, FILENAME, TIME_LIMIT)
+    model = outputs.get("read_alm1")
     if model is not None:
         try:
             if write_alm1(model) != data:

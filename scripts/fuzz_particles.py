@@ -16,7 +16,6 @@ in one line naming the file; each step must finish in under a second and allocat
 import argparse
 import sys
 import time
-import tracemalloc
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,7 +24,7 @@ for _p in (str(ROOT), str(ROOT / "tests"), str(ROOT / "scripts")):
         sys.path.insert(0, _p)
 
 import particle_build as pb  # noqa: E402
-from fuzz import MEMORY_FACTOR, MEMORY_FLOOR, RandomDraw, mutate, watchdog  # noqa: E402
+from fuzz import RandomDraw, check_steps, mutate  # noqa: E402
 
 from io_alamo.formats.alamo import AlamoFormatError  # noqa: E402
 from io_alamo.formats.alamo.particles import describe, read_particles  # noqa: E402
@@ -47,34 +46,13 @@ def seeds(real=True):
 
 def run_one(data):
     """Problems with one input (an empty list when all is well)."""
-    found = []
-    budget = max(MEMORY_FLOOR, MEMORY_FACTOR * len(data))
     steps = [("read_particles", lambda: read_particles(data, FILENAME)),
              ("problems", lambda: describe.problems(data, FILENAME)),
              ("info", lambda: describe.info_lines(data, FILENAME)),
              ("info --json", lambda: describe.info_json(data, FILENAME)),
              ("dump", lambda: describe.dump_tree(data, FILENAME))]
-    system = None
-    for name, fn in steps:
-        tracemalloc.start()
-        t = time.perf_counter()
-        try:
-            with watchdog(TIME_LIMIT * 10):
-                out = fn()
-            if name == "read_particles":
-                system = out
-        except AlamoFormatError as e:
-            if "\n" in str(e) or FILENAME not in str(e):
-                found.append(f"{name}: unclear error {str(e)!r}")
-        except BaseException as e:  # noqa: BLE001 - anything else is what we look for
-            found.append(f"{name}: {type(e).__name__}: {e}"[:300])
-        finally:
-            peak = tracemalloc.get_traced_memory()[1]
-            tracemalloc.stop()
-        if time.perf_counter() - t > TIME_LIMIT:
-            found.append(f"{name}: slow ({time.perf_counter() - t:.2f} s)")
-        if peak > budget:
-            found.append(f"{name}: allocated {peak:,} bytes for a {len(data):,}-byte input")
+    found, outputs = check_steps(data, steps, AlamoFormatError, FILENAME, TIME_LIMIT)
+    system = outputs.get("read_particles")
     if system is not None:
         try:
             out = write_particles(system)
