@@ -125,6 +125,20 @@ def test_piped_output_is_one_line_per_file_without_blender_noise(tmp_path):
     assert "Saved" in r.stdout + r.stderr                # Blender's own output, when asked
 
 
+def batch_on_terminal(args):
+    """(process, everything it printed) of ``python -m io_alamo batch ARGS`` run on a
+    pseudo-terminal, as a user's shell runs it."""
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "io_alamo", "batch", *args],
+                            stdin=subprocess.DEVNULL, stdout=follower, stderr=follower,
+                            cwd=ROOT)
+    os.close(follower)
+    try:
+        return proc, read_pty(leader, proc)
+    finally:
+        os.close(leader)
+
+
 def read_pty(fd, proc, timeout=300):
     chunks = []
     while True:
@@ -146,16 +160,8 @@ def read_pty(fd, proc, timeout=300):
 def test_a_terminal_gets_a_progress_line_with_rate_and_time_left(tmp_path):
     for k in range(3):
         write_sample(tmp_path / "in" / f"m{k}")
-    leader, follower = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "io_alamo", "batch", "import",
-                             str(tmp_path / "in"), "--out", str(tmp_path / "o")],
-                            stdin=subprocess.DEVNULL, stdout=follower, stderr=follower,
-                            cwd=ROOT)
-    os.close(follower)
-    try:
-        text = read_pty(leader, proc)
-    finally:
-        os.close(leader)
+    proc, text = batch_on_terminal(["import", str(tmp_path / "in"), "--out",
+                                    str(tmp_path / "o")])
     assert proc.returncode == 0, text
     assert "\r\x1b[K" in text                                # redrawn in place
     assert "files/s" in text and " left" in text and "now Sample_Tank.alo" in text

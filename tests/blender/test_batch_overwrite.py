@@ -81,21 +81,10 @@ def test_a_batch_run_leaves_nothing_in_the_temp_folder(tmp_path):
 
 
 def test_the_progress_line_shows_the_stage(tmp_path):
-    import os
-    import pty
-
-    from test_batch_output import read_pty
+    from test_batch_output import batch_on_terminal
     write_sample(tmp_path / "in")
-    leader, follower = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "io_alamo", "batch", "import",
-                             str(tmp_path / "in"), "--out", str(tmp_path / "o"), "--glb"],
-                            stdin=subprocess.DEVNULL, stdout=follower, stderr=follower,
-                            cwd=ROOT)
-    os.close(follower)
-    try:
-        text = read_pty(leader, proc)
-    finally:
-        os.close(leader)
+    proc, text = batch_on_terminal(["import", str(tmp_path / "in"), "--out",
+                                    str(tmp_path / "o"), "--glb"])
     assert proc.returncode == 0, text
     for stage in ("importing", "saving .blend", "writing .glb"):
         assert f"now Sample_Tank.alo: {stage}" in text, text
