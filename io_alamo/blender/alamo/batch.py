@@ -11,6 +11,7 @@ import bpy
 from ...formats import registry
 from ...formats.files import first_difference
 from ...formats.saving import check_overwrite
+from ...formats.alamo.sniff import is_particle_file
 from ..outputs import export_glb, render_preview
 from ..source import SOURCE_NAME_KEY, source_file_name
 from .exporter.ala import AlaExportOptions, export_ala
@@ -19,7 +20,6 @@ from .game_view import prepare_gltf_export
 from .particle_preview.batch_extras import ParticleExtras
 from .importer.alo import AloImportOptions, NotAModelError, import_alo
 from .preview.gltf import gltf_look
-from .particles.importer import is_particle_file
 
 __all__ = ["STEPS", "VERBS", "run_verb"]
 

@@ -13,10 +13,10 @@ from .layout import Layout, note_count
 from .model import (VERTEX_CHUNK_DTYPES, Bone, Connections, Dazzle, Light, Material, Mesh, Model,
                     ObjectConnection, ParamType, ParticleEffect, Proxy, ShaderParam, Skeleton,
                     SubMesh)
+from .sniff import PARTICLE_ROOTS
 from .schemas import (COLLISION_HEADER_SCHEMA, CONNECTIONS_HEADER_SCHEMA, DAZZLE_SCHEMA,
                       OBJECT_CONNECTION_SCHEMA, PARAM_SCHEMAS, PROXY_SCHEMA)
 
-PARTICLE_ROOTS = (ChunkType.PARTICLE_EFFECT, ChunkType.PARTICLE_EFFECT_UAW)
 ANIMATION_ROOT = ChunkType.ANIMATION
 
 _BONE_DATA_TYPES = (ChunkType.BONE_DATA_NO_BILLBOARD, ChunkType.BONE_DATA)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from ..errors import AlamoFormatError
 from .chunks import BytesLike, read_chunks, read_minis
+from .sniff import PARTICLE_ROOTS, is_particle_file
 
 # --- the rules as data -----------------------------------------------------------------
 
@@ -52,7 +53,6 @@ MINI_RULES = {
 # Fixed records: the bytes a loader reads from a data chunk (more are ignored, fewer refuse).
 MIN_BYTES = {0x201: 4, 0x205: 56, 0x206: 60, 0x402: 40, 0x10001: 8, 0x1302: 36}
 VERTEX_BYTES = {0x10007: 144, 0x10005: 128}
-PARTICLE_ROOTS = (0x900, 0x1500)
 MAX_SKIN_BONES = 24
 
 
@@ -440,10 +440,6 @@ def _bones_of_file(model):
 
 def is_animation(data: BytesLike) -> bool:
     return len(data) >= 4 and struct.unpack_from("<I", data)[0] == 0x1000
-
-
-def is_particle_file(data: BytesLike) -> bool:
-    return len(data) >= 4 and struct.unpack_from("<I", data)[0] in PARTICLE_ROOTS
 
 
 def model_beside(path):

@@ -14,6 +14,16 @@ ROOT_TYPES = frozenset({ChunkType.SKELETON, ChunkType.MESH, ChunkType.CONNECTION
                         ChunkType.ANIMATION})
 
 
+# a particle effect's root (Empire at War / Forces of Corruption, Universe at War)
+PARTICLE_ROOTS = frozenset({ChunkType.PARTICLE_EFFECT, ChunkType.PARTICLE_EFFECT_UAW})
+
+
+def is_particle_file(data) -> bool:
+    """Whether ``data`` (a file's bytes, or its first four) starts with a particle root."""
+    head = bytes(data[:4])
+    return len(head) == 4 and struct.unpack("<I", head)[0] in PARTICLE_ROOTS
+
+
 class NotAlamoError(AlamoFormatError):
     """The bytes are not an Alamo file at all (checked before any chunk is read)."""
 

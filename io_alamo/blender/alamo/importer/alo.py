@@ -15,6 +15,7 @@ from mathutils import Matrix
 
 from ....formats.alamo import AlamoFormatError, Mesh, ParticleEffect
 from ....formats.files import read_file_bytes
+from ....formats.alamo.sniff import is_particle_file
 from ....formats.alamo.naming import format_is_b4i4, model_animation_names
 from ... import compat
 from ...armature import BONE_REACH
@@ -31,7 +32,7 @@ from ..fingerprint import FILE_COLOR
 from ..corners import store_corner_keys
 from ..particle_preview import units as particle_units
 from ..particle_preview import show_system, update_system
-from ..particles.importer import import_particles, is_particle_file
+from ..particles.importer import import_particles
 from ..bone_rest import remember_rest
 from ..game_view import game_shown, on_hidden_bone
 from ..units import LIGHT_WATTS_PER_INTENSITY

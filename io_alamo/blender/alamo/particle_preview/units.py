@@ -11,14 +11,14 @@ import os
 from ....formats.alamo import AlamoFormatError
 from ....formats.alamo.naming import lod_alt
 from ....formats.alamo.game_data import ArchiveSet
+from ....formats.alamo.sniff import is_particle_file
 from ...texture_lookup import FolderNames, TextureFinder, folders_above, texture_archives
 from . import build
 from .keys import EMITTER_KEY
 
-__all__ = ["EMITTER_KEY", "EffectFinder", "is_particle_file", "show_on_unit"]
+__all__ = ["EMITTER_KEY", "EffectFinder", "show_on_unit"]
 
 MODELS_IN_ARCHIVE = "DATA\\ART\\MODELS\\"
-PARTICLE_ROOTS = (0x900, 0x1500)
 _MODEL_FOLDERS = (("Data", "Art", "Models"), ("Art", "Models"), ("Models",))
 
 
@@ -30,10 +30,6 @@ def _child_ci(folder, parts, names):
             return None
         current = os.path.join(current, real)
     return current if os.path.isdir(current) else None
-
-
-def is_particle_file(data):
-    return len(data) >= 4 and int.from_bytes(bytes(data[:4]), "little") in PARTICLE_ROOTS
 
 
 class EffectFinder:

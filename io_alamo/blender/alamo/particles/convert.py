@@ -6,8 +6,7 @@ property was edited."""
 import numpy as np
 
 from ....formats.alamo.particles import codec
-from ....formats.alamo.particles.records import (GROUP_FIELDS, PROPERTY_FIELDS, TRACK_NAMES,
-                                                 NO_EMITTER)
+from ....formats.alamo.particles.records import NO_EMITTER, PROPERTY_FIELDS
 from .props import ENUMS, FLAGS, to_signed, to_unsigned
 
 _VECTORS = {"min": ("min_x", "min_y", "min_z"), "max": ("max_x", "max_y", "max_z"),
@@ -150,7 +149,3 @@ def _props_to_track(pt, t):
     keys["time"] = times
     keys["value"] = np.clip(np.rint(values), 0, 2**32 - 1) if t.is_colour else values
     t.keys = keys
-
-
-TRACKS = TRACK_NAMES
-GROUP_FIELD_NAMES = GROUP_FIELDS

@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 import bpy
 
 from ....formats.alamo.particles import ParticleSystem, read_particles
-from ....formats.alamo.particles.read import ROOT, ROOT_UAW
 from ...results import Result
 from ...texture_images import load_texture
 from ...texture_lookup import TextureFinder
@@ -20,11 +19,6 @@ from .shapes import shape_mesh
 
 SOURCE_KEY = "alamo_particle_source"       # the file's bytes, on the system's object
 SOURCE_EMITTER_KEY = "alamo_source_emitter"  # an emitter object's index in those bytes
-
-
-def is_particle_file(data) -> bool:
-    head = bytes(data[:4])
-    return len(head) == 4 and int.from_bytes(head, "little") in (ROOT, ROOT_UAW)
 
 
 @dataclass

@@ -10,7 +10,7 @@ from bpy.props import (BoolProperty, CollectionProperty, EnumProperty, FloatProp
 
 from ....formats.alamo.particles.records import (BLEND_MODES, EMIT_MODES, GROUND_INTERACTIONS,
                                                  GROUP_NAMES, GROUP_TYPES, INTERPOLATIONS,
-                                                 PROPERTY_FIELDS, TRACK_NAMES)
+                                                 PROPERTY_FIELDS)
 
 # byte fields that are flags (shown as check boxes); the other bytes stay integers
 FLAGS = {"in_bursts", "link_to_system", "rotation_direction", "randomized_is_grayscale",
@@ -117,7 +117,6 @@ class AlamoParticleSystemProps(bpy.types.PropertyGroup):
 
 CLASSES = (AlamoParticleKey, AlamoParticleTrack, AlamoParticleGroup, AlamoEmitterProps,
            AlamoParticleSystemProps)
-TRACKS = TRACK_NAMES
 GROUPS = GROUP_NAMES
 
 

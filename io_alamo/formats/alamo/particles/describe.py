@@ -7,20 +7,13 @@ import os
 from ...errors import AlamoFormatError
 from ..chunks import BytesLike, Chunk, read_chunks, read_minis
 from . import codec
-from .read import (EMITTER, EMITTER_CHUNKS, LINK_SCHEMA, ROOT, SYSTEM_CHUNKS, decode_particles,
+from .read import (EMITTER, EMITTER_CHUNKS, LINK_SCHEMA, ROOT, read_particles,
                    track_schema)
 from .records import (BLEND_MODES, NO_EMITTER, PROPERTY_BY_ID, ParticleSystem,
                       UawParticleSystem)
 from .write import write_particles
 
 __all__ = ["dump_tree", "info_json", "info_lines", "problems", "roundtrip"]
-
-
-def _read(data, filename):
-    try:
-        return decode_particles(read_chunks(data))
-    except AlamoFormatError as e:
-        raise e.with_filename(filename)
 
 
 def _link(value):
@@ -50,7 +43,7 @@ def emitter_entries(system) -> list[dict]:
 
 def info_json(data: BytesLike, filename: str | None = None) -> dict:
     """What ``info --json`` adds for a particle file: the system and its emitters."""
-    system = _read(data, filename)
+    system = read_particles(data, filename)
     out = {"particle_system": system.name, "game": _game(system),
            "emitters": emitter_entries(system)}
     if isinstance(system, ParticleSystem):
@@ -64,7 +57,7 @@ def _game(system):
 
 
 def info_lines(data: BytesLike, filename: str | None = None) -> list[str]:
-    system = _read(data, filename)
+    system = read_particles(data, filename)
     entries = emitter_entries(system)
     head = (f"particle system {system.name!r} ({_game(system)}, root 0x{system.root_type:x}):"
             f" {len(entries)} emitter{'' if len(entries) == 1 else 's'}")
@@ -88,7 +81,7 @@ def info_lines(data: BytesLike, filename: str | None = None) -> list[str]:
 
 def problems(data: BytesLike, filename: str | None = None) -> list[str]:
     """What the game needs of a particle file, one line per problem; [] for a good file."""
-    system = _read(data, filename)
+    system = read_particles(data, filename)
     if isinstance(system, UawParticleSystem):
         return _name_problem(system, filename)
     out = _name_problem(system, filename)
@@ -128,7 +121,7 @@ def _name_problem(system, filename):
 
 
 def roundtrip(data: BytesLike, filename: str | None = None) -> bytes:
-    return write_particles(_read(data, filename))
+    return write_particles(read_particles(data, filename))
 
 
 # --- dump ----------------------------------------------------------------------------------

@@ -8,12 +8,9 @@ from ...errors import AlamoFormatError
 from ..compare import chunk_path_at
 from ..describe import format_tree
 from . import describe
-from .read import ROOT, ROOT_UAW, read_particles
+from ..sniff import is_particle_file
+from .read import ROOT_UAW, read_particles
 from .write import write_particles
-
-
-def _is_particles(head: bytes) -> bool:
-    return len(head) >= 4 and struct.unpack_from("<I", head)[0] in (ROOT, ROOT_UAW)
 
 
 def _detail(data: bytes) -> str:
@@ -25,7 +22,7 @@ def _detail(data: bytes) -> str:
 __all__ = ["FORMATS"]
 
 FORMATS = (
-    Format("alo-particles", "Alamo", "an Alamo particle effect", (".alo",), _is_particles,
+    Format("alo-particles", "Alamo", "an Alamo particle effect", (".alo",), is_particle_file,
            read_particles, describe.info_lines, describe.problems, write=write_particles,
            roundtrip=describe.roundtrip, detail=_detail, dump=describe.dump_tree,
            dump_lines=format_tree,

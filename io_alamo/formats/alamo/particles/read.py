@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...errors import AlamoFormatError
+from ..chunk_types import ChunkType
 from ..chunks import BytesLike, Chunk, read_chunks, read_minis
 from ..fields import decode_cstr
 from . import codec
@@ -18,8 +19,8 @@ from .records import (COLOUR_KEY_DTYPE, COLOUR_TRACKS, FLOAT_KEY_DTYPE, GROUP_DT
                       GROUP_FIELDS, PROPERTY_BY_ID, TRACK_NAMES, Emitter, Group, ParticleSystem,
                       Track, UawParticleSystem)
 
-ROOT = 0x900
-ROOT_UAW = 0x1500
+ROOT = ChunkType.PARTICLE_EFFECT
+ROOT_UAW = ChunkType.PARTICLE_EFFECT_UAW
 
 # chunk ids inside the root (0x900) and an emitter (0x700), by the tag the layout uses
 SYSTEM_CHUNKS = {0x0: "name", 0x1: "id", 0x2: "persist", 0x800: "emitters"}

@@ -21,9 +21,6 @@ CH_ROTATION = 12
 CH_DIRECTION = 13
 CH_FIXED_ANGLE = 14
 
-GROUP_FIELDS = ("min_x", "min_y", "min_z", "max_x", "max_y", "max_z", "side_length",
-                "sphere_radius", "sphere_surface", "cylinder_radius", "cylinder_surface",
-                "cylinder_height", "val_x", "val_y", "val_z")
 GROUP_EXACT, GROUP_BOX, GROUP_CUBE, GROUP_SPHERE, GROUP_CYLINDER = range(5)
 INTERP_LINEAR, INTERP_COSINE, INTERP_STEP = range(3)
 

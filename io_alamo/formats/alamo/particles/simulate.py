@@ -32,14 +32,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import sampling as rnd
+from .records import GROUP_FIELDS, NO_EMITTER, TRACK_NAMES
 
 #: Cap on the particles one emitter may have alive (a bad file asking for millions stops here).
 MAX_PARTICLES = 200_000
 #: How many levels of emitters started by other emitters' particles are followed.
 MAX_DEPTH = 4
 _TOL = 1e-6
-NO_EMITTER = 0xFFFFFFFF
-TRACKS = ("red", "green", "blue", "alpha", "size", "texture_index", "rotation_speed")
+TRACKS = TRACK_NAMES
 _DEFAULT_TRACK = {"red": 255.0, "green": 255.0, "blue": 255.0, "alpha": 255.0, "size": 1.0,
                   "texture_index": 0.0, "rotation_speed": 0.0}
 
@@ -89,8 +89,7 @@ class Emitter:
 
     def key(self) -> tuple:
         """Everything the particles depend on, as plain values (equal keys, equal particles)."""
-        groups = tuple(None if g is None else tuple(float(getattr(g, f, 0)) for f in
-                                                     ("type",) + rnd.GROUP_FIELDS)
+        groups = tuple(None if g is None else tuple(float(getattr(g, f, 0)) for f in GROUP_FIELDS)
                        for g in (self.velocity_group, self.position_group))
         curves = tuple((name, c.times.tobytes(), c.values.tobytes(), c.interpolation)
                        for name, c in sorted(self.curves.items()))
