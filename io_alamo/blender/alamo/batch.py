@@ -21,14 +21,15 @@ from .particle_preview.batch_extras import ParticleExtras
 from .importer.alo import AloImportOptions, NotAModelError, import_alo
 from .preview.gltf import gltf_look
 
-__all__ = ["STEPS", "VERBS", "run_verb"]
+__all__ = ["STEPS", "VERBS", "import_to_blend", "no_stage", "replaced_note", "reset_scene",
+           "run_verb", "write_staged"]
 
 
-def _reset():
+def reset_scene():
     bpy.ops.wm.read_factory_settings(use_empty=True)
 
 
-def _no_stage(what):
+def no_stage(what):
     """Where a verb says which stage it is at (the batch's progress line); by default nowhere."""
 
 
@@ -40,7 +41,7 @@ def do_import(path, rel, out, texture_folders=(), **options):
 
 
 def import_to_blend(importer, path, rel, out, glb=False, preview=False, glb_all=False,
-                    overwrite=False, stage=_no_stage, **options):
+                    overwrite=False, stage=no_stage, **options):
     """``importer(context, path, options)`` into an empty scene, saved as a .blend (and a
     .glb and a preview on request) below ``out``; nothing is imported when one of them
     exists (unless ``overwrite``). Every engine's batch import comes here."""
@@ -49,7 +50,7 @@ def import_to_blend(importer, path, rel, out, glb=False, preview=False, glb_all=
         + ([blend.with_suffix(".png")] if preview else [])
     replaced = check_overwrite(wanted, overwrite)
     stage("importing")
-    _reset()
+    reset_scene()
     result = importer(bpy.context, str(path), options)
     blend.parent.mkdir(parents=True, exist_ok=True)
     stage("saving .blend")
@@ -76,7 +77,7 @@ def replaced_note(replaced):
     return f"; replaced {n} existing file{'s' if n != 1 else ''}" if n else ""
 
 
-def do_export(path, rel, out, ala_format=None, overwrite=False, stage=_no_stage, **_):
+def do_export(path, rel, out, ala_format=None, overwrite=False, stage=no_stage, **_):
 
     stage("opening .blend")
     bpy.ops.wm.open_mainfile(filepath=str(path), load_ui=False, use_scripts=False)
@@ -104,16 +105,36 @@ def do_export(path, rel, out, ala_format=None, overwrite=False, stage=_no_stage,
 
 
 def _export_checked(target, options, overwrite):
-    """Export to a temporary folder beside ``target``, then move the files into place under
-    the one overwrite rule (check_overwrite): an existing file stops the export (nothing is
-    written) unless ``overwrite``. Returns (result, the files replaced)."""
+    """Export to a temporary folder beside ``target`` and move the files into place
+    (:func:`write_staged`). Returns (result, the files replaced)."""
+    return write_staged(target, lambda staged: export_alo(bpy.context, str(staged), options),
+                        overwrite)
+
+
+def write_staged(target, write, overwrite, skip_same=False):
+    """``write(staged)`` into a temporary folder beside ``target`` (``staged`` has its
+    name), then every file it wrote moved into place under the one overwrite rule
+    (check_overwrite): an existing file stops the export (nothing is written) unless
+    ``overwrite``; with ``skip_same`` a file already there with the same bytes is left as it
+    is (not in the way). Returns (what ``write`` returned, the files replaced)."""
     with tempfile.TemporaryDirectory(prefix=".alamo-export-", dir=target.parent) as tmp:
-        result = export_alo(bpy.context, str(Path(tmp) / target.name), options)
-        made = sorted(Path(tmp).iterdir())
+        result = write(Path(tmp) / target.name)
+        made = [p for p in sorted(Path(tmp).iterdir())
+                if not (skip_same and _same_file(p, target.parent / p.name))]
         replaced = check_overwrite([target.parent / p.name for p in made], overwrite)
         for p in made:
             os.replace(p, target.parent / p.name)
     return result, replaced
+
+
+def _same_file(made, existing):
+    """Whether ``existing`` already holds exactly ``made``'s bytes (a texture two units of
+    one folder share): nothing to write, and nothing in the way."""
+    try:
+        return (existing.is_file() and existing.stat().st_size == made.stat().st_size
+                and existing.read_bytes() == made.read_bytes())
+    except OSError:
+        return False
 
 
 def _model_file_name(name, arm):
@@ -123,10 +144,10 @@ def _model_file_name(name, arm):
     return name.parent / exact if exact else name.with_suffix(".alo")
 
 
-def do_roundtrip(path, rel, out=None, stage=_no_stage, **_):
+def do_roundtrip(path, rel, out=None, stage=no_stage, **_):
 
     stage("importing")
-    _reset()
+    reset_scene()
     result = import_alo(bpy.context, str(path), AloImportOptions())
     arm = result.armature
     bpy.context.view_layer.objects.active = arm

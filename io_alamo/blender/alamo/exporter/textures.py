@@ -16,8 +16,7 @@ import struct
 
 import numpy as np
 
-from ....formats.alamo.dds import COMPRESSED, UNCOMPRESSED, dxt_available
-from ....formats.alamo.dds import encode_dds as _encode_dds
+from ....formats.alamo.dds import COMPRESSED, UNCOMPRESSED, dxt_available, encode_dds
 from ....formats.alamo.model import ParamType
 from ....formats.saving import write_all
 from ...problems import add_warning
@@ -29,11 +28,6 @@ TEXTURE_FORMAT_ITEMS = [
      "mipmap, as the games' own textures"),
     (UNCOMPRESSED, "Uncompressed", "32-bit A8R8G8B8, one level (large)"),
 ]
-
-
-def encode_dds(rgba, compression=UNCOMPRESSED):
-    """A DDS of ``rgba`` ((h, w, 4) uint8, top row first); see formats.alamo.dds."""
-    return _encode_dds(rgba, compression)
 
 
 def encode_tga(rgba, compression=None):
