@@ -12,11 +12,10 @@ import bpy
 import numpy as np
 from mathutils import Matrix
 
-from ....formats import registry
-from ....formats.alamo import AlamoFormatError, decode_bone, read_ala
-from ....formats.files import read_file_bytes
+from ....formats.alamo import AlamoFormatError, decode_bone
 from ... import compat
 from ...armature import match_bones
+from ...importing import read_checked
 from ..frames import FIRST_FRAME
 from ..unit_actions import claim
 from ...names import to_blender
@@ -89,9 +88,7 @@ def import_ala(context: bpy.types.Context, armature: bpy.types.Object, filepath:
     """Import ``filepath`` onto ``armature``; returns an :class:`AnimationImportResult`.
     ``data``: the file's bytes when it is no file (a member of a game archive)."""
     options = options or AlaImportOptions()
-    data = read_file_bytes(filepath) if data is None else data
-    registry.require(data, filepath, "ala")
-    anim = read_ala(data, filename=filepath)
+    data, anim = read_checked(filepath, "ala", data)   # a .alo or a PNG: what it is
     base = filepath.replace("\\", "/").rpartition("/")[2]
     result = AnimationImportResult()
     targets = match_bones(armature, anim)
