@@ -3,6 +3,7 @@ with the attributes the billboard nodes read (nodes.py). Whole arrays (``foreach
 
 import numpy as np
 
+from ..preview.values import srgb_to_linear
 from . import nodes
 
 AGE = "alamo_age"        # FLOAT, seconds since the particle's birth (for scripts)
@@ -30,11 +31,6 @@ def _orthonormal(m):
     u, _, vt = np.linalg.svd(np.asarray(m, np.float64))
     r = u @ vt
     return r if np.linalg.det(r) > 0 else u @ np.diag([1.0, 1.0, -1.0]) @ vt
-
-
-def srgb_to_linear(c):
-    c = np.clip(c, 0.0, 1.0)
-    return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
 
 
 def quads(parts, basis, tail_size=0.0):
@@ -103,7 +99,7 @@ def write(mesh, parts, to_object, basis, tail_size=0.0, elements=1):
     _set(mesh, nodes.SCALE, "FLOAT_VECTOR", "vector", scale)
     _set(mesh, nodes.OFFSET, "FLOAT_VECTOR", "vector", offset)
     colour = np.asarray(parts.color, np.float64).reshape(-1, 4).copy()
-    colour[:, :3] = srgb_to_linear(colour[:, :3])
+    colour[:, :3] = srgb_to_linear(np.minimum(colour[:, :3], 1.0))
     _set(mesh, nodes.COLOR, "FLOAT_COLOR", "color", colour)
     _set(mesh, nodes.CELL, "FLOAT_VECTOR", "vector", cells(parts.texture_index, elements))
     _set(mesh, AGE, "FLOAT", "value", parts.age)
