@@ -16,6 +16,7 @@ from ....formats.alamo.particles.records import NO_EMITTER
 from ....formats.alamo.particles.write import write_particles
 from ....formats.saving import write_all
 from ...results import ExportError, Result
+from ...source import get_source
 from .convert import props_to_emitter
 from .importer import SOURCE_EMITTER_KEY, SOURCE_KEY
 
@@ -50,7 +51,7 @@ def build_system(system_obj):
     """The record the objects describe (see the module docstring). Emitters are written in
     the order of their ``index``; a deleted emitter's place is closed up, the indices and the
     birth/death links of the others follow (a link to a deleted emitter becomes none)."""
-    source = system_obj.get(SOURCE_KEY)
+    source = get_source(system_obj, SOURCE_KEY)
     system = read_particles(bytes(source)) if source is not None else ParticleSystem()
     if not isinstance(system, ParticleSystem):
         return system                  # Universe at War: kept byte for byte

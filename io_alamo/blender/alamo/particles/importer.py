@@ -1,6 +1,6 @@
 """Import a particle .alo: one parent object for the system, one object per emitter.
 
-The file's bytes are kept on the parent (``SOURCE_KEY``) so that export writes every chunk
+The file's bytes are kept for the parent (``SOURCE_KEY``, in a hidden Text as source.set_source keeps every import's) so that export writes every chunk
 it did not change as it was read. All-or-nothing, as every import: a failure removes what
 was made."""
 
@@ -11,6 +11,7 @@ import bpy
 
 from ....formats.alamo.particles import ParticleSystem, read_particles
 from ...results import Result
+from ...source import set_source
 from ...texture_images import load_texture
 from ...texture_lookup import TextureFinder
 from ...transaction import Transaction
@@ -51,7 +52,7 @@ def import_particles(context, filepath, data, options=None) -> ParticleImportRes
         ps = parent.alamo_particle_system
         ps.is_system = True
         ps.system_name = system.name
-        parent[SOURCE_KEY] = bytes(data)
+        tx.add(set_source(parent, data, name, key=SOURCE_KEY))   # not copied on updates
         result.system = parent
         if isinstance(system, ParticleSystem):
             result.game = "Empire at War / Forces of Corruption"
