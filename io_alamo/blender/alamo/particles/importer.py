@@ -1,7 +1,8 @@
 """Import a particle .alo: one parent object for the system, one object per emitter.
 
-The file's bytes are kept for the parent (``SOURCE_KEY``, in a hidden Text as source.set_source keeps every import's) so that export writes every chunk
-it did not change as it was read. All-or-nothing, as every import: a failure removes what
+The file's bytes are kept for the parent (``SOURCE_KEY``, in a hidden Text, as
+source.set_source keeps every import's) so that export writes every chunk it did not change
+as it was read. All-or-nothing, as every import: a failure removes what
 was made."""
 
 import os
