@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from ..errors import AlamoFormatError
 from .chunks import BytesLike, read_chunks, read_minis
+from .naming import animation_owner
 from .sniff import PARTICLE_ROOTS, is_particle_file
 
 # --- the rules as data -----------------------------------------------------------------
@@ -416,10 +417,10 @@ def game_refusals(files) -> list[tuple[str, Refusal]]:
         bones = None
         if is_animation(data):
             folder, name = os.path.split(os.path.abspath(path))
-            fits = [m for m in written if os.path.dirname(m) == os.path.normcase(folder)
-                    and name.lower().startswith(os.path.basename(m)[:-4].lower() + "_")]
-            if fits:
-                bones = model_bones(written[max(fits, key=len)])
+            owner = animation_owner(name, [m for m in written
+                                           if os.path.dirname(m) == os.path.normcase(folder)])
+            if owner is not None:
+                bones = model_bones(written[owner])
             else:
                 bones = _bones_of_file(model_beside(path))
         refusal = game_problem(data, bones)
@@ -450,10 +451,8 @@ def model_beside(path):
         models = [f for f in os.listdir(folder or ".") if f.lower().endswith(".alo")]
     except OSError:
         return None
-    stem = name.lower()
-    fits = [f for f in models if stem.startswith(f[:-4].lower() + "_")]
-    fits.sort(key=lambda f: -len(f))
-    return os.path.join(folder, fits[0]) if fits else None
+    owner = animation_owner(name, models)
+    return os.path.join(folder, owner) if owner else None
 
 
 class _Root:
