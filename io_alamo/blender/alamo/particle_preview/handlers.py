@@ -19,7 +19,7 @@ def _signature(scene, root, emitters, ms):
     return (systems.scene_time(scene), tuple(m.key() for m in ms), tuple(map(tuple, root.matrix_world)),
             tuple(tuple(map(tuple, o.matrix_world)) for o in emitters.values()),
             tuple(map(tuple, cam.matrix_world)) if cam is not None else None,
-            systems._bone_shown(root))
+            systems.bone_shown(root))
 
 
 def refresh(scene, force=False):
@@ -37,7 +37,7 @@ def refresh(scene, force=False):
                 continue
             key = (scene.name, root.name)
             if force or seen.get(key) != sig:
-                systems.update_system(scene, root, emitters, ms=ms)
+                systems.update_system(scene, root, emitters, ms=ms, shown=sig[-1])
                 seen[key] = sig
     finally:
         _state["busy"] = False

@@ -98,7 +98,7 @@ def models(root, emitters):
     return out
 
 
-def _bone_shown(root):
+def bone_shown(root):
     """Whether the root's bone and those above it are shown now (their animated visibility,
     as the .ala keys it), and the proxy is not hidden in the file."""
     if root.get(SHOW_KEY, 1) == 0 or root.hide_render:   # the LOD/ALT panel hides this way
@@ -150,16 +150,16 @@ def _enough_bounces(scene):
         cycles.transparent_max_bounces = TRANSPARENT_BOUNCES
 
 
-def update_system(scene, root, emitters, t=None, ms=None):
+def update_system(scene, root, emitters, t=None, ms=None, shown=None):
     """Compute and write the particles of one system at scene time ``t`` (now if None);
-    ``ms``: its emitters' models when already read."""
+    ``ms``: its emitters' models, ``shown``: :func:`bone_shown`, when already known."""
     _enough_bounces(scene)
     t = scene_time(scene) if t is None else t
     root_world = np.array(root.matrix_world, np.float64)
     world_to_root = _rotation(root_world).T if _is_rotation(root_world) else \
         np.linalg.inv(_rotation(root_world))
     ms = models(root, emitters) if ms is None else ms
-    if _bone_shown(root):
+    if (bone_shown(root) if shown is None else shown):
         states = sim.simulate(ms, t, world_to_local=world_to_root)
     else:
         states = [sim.empty(i) for i in range(len(ms))]
