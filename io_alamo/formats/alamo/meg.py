@@ -19,6 +19,7 @@ are. What the games would trip over but a reader can live with (a CRC that does 
 name, the same name twice, records out of CRC order) is listed in :attr:`MegArchive.problems`.
 """
 
+import fnmatch
 import mmap
 import os
 import struct
@@ -69,6 +70,14 @@ def crc_of_name(name):
 def normal_name(name):
     """The key a member is looked up by: upper case (ASCII letters), ``\\`` separators."""
     return _ascii_upper(name.replace("/", "\\")).decode("latin-1")
+
+
+def name_matches(name, patterns):
+    """Whether the member ``name`` or its file name matches one of ``patterns`` (shell
+    wildcards already put through :func:`normal_name`), in any case."""
+    key = normal_name(name)
+    base = key.rpartition("\\")[2]
+    return any(fnmatch.fnmatchcase(key, p) or fnmatch.fnmatchcase(base, p) for p in patterns)
 
 
 def later_layout(head):

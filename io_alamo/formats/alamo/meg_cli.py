@@ -8,14 +8,13 @@ and nothing is written; an existing file is replaced only with ``--overwrite``; 
 Each file is written to a temporary name beside its target and renamed.
 """
 
-import fnmatch
 import json
 import os
 import re
 import sys
 
 from ..saving import write_all
-from .meg import MegArchive, MegFormatError, member_label, normal_name
+from .meg import MegArchive, MegFormatError, member_label, name_matches, normal_name
 from .meg_pack import add_create_parser
 
 BAD_PART = re.compile(r'[<>:"|?*\x00-\x1f]')
@@ -52,13 +51,7 @@ def selected(meg, patterns):
     if not patterns:
         return list(meg.entries)
     pats = [normal_name(p) for p in patterns]
-    out = []
-    for e in meg.entries:
-        key = normal_name(e.name)
-        base = key.rpartition("\\")[2]
-        if any(fnmatch.fnmatchcase(key, p) or fnmatch.fnmatchcase(base, p) for p in pats):
-            out.append(e)
-    return out
+    return [e for e in meg.entries if name_matches(e.name, pats)]
 
 
 def plan_extraction(meg, out, entries, overwrite):

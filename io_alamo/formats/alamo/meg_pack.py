@@ -7,10 +7,9 @@ archive. A FOLDER that is itself called ``Data`` keeps its name in front
 (``Mod/Data/Art/X.ALO`` is stored as ``DATA\\ART\\X.ALO``), as the game looks files up.
 """
 
-import fnmatch
 import os
 
-from .meg import normal_name
+from .meg import name_matches, normal_name
 from .meg_write import write_meg
 
 __all__ = ["add_create_parser", "create", "members_of"]
@@ -29,10 +28,7 @@ def members_of(folder, patterns=()):
         for f in sorted(files):
             path = os.path.join(root, f)
             name = prefix + os.path.relpath(path, folder).replace(os.sep, "\\")
-            key = normal_name(name)
-            if pats and not any(fnmatch.fnmatchcase(key, p)
-                                or fnmatch.fnmatchcase(key.rpartition("\\")[2], p)
-                                for p in pats):
+            if pats and not name_matches(name, pats):
                 continue
             out.append((name, path))
     return out
