@@ -7,7 +7,7 @@ from its evaluated pose moved 1-2 bones of format #1 files by one quantum)."""
 import numpy as np
 
 from .. import compat
-from .fingerprint import bone_of_path, digest
+from .fingerprint import bone_of_path, curve_parts, digest
 
 KEY = "alamo_bone_keys"        # on an imported action: {Blender bone name: hash}
 
@@ -18,16 +18,7 @@ def _bone_digests(action, armature):
         name, _ = bone_of_path(fc.data_path)
         if name is None:
             continue
-        n = len(fc.keyframe_points)
-        co = np.empty(2 * n, np.float32)
-        fc.keyframe_points.foreach_get("co", co)
-        interp = np.empty(n, np.int32)
-        fc.keyframe_points.foreach_get("interpolation", interp)
-        key = f"{fc.data_path}[{fc.array_index}]"
-        own = parts.setdefault(name, {})
-        own[f"co:{key}"] = co
-        own[f"interpolation:{key}"] = interp
-        own[f"mute:{key}"] = np.array([fc.mute], np.uint8)
+        parts.setdefault(name, {}).update(curve_parts(fc, f"{fc.data_path}[{fc.array_index}]"))
     out = {}
     for name, own in parts.items():
         bone = armature.data.bones.get(name)

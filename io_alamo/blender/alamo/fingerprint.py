@@ -210,6 +210,18 @@ def bone_of_path(path):
     return None, None
 
 
+def curve_parts(fc, key):
+    """What an F-curve's keys are, for a digest: its key points, their interpolation and
+    whether it is muted, under names that carry ``key``."""
+    n = len(fc.keyframe_points)
+    co = np.empty(2 * n, np.float32)
+    fc.keyframe_points.foreach_get("co", co)
+    interp = np.empty(n, np.int32)
+    fc.keyframe_points.foreach_get("interpolation", interp)
+    return {f"co:{key}": co, f"interpolation:{key}": interp,
+            f"mute:{key}": np.array([fc.mute], np.uint8)}
+
+
 def _path_as_imported(path, import_names):
     """``path`` with a renamed bone's name put back to its name at import."""
     name, prop = bone_of_path(path)
@@ -229,15 +241,8 @@ def action_parts(action, armature):
     import_names = {b.name: b.alamo.blender_name for b in armature.data.bones
                     if b.alamo.blender_name}
     for fc in compat.action_fcurves(action):
-        n = len(fc.keyframe_points)
-        co = np.empty(2 * n, np.float32)
-        fc.keyframe_points.foreach_get("co", co)
-        interp = np.empty(n, np.int32)
-        fc.keyframe_points.foreach_get("interpolation", interp)
-        key = f"{_path_as_imported(fc.data_path, import_names)}[{fc.array_index}]"
-        parts[f"co:{key}"] = co
-        parts[f"interpolation:{key}"] = interp
-        parts[f"mute:{key}"] = np.array([fc.mute], np.uint8)
+        parts.update(curve_parts(
+            fc, f"{_path_as_imported(fc.data_path, import_names)}[{fc.array_index}]"))
     parts["range"] = np.array([*action.frame_range, action.use_frame_range, action.alamo.fps,
                                action.alamo.frames], np.float64)
     def named(bone):
