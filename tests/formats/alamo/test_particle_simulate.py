@@ -110,10 +110,28 @@ def test_outward_acceleration_and_inward_speed():
     out = live(stream(velocity_group=exact(), position_group=exact(0, 0, 1),
                       outward_acceleration=4.0), 1.0)
     np.testing.assert_allclose(out.position[:, 2], 1 + 2 * out.age ** 2)
-    inward = live(stream(velocity_group=exact(9, 9, 9), position_group=exact(3, 0, 0),
+    # FORMAT-NOTES: a positive inward speed pushes AWAY from the emitter (along emitter ->
+    # start) and is ADDED to the velocity group's value
+    inward = live(stream(velocity_group=exact(1, 0, 2), position_group=exact(3, 0, 0),
                          inward_speed=2.0), 1.0)
-    np.testing.assert_allclose(inward.position[:, 0], 3 - 2 * inward.age)
-    np.testing.assert_allclose(inward.velocity, np.tile([-2.0, 0, 0], (len(inward), 1)))
+    np.testing.assert_allclose(inward.position[:, 0], 3 + (1 + 2) * inward.age)
+    np.testing.assert_allclose(inward.position[:, 2], 2 * inward.age)
+    np.testing.assert_allclose(inward.velocity, np.tile([3.0, 0, 2.0], (len(inward), 1)))
+    pulled = live(stream(velocity_group=exact(), position_group=exact(0, 4, 0),
+                         inward_speed=-1.5), 1.0)        # negative: an implosion
+    np.testing.assert_allclose(pulled.position[:, 1], 4 - 1.5 * pulled.age)
+    at_emitter = live(stream(velocity_group=exact(0, 0, 5), inward_speed=7.0), 1.0)
+    np.testing.assert_allclose(at_emitter.velocity, np.tile([0, 0, 5.0], (len(at_emitter), 1)))
+
+
+def test_explosion_with_inward_speed_bursts_outward():
+    # a sphere-surface burst of radius 1 with inward speed +103 (a real explosion's value):
+    # every particle moves out along its own radius at 103 units/s, none through the centre
+    em = sim.Emitter(in_bursts=True, num_particles_per_burst=50, num_bursts=1, lifetime=1.0,
+                     position_group=Group(3, sphere_radius=1, sphere_surface=1),
+                     inward_speed=103.0)
+    p = live(em, 0.5)
+    np.testing.assert_allclose(np.linalg.norm(p.position, axis=1), 1 + 103 * 0.5)
 
 
 @pytest.mark.parametrize("group, check", [
@@ -184,8 +202,9 @@ def test_randomised_scale_and_colour_within_the_specs_ranges():
                                                       "red": curve(100, 100)},
                 randomized_scale=0.25, randomized_color=(0.5, 0.0, 0.0, 0.0))
     p = live(em, 1.0)
-    assert p.size.min() >= 7.5 - 1e-9 and p.size.max() <= 12.5 + 1e-9
-    assert p.size.max() - p.size.min() > 4
+    # FORMAT-NOTES: randomized scale only shrinks, size * random(1 - r, 1)
+    assert p.size.min() >= 7.5 - 1e-9 and p.size.max() <= 10 + 1e-9
+    assert p.size.min() < 7.6 and p.size.max() > 9.9
     red = p.color[:, 0] * 255
     assert red.min() >= 100 - 1e-6 and red.max() <= 150 + 1e-6 and red.max() > 140
     np.testing.assert_allclose(p.color[:, 1:3], 1.0)          # capped at 255
@@ -195,19 +214,31 @@ def test_randomised_scale_and_colour_within_the_specs_ranges():
     np.testing.assert_allclose(grey.color[:, 0], grey.color[:, 2])
 
 
-def test_rotation_is_the_integral_of_the_speed_track():
+def test_rotation_is_the_integral_of_the_speed_track_in_turns_counter_clockwise():
     em = stream(curves={"rotation_speed": curve(2.0, 0.0)})
     p = live(em, 3.0)
     x = p.age / p.lifetime
-    # speed 2 (1 - x) rad/s over a 2 s life: angle = 2 * 2 (x - x^2 / 2), clockwise
-    np.testing.assert_allclose(p.rotation, -4 * (x - x * x / 2))
+    # speed 2 (1 - x) revolutions/s over a 2 s life: 2 * 2 (x - x^2 / 2) turns, positive =
+    # counter-clockwise on screen (FORMAT-NOTES)
+    np.testing.assert_allclose(p.rotation, 2 * np.pi * 4 * (x - x * x / 2))
+    one = live(stream(curves={"rotation_speed": curve(0.25, 0.25)}), 1.0)
+    np.testing.assert_allclose(one.rotation, np.pi / 2 * one.age)    # a quarter turn a second
     both = live(stream(num_particles_per_second=200, rotation_direction=1,
                        randomized_rotation=0.5, curves={"rotation_speed": curve(1, 1)}), 1.0)
-    ratio = both.rotation / (-both.age)
+    ratio = both.rotation / (2 * np.pi * both.age)
     assert (ratio < 0).any() and (ratio > 0).any()
-    assert np.abs(ratio).min() >= 0.5 - 1e-9 and np.abs(ratio).max() <= 1.5 + 1e-9
-    fixed = live(stream(fixed_rotation=1, curves={"rotation_speed": curve(0.7, 3)}), 1.0)
-    np.testing.assert_allclose(fixed.rotation, -0.7)
+    np.testing.assert_allclose(np.abs(ratio), 1.0)      # mini 23 leaves the speed alone
+
+
+def test_fixed_rotation_angle_varied_by_mini_23():
+    fixed = live(stream(fixed_rotation=1, curves={"rotation_speed": curve(0.25, 3)}), 1.0)
+    np.testing.assert_allclose(fixed.rotation, 2 * np.pi * 0.25)     # a quarter turn, kept
+    varied = live(stream(num_particles_per_second=300, fixed_rotation=1,
+                         randomized_rotation=0.125, curves={"rotation_speed": curve(0.25, 3)}),
+                  1.0)
+    turns = varied.rotation / (2 * np.pi)        # 0.25 * (1 +/- 0.125 / 0.25)
+    assert turns.min() >= 0.125 - 1e-9 and turns.max() <= 0.375 + 1e-9
+    assert turns.min() < 0.14 and turns.max() > 0.36
 
 
 def test_texture_index_track_picks_sprite_elements():
@@ -248,6 +279,25 @@ def test_death_emitter_starts_where_the_particle_dies():
     np.testing.assert_allclose(sparks.position, np.tile([0, 0, 3.0], (4, 1)))
     _, none = sim.simulate([parent, boom], 0.9)
     assert len(none) == 0
+
+
+def test_death_child_gives_one_burst_where_its_particle_died():
+    # FORMAT-NOTES' example: one particle dying at 1 s, a death child of endless bursts of 5
+    # every 0.5 s: the game shows 5 child particles at 2.2 s (the whole schedule would be 15)
+    parent = sim.Emitter(in_bursts=True, num_particles_per_burst=1, num_bursts=1, lifetime=1.0,
+                         velocity_group=exact(2, 0, 0), death=1)
+    child = sim.Emitter(index=1, in_bursts=True, num_particles_per_burst=5, num_bursts=0,
+                        burst_delay=0.5, lifetime=3.0, velocity_group=exact(0, 0, 1))
+    first, kids = sim.simulate([parent, child], 2.2)
+    assert len(first) == 0 and len(kids) == 5
+    # born at 1 s at x = 2 (where the parent died), no inherited velocity: z = age
+    np.testing.assert_allclose(kids.age, 1.2)
+    np.testing.assert_allclose(kids.position, np.tile([2.0, 0, 1.2], (5, 1)))
+    assert len(sim.simulate([parent, child], 3.9)[1]) == 5
+    assert len(sim.simulate([parent, child], 4.1)[1]) == 0    # their 3 s are over, no more
+    # a stream death child gives its per-second count once
+    stream_child = sim.Emitter(index=1, num_particles_per_second=7, lifetime=3.0)
+    assert len(sim.simulate([parent, stream_child], 2.2)[1]) == 7
 
 
 def test_huge_rates_are_capped():

@@ -10,7 +10,23 @@ rotation) come from a hash of its emitter, its emitter instance and its index, s
 the same particles whatever was shown before. Emitters linked at the birth or death of another
 emitter's particles run one instance per such particle, from where (and while) it is.
 
-Conventions the specification leaves open (documented in the README):
+Where the specification is wrong, this follows FORMAT-NOTES' "Particle effects: how the game
+plays them" (the game as the alo-viewer and DrKnickers' editors witness it):
+- ``inward_speed`` (mini 9): a positive value pushes the particle AWAY from the emitter, along
+  the direction from the emitter to its start, and is ADDED to the velocity group's value (a
+  particle starting at the emitter has no such direction and gets nothing);
+- a death-linked emitter gives ONE burst where its particle died, at that moment, whatever its
+  own schedule says (a burst emitter's ``num_particles_per_burst``, a stream's
+  ``num_particles_per_second`` particles, as the viewer's death creator); a birth-linked one
+  emits its own schedule while its particle lives; children inherit no velocity;
+- randomized scale (mini 18) only shrinks: ``size * random(1 - r, 1)``; randomized lifetime
+  only shortens: ``lifetime * random(1 - r, 1)``;
+- the rotation-speed track is in revolutions per second, positive counter-clockwise on screen;
+  with fixed rotation (mini 72) the particle keeps the start angle the track's first value
+  gives (its fraction of a turn), which mini 23 (randomized rotation) varies by up to
+  ``mini23 / first`` of itself, as the viewer does; mini 35 flips half the particles' turn.
+
+Conventions left open (documented in the README):
 - a particle is shown while ``0 < age <= lifetime``: one born exactly at t is not yet shown, one
   at the end of its life still is; so a stream of r per second shows r*t particles after t
   seconds, and r*lifetime once it is steady;
@@ -21,13 +37,10 @@ Conventions the specification leaves open (documented in the README):
   acceleration and gravity into that space);
 - ``outward_acceleration`` pushes along the direction from the emitter to the particle's start
   (its start velocity's when it starts at the emitter): exact for particles that move straight
-  out, as the outward ones of a burst do;
-- ``inward_speed`` replaces the group's velocity with that speed towards the emitter;
-- emitters started by a particle's death with a stream (not bursts) emit for one particle
-  lifetime of their own; a birth emitter emits while its particle lives.
+  out, as the outward ones of a burst do.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -273,9 +286,8 @@ def _start(em, parts, carriers, world_to_local):
           if em.position_group is not None else np.zeros((n, 3)))
     v0 = (rnd.sample_group(em.velocity_group, keys, rnd.CH_VELOCITY)
           if em.velocity_group is not None else np.zeros((n, 3)))
-    if em.inward_speed:
-        inward = -_unit(p0) * float(em.inward_speed)
-        v0 = np.where(np.linalg.norm(p0, axis=1, keepdims=True) > 0, inward, v0)
+    if em.inward_speed:       # positive: away from the emitter, added to the group's velocity
+        v0 = v0 + _unit(p0) * float(em.inward_speed)
     origin, carrier_velocity = carriers.place(parts.inst, parts.birth)
     if em.use_emitter_speed_mult:
         v0 = v0 + carrier_velocity * float(em.emitter_speed_mult)
@@ -295,7 +307,7 @@ def _looks(em, parts):
     """Size, sRGBA colour (0..1), rotation and sprite element at each particle's age."""
     keys, x = parts.key, np.divide(parts.age, parts.lifetime, out=np.ones_like(parts.age),
                                    where=parts.lifetime > 0)
-    scale = 1.0 + float(em.randomized_scale) * (2.0 * rnd.uniform(keys, rnd.CH_SCALE) - 1.0)
+    scale = 1.0 - float(em.randomized_scale) * rnd.uniform(keys, rnd.CH_SCALE)   # only shrinks
     size = em.curve("size")(x) * scale
     rgba = np.stack([em.curve(name)(x) for name in TRACKS[:4]], axis=1)
     spread = np.asarray(em.randomized_color, np.float64) * 100.0
@@ -305,15 +317,19 @@ def _looks(em, parts):
             u[:, 1] = u[:, 2] = u[:, 0]
         rgba = rgba + u * spread
     color = np.clip(rgba, 0.0, 255.0) / 255.0
-    mult = 1.0 + float(em.randomized_rotation) * (2.0 * rnd.uniform(keys, rnd.CH_ROTATION) - 1)
+    sign = np.ones_like(x)
     if em.rotation_direction:
-        mult = mult * np.where(rnd.uniform(keys, rnd.CH_DIRECTION) < 0.5, -1.0, 1.0)
+        sign = np.where(rnd.uniform(keys, rnd.CH_DIRECTION) < 0.5, -1.0, 1.0)
     spin = em.curve("rotation_speed")
-    if em.fixed_rotation:
-        turned = spin(np.zeros_like(x))
-    else:
-        turned = spin.integral(x) * parts.lifetime
-    rotation = -turned * mult          # positive speeds turn clockwise, as seen
+    if em.fixed_rotation:        # a fixed start angle, in turns, varied by mini 23
+        first = float(spin(np.zeros(1))[0])
+        turns = np.full_like(x, first - np.trunc(first))
+        if first > 0.0 and em.randomized_rotation:
+            spread = abs(float(em.randomized_rotation)) / first
+            turns = turns * (1.0 + spread * (2.0 * rnd.uniform(keys, rnd.CH_ROTATION) - 1.0))
+    else:                        # revolutions per second over the particle's life
+        turns = spin.integral(x) * parts.lifetime
+    rotation = 2.0 * np.pi * turns * sign      # counter-clockwise positive, as seen
     elements = max(int(em.num_texture_elements), 1)
     index = np.floor(em.curve("texture_index")(x) + 0.5)
     texture_index = np.clip(np.nan_to_num(index), 0, elements - 1).astype(np.int32)
@@ -334,27 +350,31 @@ def state(em, carriers, t, world_to_local=None, parts=None) -> Particles:
                      rotation, texture_index, parts.key, parts.truncated)
 
 
+def one_burst(child: Emitter) -> Emitter:
+    """The model a death-linked ``child`` runs from each dead particle: one burst at once
+    (its burst size, or its stream's particles per second), no delay, skip or freeze."""
+    count = (int(child.num_particles_per_burst) if child.in_bursts
+             else int(round(float(child.num_particles_per_second))))
+    return replace(child, in_bursts=True, num_bursts=1, num_particles_per_burst=max(count, 0),
+                   burst_delay=1.0, initial_delay=0.0, skip_time=0.0, freeze_time=0.0)
+
+
 def _spawned(em, child, carriers, t, world_to_local, on_death):
     """Instances of ``child`` started by ``em``'s particles (at their birth or death)."""
+    extra = max(float(child.lifetime), 0.0)
+    parts = born(em, carriers, t, extra=extra)
     if on_death:
-        child_span = max(float(child.lifetime), 0.0) + max(float(child.initial_delay), 0.0)
-        if child.in_bursts and child.num_bursts > 0:
-            child_span += max(float(child.burst_delay), 0.0) * child.num_bursts
-        parts = born(em, carriers, t, extra=child_span + max(float(child.lifetime), 0.0))
         dead = parts.age > parts.lifetime
         parts = _Born(parts.inst[dead], parts.index[dead], parts.lifetime[dead],
                       parts.birth[dead], parts.lifetime[dead], parts.key[dead])
-    else:
-        parts = born(em, carriers, t, extra=max(float(child.lifetime), 0.0))
     p0, v0, acc = _start(em, parts, carriers, world_to_local)
     keys = rnd.child_keys(parts.key, 7000 + child.index)
-    if on_death:
+    if on_death:        # where it died, standing still: the burst inherits no velocity
         age = parts.lifetime[:, None]
         where = p0 + v0 * age + 0.5 * acc * age * age
-        speed = v0 + acc * age
         start = parts.birth + parts.lifetime
-        end = start + (np.inf if child.in_bursts else max(float(child.lifetime), 0.0))
-        return _Carriers(start, end, keys, where, speed, np.zeros_like(acc), start)
+        zero = np.zeros_like(acc)
+        return _Carriers(start, np.full(len(start), np.inf), keys, where, zero, zero, start)
     return _Carriers(parts.birth, parts.birth + parts.lifetime, keys, p0, v0, acc, parts.birth)
 
 
@@ -376,6 +396,8 @@ def simulate(emitters, t, world_to_local=None, seed=0) -> list:
         for link, on_death in ((em.birth, False), (em.death, True)):
             if 0 <= link < count and link != parent:
                 started.setdefault(link, []).append((parent, on_death))
+    models = [one_burst(em) if any(d for _, d in started.get(i, ())) else em
+              for i, em in enumerate(models)]
     carriers = {i: _Carriers.root(rnd.mix(np.array([seed * 1000 + i + 1], np.uint64))[0])
                 for i in range(count) if i not in started}
     for _ in range(MAX_DEPTH):
