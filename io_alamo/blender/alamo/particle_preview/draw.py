@@ -3,6 +3,7 @@ with the attributes the billboard nodes read (nodes.py). Whole arrays (``foreach
 
 import numpy as np
 
+from ....formats.alamo.particles import sampling as rnd
 from ..preview.values import srgb_to_linear
 from . import nodes
 
@@ -43,7 +44,7 @@ def quads(parts, basis, tail_size=0.0):
     n = len(parts)
     basis = _orthonormal(basis)
     size = np.asarray(parts.size, np.float64)
-    scale = np.stack([size, size, np.ones(n)], axis=1)
+    scale = np.stack([size, size, depth_offsets(parts.key, size)], axis=1)
     offset = np.zeros((n, 3))
     if tail_size > 0.0 and n:
         normal = basis[:, 2]
@@ -60,6 +61,16 @@ def quads(parts, basis, tail_size=0.0):
     else:
         r = basis[None] @ _spin(np.asarray(parts.rotation, np.float64))
     return _euler_xyz(r), scale, offset
+
+
+def depth_offsets(keys, size):
+    """A small distinct offset of each quad along its normal (the quad's z scale; the node
+    group puts the quad one unit out): sprites sharing a spawn point (engine glows, muzzle
+    flashes stack them) are then never coplanar, which Cycles draws as a dark, noisy square
+    (its rays bounce between the two faces until they give up). 0.1-0.2 % of the size, at
+    least 1e-4 units: nothing one sees, and the particle's place (the instance's) is kept."""
+    u = rnd.uniform(np.asarray(keys, np.uint64), rnd.CH_DEPTH) if len(size) else np.zeros(0)
+    return np.maximum(np.abs(size), 0.05) * (1e-3 + 1e-3 * u) + 1e-4 * u
 
 
 def cells(texture_index, elements):
@@ -111,7 +122,7 @@ class _Shown:
     """The particles' velocities in the object's space (for tails); the rest as they are."""
 
     def __init__(self, parts, rotation):
-        self.size, self.rotation = parts.size, parts.rotation
+        self.size, self.rotation, self.key = parts.size, parts.rotation, parts.key
         self.velocity = parts.velocity @ rotation.T
 
     def __len__(self):

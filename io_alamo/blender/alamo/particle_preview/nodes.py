@@ -12,11 +12,11 @@ import bpy
 from ... import compat
 
 GROUP_NAME = "Alamo Particle Billboards"
-GROUP_VERSION = 2
+GROUP_VERSION = 3
 MODIFIER_NAME = "Alamo Particles"
 # point attributes written by the handler (see handlers.py), read here and by the material
 ROTATION = "alamo_rotation"      # FLOAT_VECTOR, XYZ Euler of the quad
-SCALE = "alamo_scale"            # FLOAT_VECTOR, quad width, height, 1
+SCALE = "alamo_scale"            # FLOAT_VECTOR, quad width, height, depth offset (see draw)
 OFFSET = "alamo_offset"          # FLOAT_VECTOR, where the quad's centre sits from the point
 COLOR = "alamo_color"            # FLOAT_COLOR, linear RGB and alpha
 CELL = "alamo_cell"              # FLOAT_VECTOR, sprite element: u, v of its corner, its size
@@ -60,7 +60,10 @@ def billboard_group():
     uv = n.new("GeometryNodeStoreNamedAttribute")
     uv.data_type, uv.domain = "FLOAT2", "CORNER"
     uv.inputs["Name"].default_value = QUAD_UV
-    link(quad.outputs["Mesh"], uv.inputs["Geometry"])
+    lift = n.new("GeometryNodeTransform")       # the quad sits one unit along its normal:
+    lift.inputs["Translation"].default_value = (0.0, 0.0, 1.0)   # the z scale sets its depth
+    link(quad.outputs["Mesh"], lift.inputs["Geometry"])
+    link(lift.outputs["Geometry"], uv.inputs["Geometry"])
     link(quad.outputs["UV Map"], uv.inputs["Value"])
     points = n.new("GeometryNodeObjectInfo")
     points.transform_space = "ORIGINAL"          # the points are in the emitter's space

@@ -20,6 +20,7 @@ CH_COLOUR = 8            # 8, 9, 10, 11
 CH_ROTATION = 12
 CH_DIRECTION = 13
 CH_FIXED_ANGLE = 14
+CH_DEPTH = 15             # the preview's depth offset of a quad (drawing only)
 
 GROUP_EXACT, GROUP_BOX, GROUP_CUBE, GROUP_SPHERE, GROUP_CYLINDER = range(5)
 INTERP_LINEAR, INTERP_COSINE, INTERP_STEP = range(3)
