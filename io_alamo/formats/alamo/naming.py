@@ -15,16 +15,16 @@ def lod_alt(name):
 
 
 def default_visibility(names):
-    """Which names are shown by default: the highest LOD and the lowest ALT (ALT0) of each
-    base name; names without suffixes are always shown."""
+    """Which names are shown by default: the highest LOD of each base name, and ALT0. The
+    ALT is the unit's damage state, one for the whole model, and the game starts at ALT0: a
+    name with ALT1 and no ALT0 (a ``p_fire_ALT1`` proxy, damage smoke) waits for ALT1, as
+    the LOD/ALT panel shows it. Names without suffixes are always shown."""
     parsed = [lod_alt(n) for n in names]
-    best_lod, best_alt = {}, {}
-    for base, lod, alt in parsed:
+    best_lod = {}
+    for base, lod, _ in parsed:
         if lod is not None:
             best_lod[base] = max(best_lod.get(base, lod), lod)
-        if alt is not None:
-            best_alt[base] = min(best_alt.get(base, alt), alt)
-    return [(lod is None or lod == best_lod[base]) and (alt is None or alt == best_alt[base])
+    return [(lod is None or lod == best_lod[base]) and (alt is None or alt == 0)
             for base, lod, alt in parsed]
 
 

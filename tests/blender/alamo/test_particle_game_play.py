@@ -87,3 +87,30 @@ def test_sprites_sharing_a_spawn_point_are_never_coplanar(blender, tmp_path):
         places, sizes = instances(o)
         np.testing.assert_allclose(places, 0.0, atol=1e-5)
         np.testing.assert_allclose(sizes, 20.0, rtol=1e-5)
+
+
+def test_an_effect_on_an_alt1_proxy_waits_for_alt1(blender, tmp_path):
+    """The unit's damage state starts at ALT0: a ``p_..._ALT1`` proxy with no ALT0 (damage
+    smoke) shows nothing until the unit is shown at ALT1, as the LOD/ALT panel shows it."""
+    import bpy
+    import specbuild as sb
+    from test_particle_preview import import_alo, stream, unit_emitters
+    bones = [{"name": "Root", "parent": -1, "visible": 1, "billboard": 0},
+             {"name": "Engine", "parent": 0, "visible": 1, "billboard": 0,
+              "matrix": [1, 0, 0, 4, 0, 1, 0, 0, 0, 0, 1, 2]}]
+    spec = {"bones": bones, "objects": [], "connections": [],
+            "proxies": [{"name": "p_unit_smoke_ALT1", "bone": 1}]}
+    model = tmp_path / "unit.alo"
+    model.write_bytes(sb.build_alo(spec))
+    effect(tmp_path, stream(groups=[{}, {}, {}]), name="p_unit_smoke")
+    result = import_alo(bpy.context, str(model))
+    (em,) = unit_emitters(result)
+    at(1.0)
+    assert len(instances(em)[0]) == 0
+    bpy.context.view_layer.objects.active = result.armature
+    bpy.ops.alamo.lod_alt_show(alt=1)
+    at(1.0)
+    assert len(instances(em)[0]) == 10
+    bpy.ops.alamo.lod_alt_show(alt=0)
+    at(1.0)
+    assert len(instances(em)[0]) == 0
