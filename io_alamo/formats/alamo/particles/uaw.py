@@ -117,3 +117,8 @@ def _plugin(chunk: Chunk):
         if param is not None and value.type == 0x1:
             params.setdefault(param, value)
     return pid, params
+
+
+#: Public names of the two readers other modules use (uaw_params, uaw_play).
+read_plugin = _plugin
+chunk_text = _text

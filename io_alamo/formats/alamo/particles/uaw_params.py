@@ -1,0 +1,205 @@
+"""Universe at War emitters' plugin parameters: the ones a modder edits (names, textures,
+lifetimes, spawn rates, speeds, sizes, colours) decoded with their types, and written back
+into their own value chunk only, so that an unedited system stays byte for byte and an edit
+changes only its bytes (a longer or shorter text also the sizes of the chunks holding it).
+
+The parameter ids and their types are facts read in the alo-viewer's plugin readers
+(``ReadFormat_V2``, ``CheckParameter`` of each plugin; read, never copied): a plugin chunk holds
+its id (0x0, uint32) and a container 0x1 whose container 0x0 lists (0x0 parameter id, 0x1
+value) pairs; floats and integers are 4 bytes, booleans 1 byte, colours four floats (r, g, b,
+a in 0..1), texts NUL-terminated. A parameter is decoded only when its value chunk has the
+size its type says; anything else is kept and not offered for editing.
+
+Blender-free: stdlib only.
+"""
+
+import struct
+from dataclasses import dataclass
+from typing import Any
+
+from ...errors import AlamoFormatError
+from ..fields import encode_cstr
+from .records import UawParticleSystem
+from .uaw import (DEFAULT_TEXTURE_PARAMS, PLUGIN_NAMES, SLOTS, TEXTURE_PARAMS, chunk_text,
+                  read_plugin)
+
+FLOAT, INT, BOOL, COLOUR, TEXT = "float", "int", "bool", "colour", "text"
+_SIZES = {FLOAT: 4, INT: 4, BOOL: 1, COLOUR: 16}
+
+# the simple creators (point, trail, sphere, box, torus): a stream and a speed
+_SIMPLE = {0: ("particles_per_second", FLOAT), 1: ("speed", FLOAT),
+           2: ("speed_variation", FLOAT)}
+# the shape creators (shape, enhanced trail, aligned shape, outward velocity shape, enhanced
+# mesh): particles per interval, bursts or a stream, a delay and a stop time
+_SHAPE = {6: ("pre_simulate_seconds", FLOAT), 100: ("particles_per_interval", FLOAT),
+          101: ("spawn_interval", FLOAT), 102: ("bursting", BOOL), 103: ("start_delay", FLOAT),
+          104: ("stop_time", FLOAT)}
+_KILLER = {0: ("lifetime", FLOAT), 1: ("lifetime_variation", FLOAT),
+           3: ("spawn_on_death", BOOL)}
+#: plugin id -> {parameter id: (name, type)} of the parameters offered for editing
+PARAMETERS = {
+    **{pid: _SIMPLE for pid in (0, 1, 2, 3, 4)},
+    **{pid: _SHAPE for pid in (34, 35, 39, 43, 50)},
+    40: {100: ("particles_per_interval", FLOAT)},                       # death creator
+    **{pid: _KILLER for pid in (19, 20, 21, 44)},
+    7: {100: ("start_time", FLOAT), 101: ("end_time", FLOAT), 200: ("start_size", FLOAT),
+        201: ("end_size", FLOAT), 202: ("size_variation", FLOAT)},      # linear size
+    57: {200: ("size", FLOAT), 201: ("size_variation", FLOAT)},         # constant size
+    8: {100: ("start_time", FLOAT), 101: ("end_time", FLOAT), 200: ("start_colour", COLOUR),
+        201: ("end_colour", COLOUR)},                                   # linear colour
+    59: {200: ("colour", COLOUR)},                                      # constant colour
+}
+RENDERERS = (22, 23, 24, 25, 28, 29, 36, 37, 38, 47, 52, 61)
+# the shape creators' position (105) and velocity (107) property groups; the death creator's
+# at 101 and 103
+GROUP_PARAMS = {34: (105, 107), 35: (None, 107), 39: (105, 107), 43: (105, 107),
+                50: (105, 107), 40: (101, 103)}
+PARENT_NAME_PARAMS = {40: 109, 39: 300}      # the emitter whose particles start this one
+
+
+@dataclass(eq=False)
+class UawParam:
+    """One editable parameter: where it is (emitter, the plugin chunk's place among the
+    emitter's chunks), what it is, its value, and its value chunk (edited in place)."""
+
+    emitter: int
+    plugin: int
+    slot: str
+    plugin_id: int
+    param: int
+    name: str
+    kind: str
+    value: Any
+    chunk: Any
+
+    @property
+    def label(self) -> str:
+        plugin = PLUGIN_NAMES[self.plugin_id] if self.plugin_id < len(PLUGIN_NAMES) else \
+            f"plugin {self.plugin_id}"
+        return f"{plugin}: {self.name.replace('_', ' ')}"
+
+    @property
+    def key(self) -> tuple:
+        return (self.emitter, self.plugin, self.param)
+
+
+def _decode(kind, data):
+    raw = bytes(data)
+    if kind == TEXT:
+        nul = raw.find(b"\0")
+        return None if nul < 0 else raw[:nul].decode("cp1252", "surrogateescape")
+    if len(raw) != _SIZES[kind]:
+        return None
+    if kind == FLOAT:
+        return struct.unpack("<f", raw)[0]
+    if kind == INT:
+        return struct.unpack("<i", raw)[0]
+    if kind == BOOL:
+        return raw[0]
+    return struct.unpack("<4f", raw)
+
+
+def _encode(kind, value, old):
+    if kind == TEXT:
+        tail = bytes(old)[bytes(old).find(b"\0") + 1:]
+        return encode_cstr(value, tail)
+    if kind == FLOAT:
+        return struct.pack("<f", float(value))
+    if kind == INT:
+        return struct.pack("<i", int(value))
+    if kind == BOOL:
+        return bytes([int(value) & 0xFF])
+    return struct.pack("<4f", *(float(v) for v in value))
+
+
+def _same(kind, a, b):
+    if kind == COLOUR:
+        return all(struct.pack("<f", x) == struct.pack("<f", y) for x, y in zip(a, b))
+    if kind == FLOAT:
+        return struct.pack("<f", float(a)) == struct.pack("<f", float(b))
+    return a == b
+
+
+def plugins(emitter_chunk):
+    """[(place among the emitter's chunks, slot, plugin id, {parameter id: value chunk})]."""
+    out = []
+    for place, c in enumerate(emitter_chunk.children or ()):
+        slot = SLOTS.get(c.type)
+        found = read_plugin(c) if slot and c.is_container else None
+        if found is not None:
+            out.append((place, slot, found[0], found[1]))
+    return out
+
+
+def emitter_parameters(emitter) -> list:
+    """The editable parameters of a :class:`UawEmitter` (its chunk), in file order."""
+    out = []
+    for place, slot, pid, params in plugins(emitter.chunk):
+        table = dict(PARAMETERS.get(pid, {}))
+        if slot == "renderer" and pid in RENDERERS:
+            names = TEXTURE_PARAMS.get(pid, DEFAULT_TEXTURE_PARAMS)
+            for n, k in enumerate(names):
+                table[k] = ("texture" if n == 0 else f"texture_{n + 1}", TEXT)
+        for param, (name, kind) in table.items():
+            chunk = params.get(param)
+            if chunk is None or chunk.is_container:
+                continue
+            value = _decode(kind, chunk.data)
+            if value is None or (kind == TEXT and value.lower().endswith(".fx")):
+                continue
+            out.append(UawParam(emitter.index, place, slot, pid, param, name, kind, value,
+                                chunk))
+    return out
+
+
+def _name_chunk(emitter):
+    return next((c for c in emitter.chunk.children or ()
+                 if c.type == 0x0 and not c.is_container), None)
+
+
+def set_parameter(param: UawParam, value) -> bool:
+    """Put ``value`` into the parameter's value chunk when it differs from what the chunk
+    holds (True when it did); the chunk's other bytes (a text's tail after its NUL) are
+    kept."""
+    current = _decode(param.kind, param.chunk.data)
+    if current is not None and _same(param.kind, current, value):
+        return False
+    try:
+        param.chunk.data = _encode(param.kind, value, param.chunk.data)
+    except (struct.error, TypeError, ValueError) as e:
+        raise AlamoFormatError(f"emitter {param.emitter}, {param.label}: {value!r} cannot be "
+                               f"written as a {param.kind}: {e}") from None
+    param.value = value
+    return True
+
+
+def set_emitter_name(emitter, name: str) -> bool:
+    """Rename a :class:`UawEmitter` in its own name chunk (True when it changed)."""
+    chunk = _name_chunk(emitter)
+    if chunk is None:
+        raise AlamoFormatError(f"Universe at War emitter {emitter.index} has no name chunk")
+    if chunk_text(chunk) == name:
+        return False
+    raw = bytes(chunk.data)
+    chunk.data = encode_cstr(name, raw[raw.find(b"\0") + 1:] if b"\0" in raw else b"")
+    emitter.name = name
+    return True
+
+
+def apply_edits(system: UawParticleSystem, names: dict, values: dict) -> list:
+    """Lay edits onto ``system`` (read from the file's bytes): ``names`` {emitter index: new
+    name}, ``values`` {(emitter, plugin place, parameter id): value}. Returns what changed,
+    as labels; a key that names no editable parameter raises :class:`AlamoFormatError`."""
+    changed = []
+    by_key = {p.key: p for e in system.emitters for p in emitter_parameters(e)}
+    for key, value in values.items():
+        param = by_key.get(tuple(key))
+        if param is None:
+            raise AlamoFormatError(f"Universe at War emitter {key[0]}: no editable parameter "
+                                   f"{key[2]} in its chunk {key[1]}")
+        if set_parameter(param, value):
+            changed.append(f"emitter {param.emitter}: {param.label}")
+    for index, name in names.items():
+        if set_emitter_name(system.emitters[index], name):
+            changed.append(f"emitter {index}: name")
+    return changed

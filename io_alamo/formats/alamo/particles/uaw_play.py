@@ -1,0 +1,225 @@
+"""Universe at War emitters on the particle simulator: each emitter's plugins mapped onto the
+:class:`simulate.Emitter` model EaW emitters use, so that UaW effects preview with the same
+closed-form simulator (spawning, lifetimes, motion, sizes, colours, death and trail links).
+
+What the plugins mean is read in the alo-viewer's plugin code (read, never copied):
+- shape creators (34 shape, 35 enhanced mesh, 39 enhanced trail, 43 aligned shape, 50 outward
+  velocity shape): ``particles_per_interval`` every ``spawn_interval`` seconds when
+  ``bursting``, else one particle every ``spawn_interval / particles_per_interval`` s, from
+  ``start_delay``, while the emitter's time is below ``stop_time`` (0: for ever); position
+  and velocity from property groups (105, 107); the death creator (40) gives one burst of
+  ``particles_per_interval`` where a particle of the emitter it names (109) dies (when that
+  emitter's killer has "spawn on age", parameter 3), the enhanced
+  trail creator follows the particles of the one it names (300);
+- simple creators (0-4): ``particles_per_second`` in random directions at ``speed``;
+- killers (19-21, 44): ``lifetime`` seconds; its variation shortens it as FORMAT-NOTES says of
+  EaW (a value above 1 is read as a percentage);
+- constant size (57) ``size`` and linear size (7) ``start_size`` -> ``end_size`` between the
+  life fractions ``start_time`` and ``end_time``: half the quad's width (the viewer halves an
+  EaW width into them), the variation ``v`` a uniform ``1 +/- v``;
+- constant colour (59) and linear colour (8): RGBA in 0..1;
+- the renderer's texture, and its shader: additive when its name says so, else alpha.
+Property group types: point, direction (its mean magnitude), sphere, range (a box),
+spherical range (a sphere of its largest radius: the angle limits are not drawn), cylinder,
+torus (a sphere around it). Modifiers other than size and colour (acceleration, turbulence,
+vortex...) are not previewed. Blender-free: numpy only.
+"""
+
+import struct
+
+import numpy as np
+
+from . import sampling as rnd
+from . import simulate as sim
+from .records import GROUP_FIELDS
+from .uaw import chunk_text
+from .uaw_params import GROUP_PARAMS, PARENT_NAME_PARAMS, emitter_parameters, plugins
+
+POINT, DIRECTION, SPHERE, RANGE, SPHERICAL_RANGE, CYLINDER, TORUS = range(7)
+_GROUP = struct.Struct("<I3f3f2f2f3f3f2f2ff2f2f")          # 104 bytes
+_SIM = {"EXACT": 0, "BOX": 1, "SPHERE": 3, "CYLINDER": 4}
+
+
+class Group:
+    """A property group in the simulator's terms (its fields as ``sampling`` reads them)."""
+
+    def __init__(self, kind="EXACT", **values):
+        self.type = _SIM[kind]
+        for name in GROUP_FIELDS:
+            setattr(self, name, float(values.get(name, 0.0)))
+
+
+def _group_bytes(chunk):
+    if chunk is None:
+        return None
+    if chunk.is_container:
+        inner = next((c for c in chunk.children if c.type == 0x1 and not c.is_container), None)
+        return bytes(inner.data) if inner is not None else None
+    return bytes(chunk.data)
+
+
+def decode_group(chunk, hollow=False):
+    """The simulator's group of a UaW property group value chunk, or None."""
+    raw = _group_bytes(chunk)
+    if raw is None or len(raw) < _GROUP.size:
+        return None
+    v = _GROUP.unpack_from(raw)
+    kind, point, direction = v[0], v[1:4], np.array(v[4:7])
+    magnitude, radius, lo, hi = v[7:9], v[9:11], v[11:14], v[14:17]
+    sphere_radius, cyl_radius, cyl_height, torus = v[19:21], v[21], v[22:24], v[24:26]
+    if kind == DIRECTION:
+        length = float(np.linalg.norm(direction))
+        unit = direction / length if length > 0 else direction
+        x, y, z = unit * (magnitude[0] + magnitude[1]) / 2.0
+        return Group(val_x=x, val_y=y, val_z=z)
+    if kind in (SPHERE, SPHERICAL_RANGE, TORUS):
+        r = {SPHERE: radius[1], SPHERICAL_RANGE: sphere_radius[1],
+             TORUS: torus[0] + torus[1]}[kind]
+        return Group("SPHERE", sphere_radius=r, sphere_surface=int(bool(hollow)))
+    if kind == RANGE:
+        return Group("BOX", min_x=lo[0], min_y=lo[1], min_z=lo[2], max_x=hi[0], max_y=hi[1],
+                     max_z=hi[2])
+    if kind == CYLINDER:
+        return Group("CYLINDER", cylinder_radius=cyl_radius, cylinder_height=cyl_height[1],
+                     cylinder_surface=int(bool(hollow)))
+    return Group(val_x=point[0], val_y=point[1], val_z=point[2])
+
+
+def _values(emitter):
+    """{name: value} of the emitter's editable parameters (the last plugin wins)."""
+    return {p.name: p.value for p in emitter_parameters(emitter)}
+
+
+def _spawning(values, out):
+    ppi = float(values.get("particles_per_interval", 0.0))
+    gap = float(values.get("spawn_interval", 1.0))
+    delay = float(values.get("start_delay", 0.0))
+    stop = float(values.get("stop_time", 0.0))
+    out["initial_delay"] = max(delay, 0.0)
+    out["skip_time"] = max(float(values.get("pre_simulate_seconds", 0.0)), 0.0)
+    if values.get("bursting"):
+        per, every = int(max(ppi, 0.0)), gap
+    elif ppi > 0 and gap > 0:
+        per, every = 1, gap / ppi
+    else:
+        out["num_particles_per_second"] = 0
+        return
+    if stop > 0 and every > 0:      # a stop time: a counted run (a stream as bursts of one)
+        count = int(np.ceil((stop - delay) / every - 1e-9)) if stop > delay else 0
+        out.update(in_bursts=True, num_particles_per_burst=per, burst_delay=every,
+                   num_bursts=max(count, 0))
+        if count <= 0:
+            out["num_particles_per_burst"] = 0
+    elif values.get("bursting"):
+        out.update(in_bursts=True, num_particles_per_burst=per, burst_delay=every, num_bursts=0)
+    else:
+        out["num_particles_per_second"] = 1.0 / every
+
+
+def _curve(times, values):
+    return rnd.Curve(np.asarray(times, np.float64), np.asarray(values, np.float64))
+
+
+def _looks(values, out):
+    curves = {}
+    if "start_size" in values:
+        a, b = 2.0 * float(values["start_size"]), 2.0 * float(values["end_size"])
+        t0 = float(values.get("start_time", 0.0))
+        t1 = float(values.get("end_time", 1.0))
+        curves["size"] = _curve([0, t0, t1, 1], [a, a, b, b])
+    elif "size" in values:
+        width = 2.0 * float(values["size"])
+        curves["size"] = _curve([0, 1], [width, width])
+    v = abs(float(values.get("size_variation", 0.0)))
+    if v and "size" in curves:           # 1 +/- v as a width * (1 - r .. 1)
+        curves["size"] = rnd.Curve(curves["size"].times, curves["size"].values * (1 + v))
+        out["randomized_scale"] = min(2 * v / (1 + v), 1.0)
+    if "start_colour" in values:
+        a = np.asarray(values["start_colour"], np.float64) * 255.0
+        b = np.asarray(values["end_colour"], np.float64) * 255.0
+        t0 = float(values.get("start_time", 0.0))
+        t1 = float(values.get("end_time", 1.0))
+        for i, name in enumerate(sim.TRACKS[:4]):
+            curves[name] = _curve([0, t0, t1, 1], [a[i], a[i], b[i], b[i]])
+    elif "colour" in values:
+        c = np.asarray(values["colour"], np.float64) * 255.0
+        for i, name in enumerate(sim.TRACKS[:4]):
+            curves[name] = _curve([0, 1], [c[i], c[i]])
+    out["curves"] = curves
+
+
+def _groups(emitter, out):
+    for _, slot, pid, params in plugins(emitter.chunk):
+        if slot != "creator":
+            continue
+        where, speed = GROUP_PARAMS.get(pid, (None, None))
+        hollow = {k: bool(bytes(params[k].data)[:1] == b"\x01") for k in (106, 108, 102, 104)
+                  if k in params and not params[k].is_container}
+        if where is not None:
+            out["position_group"] = decode_group(params.get(where),
+                                                 hollow.get(where + 1, False))
+        if speed is not None:
+            out["velocity_group"] = decode_group(params.get(speed),
+                                                 hollow.get(speed + 1, False))
+        parent = PARENT_NAME_PARAMS.get(pid)
+        if parent is not None and parent in params and not params[parent].is_container:
+            out["_parent"] = (chunk_text(params[parent]), pid == 40)
+
+
+def model(emitter, index=None) -> sim.Emitter:
+    """The simulator's model of a :class:`UawEmitter` (links filled in by :func:`models`)."""
+    values = _values(emitter)
+    out = {"index": emitter.index if index is None else index}
+    if "particles_per_second" in values:             # a simple creator
+        out["num_particles_per_second"] = max(float(values["particles_per_second"]), 0.0)
+        speed = float(values.get("speed", 0.0))
+        out["velocity_group"] = Group("SPHERE", sphere_radius=speed, sphere_surface=1)
+    elif "particles_per_interval" in values:
+        _spawning(values, out)
+    else:
+        out["num_particles_per_second"] = 0          # a creator the preview does not know
+    if "lifetime" in values:
+        out["lifetime"] = max(float(values["lifetime"]), 0.0)
+        var = abs(float(values.get("lifetime_variation", 0.0)))
+        out["randomized_lifetime"] = min(var / 100.0 if var > 1.0 else var, 1.0)
+    _looks(values, out)
+    _groups(emitter, out)
+    out.pop("_parent", None)
+    textures = [v for k, v in values.items() if k == "texture"]
+    out["texture"] = textures[0] if textures else ""
+    shader = _shader(emitter)
+    out["blend_mode"] = 1 if "additive" in shader.lower() else 2
+    return sim.Emitter(**out)
+
+
+def _shader(emitter):
+    for _, slot, _, params in plugins(emitter.chunk):
+        if slot == "renderer":
+            for c in params.values():
+                if not c.is_container and bytes(c.data).lower().rstrip(b"\0").endswith(b".fx"):
+                    return chunk_text(c)
+    return ""
+
+
+def models(system) -> list:
+    """The simulator's models of every emitter of a :class:`UawParticleSystem`, with the
+    death and trail links their creators name set on the emitters they name."""
+    out = [model(e, i) for i, e in enumerate(system.emitters)]
+    names = {}
+    for i, e in enumerate(system.emitters):
+        names.setdefault((e.name or "").lower(), i)
+    for i, e in enumerate(system.emitters):
+        found = {}
+        _groups(e, found)
+        parent = found.get("_parent")
+        if parent is None:
+            continue
+        p = names.get(parent[0].lower())
+        if p is None or p == i:
+            continue
+        if parent[1]:               # fires only when the parent's killer spawns on death
+            if _values(system.emitters[p]).get("spawn_on_death"):
+                out[p].death = i
+        else:
+            out[p].birth = i
+    return out
