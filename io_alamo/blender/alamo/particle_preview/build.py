@@ -5,7 +5,7 @@ imported for editing (``obj.alamo_emitter``) are *adopted*: given the same modif
 
 import bpy
 
-from ....formats.alamo.particles import read_particles
+from ....formats.alamo.particles import UawParticleSystem, read_particles, uaw_play
 from ....formats.alamo.particles import simulate as sim
 from ...names import to_blender
 from ...source import set_source
@@ -100,19 +100,30 @@ def image_finder(finder, warn, tx=None):
     return image
 
 
+def file_models(system):
+    """The simulator's models of a read system's emitters, in file order: EaW/FoC records
+    as they are, Universe at War emitters through their plugins (uaw_play); None for what
+    is no emitter (an unknown chunk in the list)."""
+    if isinstance(system, UawParticleSystem):
+        return uaw_play.models(system)
+    return [sim.model_of(e, i) if hasattr(e, "groups") else None
+            for i, e in enumerate(system.emitters)]
+
+
 def show_effect(tx, collection, root, data, label, image_for):
     """Show the particle effect ``data`` (a particle file's bytes, named ``label``) at
     ``root``: one emitter object per emitter, children of ``root`` at its place. Returns the
     new objects."""
     system = read_particles(data, filename=label)
     emitters = getattr(system, "emitters", ())
-    if not emitters or not hasattr(emitters[0], "groups"):
-        return []                       # Universe at War effects are kept, not simulated
+    if not emitters:
+        return []
     tx.add(set_source(root, data, label, key=EFFECT_BYTES_KEY))
     root[EFFECT_KEY] = to_blender(label)
     made, out = {}, []
-    for index, record in enumerate(emitters):
-        model = sim.model_of(record, index)
+    for index, (record, model) in enumerate(zip(emitters, file_models(system))):
+        if model is None:
+            continue
         mat = material(model, image_for, made)
         tx.add(mat)
         name = to_blender(f"{root.name}: {record.name or index}")

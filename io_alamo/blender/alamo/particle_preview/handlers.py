@@ -44,6 +44,7 @@ def refresh(scene, force=False):
 
 
 _OWNER = object()      # the message-bus subscriptions' owner
+_WATCHED = []          # more property structs whose edits redraw (see watch)
 
 
 def _fields_edited(*_):
@@ -60,9 +61,22 @@ def _subscribe():
     and update callbacks on the particle properties crash the 4.2 wheel at exit.)"""
     bpy.msgbus.clear_by_owner(_OWNER)
     for struct in (particle_props.AlamoEmitterProps, particle_props.AlamoParticleTrack,
-                   particle_props.AlamoParticleKey, particle_props.AlamoParticleGroup):
+                   particle_props.AlamoParticleKey, particle_props.AlamoParticleGroup,
+                   *_WATCHED):
         bpy.msgbus.subscribe_rna(key=struct, owner=_OWNER, args=(), notify=_fields_edited,
                                  options={"PERSISTENT"})
+
+
+def watch(structs):
+    """Redraw the preview on edits of ``structs`` too (property groups other packages
+    register, as the Universe at War emitters' parameters)."""
+    _WATCHED.extend(s for s in structs if s not in _WATCHED)
+    _subscribe()
+
+
+def unwatch(structs):
+    _WATCHED[:] = [s for s in _WATCHED if s not in structs]
+    _subscribe()
 
 
 @persistent

@@ -70,8 +70,7 @@ def _file_models(root):
     held = _records.get(root.name)
     if held is None or held[0] != key:
         system = read_particles(bytes(data), filename=str(root.get(EFFECT_KEY, root.name)))
-        models = [sim.model_of(e, i) for i, e in enumerate(getattr(system, "emitters", ()))
-                  if hasattr(e, "groups")]
+        models = [m for m in build.file_models(system) if m is not None]
         held = _records[root.name] = (key, models)
     return held[1]
 

@@ -17,6 +17,7 @@ from ....formats.alamo.particles.write import write_particles
 from ....formats.saving import write_all
 from ...results import ExportError, Result
 from ...source import get_source
+from ..particles_uaw import edit as uaw_edit
 from .convert import props_to_emitter
 from .importer import SOURCE_EMITTER_KEY, SOURCE_KEY
 
@@ -54,7 +55,7 @@ def build_system(system_obj):
     source = get_source(system_obj, SOURCE_KEY)
     system = read_particles(bytes(source)) if source is not None else ParticleSystem()
     if not isinstance(system, ParticleSystem):
-        return system                  # Universe at War: kept byte for byte
+        return uaw_edit.build(system_obj, system)   # Universe at War: its parameters
     ps = system_obj.alamo_particle_system
     if system.name != ps.system_name:
         system.name = ps.system_name

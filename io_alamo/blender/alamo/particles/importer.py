@@ -17,6 +17,7 @@ from ...texture_images import load_texture
 from ...texture_lookup import TextureFinder
 from ...transaction import Transaction
 from .convert import emitter_to_props
+from ..particles_uaw import edit as uaw_edit
 from .shapes import shape_mesh
 
 SOURCE_KEY = "alamo_particle_source"       # the file's bytes, on the system's object
@@ -67,13 +68,10 @@ def import_particles(context, filepath, data, options=None) -> ParticleImportRes
                 result.emitters.append(obj)
         else:
             result.game = "Universe at War"
-            for e in system.emitters:         # listed; kept byte for byte, not editable
-                obj = tx.add(bpy.data.objects.new(e.name or f"emitter {e.index}", None))
-                obj.parent = parent
-                obj.alamo_emitter.index = -1
-                obj.alamo_emitter.texture = e.textures[0] if e.textures else ""
-                coll.objects.link(obj)
-                result.emitters.append(obj)
+            finder = TextureFinder.for_model(filepath, folders)
+            for i, e in enumerate(system.emitters):     # plugin parameters: particles_uaw
+                result.emitters.append(uaw_edit.emitter_object(
+                    tx, coll, parent, e, i, lambda t: _image(t, finder, result, tx)))
         for o in context.view_layer.objects:
             o.select_set(False)
         parent.select_set(True)

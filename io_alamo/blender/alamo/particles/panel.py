@@ -33,8 +33,8 @@ class OBJECT_PT_alamo_particle(bpy.types.Panel):
     @classmethod
     def poll(cls, context):
         obj = context.object
-        return obj is not None and (obj.alamo_particle_system.is_system
-                                    or obj.alamo_emitter.index >= 0)
+        return obj is not None and (obj.alamo_particle_system.is_system or (
+            obj.alamo_emitter.index >= 0 and not obj.alamo_uaw.is_uaw))   # UaW: particles_uaw
 
     def draw(self, context):
         layout = self.layout

@@ -1,0 +1,108 @@
+"""Universe at War emitters as objects: made on import (a mesh object per emitter, its
+``alamo_emitter.index``, name, texture and image, its parameters in ``obj.alamo_uaw``), laid
+back onto the file's chunks on export (only edited values change), and the preview's model of
+each (the file as edited, through :mod:`...formats.alamo.particles.uaw_play`)."""
+
+import bpy
+
+from ....formats.alamo.particles import read_particles, uaw_params, uaw_play
+from ...results import ExportError
+from ...source import get_source
+from . import props as uaw_props
+
+SOURCE_KEY = "alamo_particle_source"         # as particles.importer: the file's bytes
+SOURCE_EMITTER_KEY = "alamo_source_emitter"  # an emitter object's index in those bytes
+_models = {}                                 # system object name -> (key, [Emitter])
+
+
+def emitter_object(tx, coll, parent, emitter, index, image_for):
+    """The object of UaW emitter ``index`` (a mesh, so the preview draws it)."""
+    name = emitter.name or f"emitter {index}"
+    obj = tx.add(bpy.data.objects.new(name, tx.add(bpy.data.meshes.new(name))))
+    obj.parent = parent
+    obj.display_type = "WIRE"
+    obj[SOURCE_EMITTER_KEY] = index
+    coll.objects.link(obj)
+    p = obj.alamo_emitter
+    p.index = index
+    p.texture = ""
+    uaw_props.fill(obj.alamo_uaw, emitter, p)
+    p.image = image_for(p.texture) if p.texture else None
+    return obj
+
+
+def uaw_children(system_obj):
+    return sorted((o for o in system_obj.children if o.alamo_uaw.is_uaw),
+                  key=lambda o: o.alamo_emitter.index)
+
+
+def _collect(system_obj):
+    """(names, values, objects, their source places) of the system's UaW emitter objects."""
+    names, values = {}, {}
+    objs = uaw_children(system_obj)
+    sources = [o.get(SOURCE_EMITTER_KEY) for o in objs]
+    for obj, k in zip(objs, sources):
+        if isinstance(k, int):
+            n, v = uaw_props.edits(obj.alamo_uaw, obj.alamo_emitter, k)
+            names.update(n)
+            values.update(v)
+    return names, values, objs, sources
+
+
+def _all_edits(system_obj, count):
+    """The edits to write; an ExportError naming the objects when the scene's emitters are
+    no longer the file's (added, deleted, duplicated, reordered: not written yet)."""
+    names, values, objs, sources = _collect(system_obj)
+    if len(sources) != count or sorted(s for s in sources if isinstance(s, int)) != \
+            list(range(count)):
+        raise ExportError([f"{system_obj.name}: Universe at War emitters cannot be added, "
+                           f"deleted or duplicated yet (the file has {count}, the scene "
+                           f"{len(objs)}); only their parameters are written"], objs)
+    for obj, k in zip(objs, sources):
+        if tuple(obj.alamo_uaw.texture_at) == (-1, -1) and obj.alamo_emitter.texture:
+            raise ExportError([f"{obj.name}: this Universe at War emitter's renderer has no "
+                               f"texture parameter to write {obj.alamo_emitter.texture!r} "
+                               f"into"], [obj])
+        if obj.alamo_emitter.index != k:
+            raise ExportError([f"{obj.name}: Universe at War emitters cannot be reordered "
+                               f"yet (index {obj.alamo_emitter.index}, file place {k})"], [obj])
+    return names, values
+
+
+def build(system_obj, system):
+    """``system`` (read from the kept bytes) with the objects' edits laid on."""
+    names, values = _all_edits(system_obj, len(system.emitters))
+    try:
+        uaw_params.apply_edits(system, names, values)
+    except Exception as e:       # noqa: BLE001 - AlamoFormatError, named with the system
+        raise ExportError([f"{system_obj.name}: {e}"], [system_obj]) from None
+    return system
+
+
+def model_from_uaw(obj):
+    """The simulator's model of a UaW emitter object as edited, or None for other objects."""
+    u = getattr(obj, "alamo_uaw", None) if obj is not None else None
+    if u is None or not u.is_uaw or obj.parent is None:
+        return None
+    root = obj.parent
+    data = get_source(root, SOURCE_KEY)
+    if data is None:
+        return None
+    names, values, _, _ = _collect(root)
+    key = (len(data), hash(bytes(data[:256])), tuple(sorted(values.items())),
+           tuple(sorted(names.items())))
+    held = _models.get(root.name)
+    if held is None or held[0] != key:
+        system = read_particles(bytes(data))
+        try:
+            uaw_params.apply_edits(system, names, values)
+        except Exception:        # noqa: BLE001 - the preview shows the file as it was
+            system = read_particles(bytes(data))
+        held = _models[root.name] = (key, uaw_play.models(system))
+    k = obj.get(SOURCE_EMITTER_KEY)
+    found = held[1]
+    if not isinstance(k, int) or not 0 <= k < len(found):
+        return None
+    model = found[k]
+    model.index = obj.alamo_emitter.index
+    return model

@@ -1,0 +1,114 @@
+"""``obj.alamo_uaw``: a Universe at War emitter's editable plugin parameters, one item per
+parameter (where it is in the file, its type, its value), and the panel that edits them.
+Only what the format layer can write is here (:mod:`...formats.alamo.particles.uaw_params`):
+what is not listed is kept as the file has it and is not editable."""
+
+import bpy
+from bpy.props import (BoolProperty, CollectionProperty, FloatProperty, FloatVectorProperty,
+                       IntProperty, IntVectorProperty, PointerProperty, StringProperty)
+
+from ....formats.alamo.particles import uaw_params as up
+
+#: parameter type -> the property holding its value
+VALUE_PROP = {up.FLOAT: "float_value", up.INT: "int_value", up.BOOL: "bool_value",
+              up.COLOUR: "colour_value", up.TEXT: "text_value"}
+
+
+class AlamoUawParam(bpy.types.PropertyGroup):
+    label: StringProperty(name="Parameter")
+    plugin: IntProperty(name="Plugin Chunk", description="The plugin chunk's place in its "
+                        "emitter")
+    param: IntProperty(name="Parameter Id")
+    kind: StringProperty(name="Type")
+    float_value: FloatProperty(name="Value")
+    int_value: IntProperty(name="Value")
+    bool_value: BoolProperty(name="Value")
+    colour_value: FloatVectorProperty(name="Value", size=4, subtype="COLOR", soft_min=0.0,
+                                      soft_max=1.0)
+    text_value: StringProperty(name="Value")
+
+
+#: parameters edited through the EaW emitter's own fields (``obj.alamo_emitter``): the
+#: first renderer's texture and the first killer's lifetime
+MIRRORED = {"texture": "renderer", "lifetime": "killer"}
+
+
+class AlamoUawEmitter(bpy.types.PropertyGroup):
+    is_uaw: BoolProperty(name="Universe at War Emitter", default=False)
+    params: CollectionProperty(type=AlamoUawParam)
+    texture_at: IntVectorProperty(name="Texture Parameter", size=2, default=(-1, -1))
+    lifetime_at: IntVectorProperty(name="Lifetime Parameter", size=2, default=(-1, -1))
+
+
+def fill(props, emitter, fields):
+    """Fill ``props`` (an ``AlamoUawEmitter``) from a format-layer ``UawEmitter``; its name,
+    first texture and lifetime go to ``fields`` (``obj.alamo_emitter``), as EaW emitters'."""
+    props.is_uaw = True
+    fields.name = emitter.name
+    props.params.clear()
+    for p in up.emitter_parameters(emitter):
+        mirror = f"{p.name}_at"
+        if MIRRORED.get(p.name) == p.slot and tuple(getattr(props, mirror)) == (-1, -1):
+            setattr(props, mirror, (p.plugin, p.param))
+            setattr(fields, p.name, p.value)
+            continue
+        item = props.params.add()
+        item.label, item.plugin, item.param, item.kind = p.label, p.plugin, p.param, p.kind
+        setattr(item, VALUE_PROP[p.kind], tuple(p.value) if p.kind == up.COLOUR else p.value)
+
+
+def value_of(item):
+    value = getattr(item, VALUE_PROP[item.kind])
+    return tuple(value) if item.kind == up.COLOUR else value
+
+
+def edits(props, fields, index):
+    """(names, values) for :func:`uaw_params.apply_edits` of one emitter object (``props``
+    its ``alamo_uaw``, ``fields`` its ``alamo_emitter``): every parameter's value (only those
+    that differ from the file are written)."""
+    values = {(index, item.plugin, item.param): value_of(item) for item in props.params}
+    for name in MIRRORED:
+        at = tuple(getattr(props, f"{name}_at"))
+        if at != (-1, -1):
+            values[(index, *at)] = getattr(fields, name)
+    return {index: fields.name}, values
+
+
+class OBJECT_PT_alamo_uaw_emitter(bpy.types.Panel):
+    bl_label = "Alamo Particle (Universe at War)"
+    bl_space_type = "PROPERTIES"
+    bl_region_type = "WINDOW"
+    bl_context = "object"
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.object
+        return obj is not None and obj.alamo_uaw.is_uaw
+
+    def draw(self, context):
+        u, fields = context.object.alamo_uaw, context.object.alamo_emitter
+        col = self.layout.column()
+        col.prop(fields, "name")
+        if tuple(u.texture_at) != (-1, -1):
+            col.prop(fields, "texture")
+        if tuple(u.lifetime_at) != (-1, -1):
+            col.prop(fields, "lifetime")
+        col.label(text=f"Emitter {context.object.alamo_emitter.index}: plugin parameters")
+        for item in u.params:
+            col.prop(item, VALUE_PROP[item.kind], text=item.label)
+        col.label(text="Other plugins and parameters are kept as the file has them")
+
+
+CLASSES = (AlamoUawParam, AlamoUawEmitter, OBJECT_PT_alamo_uaw_emitter)
+
+
+def register():
+    for c in CLASSES:
+        bpy.utils.register_class(c)
+    bpy.types.Object.alamo_uaw = PointerProperty(type=AlamoUawEmitter)
+
+
+def unregister():
+    del bpy.types.Object.alamo_uaw
+    for c in reversed(CLASSES):
+        bpy.utils.unregister_class(c)
