@@ -154,3 +154,22 @@ def test_edited_effect_loads_in_the_viewer_and_plays_as_the_preview(tmp_path):
         live, lo, hi, _ = rows[(t, 0)]
         assert live == len(ours)          # 20 per second, living 1.5 s: 10, 20, 30
         assert hi[2] == pytest.approx(ours.position[:, 2].max(), abs=0.1)
+
+
+@pytest.mark.parametrize("where, check", [
+    (ub.group(ub.SPHERE, radius=(0, 2)), lambda r: r.max() <= 2 + 1e-9 and r.max() > 1.5),
+    (ub.group(ub.RANGE, lo=(1, 1, 1), hi=(2, 3, 4)), None),
+    (ub.group(ub.CYLINDER, cylinder=(1.5, 0, 2)), None),
+])
+def test_position_groups_spread_the_start(where, check):
+    creator = ub.shape_creator(200.0, 1.0, position=where)
+    (model,) = uaw_play.models(read_particles(ub.effect([ub.emitter("s", creator)])))
+    p = sim.simulate([model], 1.0)[0].position               # no velocity: where they start
+    assert len(p) == 200 and np.ptp(p, axis=0).max() > 0.5
+    if check is not None:
+        assert check(np.linalg.norm(p, axis=1))
+    elif model.position_group.type == 1:                     # a box: inside its corners
+        assert (p >= [1, 1, 1]).all() and (p <= [2, 3, 4]).all()
+    else:                                                    # a cylinder of radius 1.5
+        assert np.linalg.norm(p[:, :2], axis=1).max() <= 1.5 + 1e-9
+        assert p[:, 2].min() >= 0 and p[:, 2].max() <= 2 + 1e-9

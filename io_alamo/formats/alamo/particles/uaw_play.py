@@ -44,9 +44,9 @@ class Group:
     """A property group in the simulator's terms (its fields as ``sampling`` reads them)."""
 
     def __init__(self, kind="EXACT", **values):
-        self.type = _SIM[kind]
         for name in GROUP_FIELDS:
             setattr(self, name, float(values.get(name, 0.0)))
+        self.type = _SIM[kind]
 
 
 def _group_bytes(chunk):
