@@ -93,15 +93,8 @@ def test_an_effect_on_an_alt1_proxy_waits_for_alt1(blender, tmp_path):
     """The unit's damage state starts at ALT0: a ``p_..._ALT1`` proxy with no ALT0 (damage
     smoke) shows nothing until the unit is shown at ALT1, as the LOD/ALT panel shows it."""
     import bpy
-    import specbuild as sb
-    from test_particle_preview import import_alo, stream, unit_emitters
-    bones = [{"name": "Root", "parent": -1, "visible": 1, "billboard": 0},
-             {"name": "Engine", "parent": 0, "visible": 1, "billboard": 0,
-              "matrix": [1, 0, 0, 4, 0, 1, 0, 0, 0, 0, 1, 2]}]
-    spec = {"bones": bones, "objects": [], "connections": [],
-            "proxies": [{"name": "p_unit_smoke_ALT1", "bone": 1}]}
-    model = tmp_path / "unit.alo"
-    model.write_bytes(sb.build_alo(spec))
+    from test_particle_preview import import_alo, stream, unit_emitters, unit_model
+    model = unit_model(tmp_path, "p_unit_smoke_ALT1")
     effect(tmp_path, stream(groups=[{}, {}, {}]), name="p_unit_smoke")
     result = import_alo(bpy.context, str(model))
     (em,) = unit_emitters(result)

@@ -200,15 +200,21 @@ def test_corpus_explosion_shows_and_renders_nothing_of_the_shapes(blender):
 
 # --- on units --------------------------------------------------------------------------------
 
-def unit_with_proxy(tmp_path, hidden_bone=False, effect_folder=None):
+def unit_model(tmp_path, proxy="p_unit_glow", hidden_bone=False):
+    """unit.alo: a root bone and an "Engine" bone at (4, 0, 2) holding proxy ``proxy``."""
     bones = [{"name": "Root", "parent": -1, "visible": 1, "billboard": 0},
              {"name": "Engine", "parent": 0, "visible": 0 if hidden_bone else 1,
               "billboard": 0, "matrix": [1, 0, 0, 4, 0, 1, 0, 0, 0, 0, 1, 2]}]
     spec = {"bones": bones, "objects": [], "connections": [],
-            "proxies": [{"name": "p_unit_glow", "bone": 1}]}
+            "proxies": [{"name": proxy, "bone": 1}]}
     tmp_path.mkdir(parents=True, exist_ok=True)
     model = tmp_path / "unit.alo"
     model.write_bytes(sb.build_alo(spec))
+    return model
+
+
+def unit_with_proxy(tmp_path, hidden_bone=False, effect_folder=None):
+    model = unit_model(tmp_path, hidden_bone=hidden_bone)
     folder = effect_folder or tmp_path
     folder.mkdir(parents=True, exist_ok=True)
     effect(folder, stream(groups=[{}, {}, {}]), name="p_unit_glow")
@@ -219,14 +225,20 @@ def unit_emitters(result):
     return [o for o in bpy.data.objects if o.get(EMITTER_KEY) is not None]
 
 
-def test_unit_shows_the_effect_at_its_proxy_bone(blender, tmp_path):
-    model = unit_with_proxy(tmp_path)
+def ten_at_the_engine(model):
+    """Import ``model`` (see unit_model) whose effect streams 10 per second from its proxy:
+    at 1 s its 10 particles are at the Engine bone. Returns (result, emitter, places)."""
     result = import_alo(bpy.context, str(model))
     (em,) = unit_emitters(result)
     at(1.0)
     places, _ = instances(em)
     assert len(places) == 10
     np.testing.assert_allclose(places, np.tile([4.0, 0.0, 2.0], (10, 1)), atol=1e-4)
+    return result, em, places
+
+
+def test_unit_shows_the_effect_at_its_proxy_bone(blender, tmp_path):
+    result, em, places = ten_at_the_engine(unit_with_proxy(tmp_path))
     arm = result.armature
     arm.pose.bones["Engine"].location = (0.0, 0.0, 5.0)   # the bone moves: so do they
     bpy.context.view_layer.update()

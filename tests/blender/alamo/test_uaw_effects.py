@@ -9,13 +9,12 @@ import struct
 import bpy
 import numpy as np
 import pytest
-import specbuild as sb
 import uaw_build as ub
 
 from io_alamo.formats.alamo.particles import read_particles
 from io_alamo.formats.alamo.particles import uaw_params as up
 from io_alamo.blender.alamo.particle_preview import refresh
-from test_particle_preview import at, import_alo, instances, unit_emitters
+from test_particle_preview import at, instances, ten_at_the_engine, unit_model
 from test_particles import export_selected, import_file
 
 
@@ -122,18 +121,7 @@ def test_deleting_an_emitter_is_refused_by_name(blender, tmp_path):
 
 
 def test_a_uaw_effect_plays_at_a_units_proxy(blender, tmp_path):
-    bones = [{"name": "Root", "parent": -1, "visible": 1, "billboard": 0},
-             {"name": "Engine", "parent": 0, "visible": 1, "billboard": 0,
-              "matrix": [1, 0, 0, 4, 0, 1, 0, 0, 0, 0, 1, 2]}]
-    spec = {"bones": bones, "objects": [], "connections": [],
-            "proxies": [{"name": "p_uaw_glow", "bone": 1}]}
-    model = tmp_path / "unit.alo"
-    model.write_bytes(sb.build_alo(spec))
+    model = unit_model(tmp_path, "p_uaw_glow")
     write(tmp_path, [ub.emitter("glow", ub.shape_creator(10.0, 1.0), lifetime=2.0)],
           name="p_uaw_glow")
-    result = import_alo(bpy.context, str(model))
-    (em,) = unit_emitters(result)
-    at(1.0)
-    places, _ = instances(em)
-    assert len(places) == 10
-    np.testing.assert_allclose(places, np.tile([4.0, 0.0, 2.0], (10, 1)), atol=1e-4)
+    ten_at_the_engine(model)

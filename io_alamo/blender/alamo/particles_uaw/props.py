@@ -74,16 +74,17 @@ def edits(props, fields, index):
     return {index: fields.name}, values
 
 
-class OBJECT_PT_alamo_uaw_emitter(bpy.types.Panel):
-    bl_label = "Alamo Particle (Universe at War)"
-    bl_space_type = "PROPERTIES"
-    bl_region_type = "WINDOW"
-    bl_context = "object"
+def _is_uaw(context):
+    return context.object is not None and context.object.alamo_uaw.is_uaw
 
-    @classmethod
-    def poll(cls, context):
-        obj = context.object
-        return obj is not None and obj.alamo_uaw.is_uaw
+
+class OBJECT_PT_alamo_uaw_emitter(bpy.types.Panel):
+    """Object properties: a Universe at War emitter's name, texture, lifetime and other
+    editable plugin parameters."""
+
+    bl_space_type, bl_region_type, bl_context = "PROPERTIES", "WINDOW", "object"
+    bl_label = "Alamo Particle (Universe at War)"
+    poll = classmethod(lambda cls, context: _is_uaw(context))
 
     def draw(self, context):
         u, fields = context.object.alamo_uaw, context.object.alamo_emitter
