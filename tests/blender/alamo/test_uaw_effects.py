@@ -125,3 +125,14 @@ def test_a_uaw_effect_plays_at_a_units_proxy(blender, tmp_path):
     write(tmp_path, [ub.emitter("glow", ub.shape_creator(10.0, 1.0), lifetime=2.0)],
           name="p_uaw_glow")
     ten_at_the_engine(model)
+
+
+def test_eaw_fields_a_uaw_emitter_cannot_hold_are_refused_by_name(blender, tmp_path):
+    path, _ = write(tmp_path, [fire()])
+    system, (f,) = import_file(path)
+    out = out_path(tmp_path, path)
+    assert export_selected(system, out) == path.read_bytes()      # nothing set: fine
+    f.alamo_emitter.gravity = 9.8
+    with pytest.raises(RuntimeError, match="fire: a Universe at War emitter has no place "
+                                           "for gravity"):
+        export_selected(system, out)

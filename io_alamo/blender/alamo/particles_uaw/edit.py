@@ -6,6 +6,7 @@ each (the file as edited, through :mod:`...formats.alamo.particles.uaw_play`).""
 import bpy
 
 from ....formats.alamo.particles import read_particles, uaw_params, uaw_play
+from ....formats.alamo.particles.records import PROPERTY_FIELDS
 from ...results import ExportError
 from ...source import get_source
 from . import props as uaw_props
@@ -59,14 +60,41 @@ def _all_edits(system_obj, count):
                            f"deleted or duplicated yet (the file has {count}, the scene "
                            f"{len(objs)}); only their parameters are written"], objs)
     for obj, k in zip(objs, sources):
-        if tuple(obj.alamo_uaw.texture_at) == (-1, -1) and obj.alamo_emitter.texture:
-            raise ExportError([f"{obj.name}: this Universe at War emitter's renderer has no "
-                               f"texture parameter to write {obj.alamo_emitter.texture!r} "
-                               f"into"], [obj])
+        lost = unwritable(obj)
+        if lost:
+            raise ExportError([f"{obj.name}: a Universe at War emitter has no place for "
+                               f"{', '.join(lost)} (its plugins hold other parameters: edit "
+                               f"those in its Universe at War panel)"], [obj])
         if obj.alamo_emitter.index != k:
             raise ExportError([f"{obj.name}: Universe at War emitters cannot be reordered "
                                f"yet (index {obj.alamo_emitter.index}, file place {k})"], [obj])
     return names, values
+
+
+def _default(rna):
+    if getattr(rna, "is_array", False) or getattr(rna, "array_length", 0):
+        return tuple(rna.default_array)
+    return rna.default
+
+
+def unwritable(obj):
+    """The EaW emitter fields (``obj.alamo_emitter``) set on a UaW emitter object that its
+    file has no place for: a texture or lifetime without the plugin parameter, any other
+    EaW field changed from what the import left (its default)."""
+    fields, u = obj.alamo_emitter, obj.alamo_uaw
+    lost = []
+    if tuple(u.texture_at) == (-1, -1) and fields.texture:
+        lost.append("texture")
+    props = fields.bl_rna.properties
+    for name in (n for _, n, _, _ in PROPERTY_FIELDS if n in props and n != "index"):
+        if name == "lifetime" and tuple(u.lifetime_at) != (-1, -1):
+            continue
+        value = getattr(fields, name)
+        value = tuple(value) if hasattr(value, "__len__") and not isinstance(value, str) \
+            else value
+        if value != _default(props[name]):
+            lost.append(name)
+    return lost
 
 
 def build(system_obj, system):
