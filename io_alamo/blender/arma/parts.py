@@ -2,10 +2,11 @@
 ``.p3d`` files its proxies name. A proxy's file is looked up as textures are (the folders
 above the model, then the preference folders; the longest matching tail of its path wins) and
 imported as a part: the shown (most detailed visual) LOD of that file as an Alamo mesh at the
-proxy's place, on the proxy's bone where it has one, else on the armature; its own proxies
-follow, recursively. Each file is read once and its mesh built once (four wheels share one
-mesh); a file that (through its parts) names itself is not placed inside itself again.
-Proxies whose file is not found stay empties and are listed in the import's report."""
+proxy's place (its points first moved back by the file's bounding centre, as the game places
+it: ``placement.uncentre``), on the proxy's bone where it has one, else on the armature; its
+own proxies follow, recursively. Each file is read once and its mesh built once (four wheels
+share one mesh); a file that (through its parts) names itself is not placed inside itself
+again. Proxies whose file is not found stay empties and are listed in the import's report."""
 
 import os
 
@@ -13,7 +14,7 @@ import bpy
 from mathutils import Matrix
 
 from ...formats.arma import proxy_marker_faces, read_p3d
-from ...formats.arma.placement import place, proxy_matrix, shown_lod
+from ...formats.arma.placement import place, proxy_matrix, shown_lod, uncentre
 from ...formats.errors import FormatError
 from ...formats.files import read_file_bytes
 from ..names import IMPORT_NAME_KEY, to_blender
@@ -62,8 +63,8 @@ class PartLoader:
             except (FormatError, OSError) as e:
                 self.warn(f"proxy {proxy.path!r}: {e}")
                 model = None
-            if model is not None:
-                place(model, self.scale)
+            if model is not None:         # the part's own origin at the proxy, as in the game
+                place(uncentre(model), self.scale)
             self.models[key] = model
         return self.models[key]
 
