@@ -84,12 +84,14 @@ def truck():
 
 
 def truck_143k():
-    """The held-out truck's size (built once: its hull takes the builder ~20 s)."""
-    path = CACHE / "truck143k" / "truck.p3d"
+    """The held-out truck's size (built once: its hull takes the builder ~20 s). Its folder
+    is named ``truck`` as the other's: its proxies' paths (``\\test_mod\\truck\\frame``)
+    would otherwise find the other truck's parts by the longer matching tail."""
+    path = CACHE / "truck143k" / "truck" / "truck.p3d"
     if not path.exists():
         from p3d_vehicle import build_vehicle
         print("building the 143k-triangle truck and 30 textures (once) ...", flush=True)
-        build_vehicle(CACHE / "truck143k", textures=30, side=1024, big_side=2048, big=4,
+        build_vehicle(path.parent, textures=30, side=1024, big_side=2048, big=4,
                       centred=True, hull=143_000)
     return path
 
