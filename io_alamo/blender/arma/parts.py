@@ -78,9 +78,11 @@ class PartBuilder:
         self.meshes = {}          # normcased file path -> Blender mesh
         self.count = 0
 
-    def add(self, proxy, lod_matrix, chain=()):
+    def add(self, proxy, lod_matrix, chain=(), suffix="", hidden=False):
         """The part of ``proxy`` (None if its file is missing or unreadable), placed at
-        ``lod_matrix`` (file axes, relative to the armature) @ the proxy's transform."""
+        ``lod_matrix`` (file axes, relative to the armature) @ the proxy's transform; its
+        object's name ends in ``suffix`` (``_LOD<n>``: the part of that LOD only), hidden
+        with its LOD when ``hidden``."""
         model = self.loader.part_of(proxy)
         path = self.loader.file_of(proxy)
         if model is None or shown_lod(model) < 0:
@@ -90,9 +92,12 @@ class PartBuilder:
             return None
         matrix = lod_matrix @ proxy_matrix(proxy)
         lod = model.lods[shown_lod(model)]
-        obj = self._object(key, path, lod, proxy, matrix)
+        obj = self._object(key, path, lod, proxy, matrix, suffix)
+        if hidden:
+            obj.hide_set(True)
+            obj.hide_render = True
         for inner in lod.proxies:
-            self.add(inner, matrix, chain + (key,))
+            self.add(inner, matrix, chain + (key,), suffix, hidden)
         return obj
 
     def _mesh(self, key, path, lod):
@@ -113,11 +118,11 @@ class PartBuilder:
         self.meshes[key] = me
         return me
 
-    def _object(self, key, path, lod, proxy, matrix):
+    def _object(self, key, path, lod, proxy, matrix, suffix=""):
         b = self.b
         me = self._mesh(key, path, lod)
         self.count += 1
-        obj = b.tx.add(bpy.data.objects.new(f"{b.name}_{me.name}_{self.count:02d}", me))
+        obj = b.tx.add(bpy.data.objects.new(f"{b.name}_{me.name}_{self.count:02d}{suffix}", me))
         b.collection.objects.link(obj)
         b.result.objects.append(obj)
         obj.parent = b.arm
