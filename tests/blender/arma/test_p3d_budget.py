@@ -1,7 +1,8 @@
 """An Alamo budget for a converted vehicle (issue 43, point 3): Write Textures caps the
 largest side (1,024 by default; DXT1 where alpha is 255 everywhere) and reports the bytes
-written; a triangle budget per LOD writes the drawn meshes decimated; the scene (images,
-meshes, modifiers) stays as it was."""
+written; a triangle budget per LOD writes the drawn meshes decimated, the big ones giving up
+triangles and the small parts keeping theirs; the scene (images, meshes, modifiers) stays as
+it was."""
 
 import bpy
 import numpy as np
@@ -53,6 +54,10 @@ def test_export_within_a_texture_and_triangle_budget(blender, tmp_path):
     before = _drawn_triangles(read_alo(plain.read_bytes()))
     after = _drawn_triangles(read_alo(out.read_bytes()))
     assert before > 3000 and after <= 1100 and after >= 500
+    # the small parts (wheels, hubs, frame: a dozen triangles each) keep all theirs
+    small = {m.name: sum(s.indices.size for s in m.submeshes) // 3
+             for m in read_alo(out.read_bytes()).meshes if "LOD" not in m.name}
+    assert small and all(n == 12 for n in small.values()), small
     # the scene as it was: images at their size, every triangle, no modifier left
     assert {img.name: tuple(img.size) for img in bpy.data.images} == images
     assert {o.name: triangle_count(o.data) for o in res.objects if o.type == "MESH"} == meshes

@@ -3,9 +3,11 @@ triangles where an Empire at War land unit draws a few thousand (``../shared/cor
 Canderous tank's meshes 826-1,781 triangles, a whole unit 1k-28k). With a budget of ``N``
 triangles per LOD, the visible meshes of each LOD (collision and shadow meshes aside: the
 game does not draw them, and a decimated shadow volume would open) that hold more than ``N``
-between them are written decimated by one ratio (Blender's Decimate modifier, *Collapse*,
-added for the export and removed after it: the scene stays as it was). A mesh without a
-``_LOD<n>`` suffix is in every LOD and takes the smallest ratio. The export's modifiers
+between them are written decimated (Blender's Decimate modifier, *Collapse*, added for
+the export and removed after it: the scene stays as it was): each keeps at most one share
+of the budget, so small meshes (a wheel's dozen triangles) keep all theirs and the big ones
+give up the rest. A mesh without a ``_LOD<n>`` suffix is in every LOD and takes the
+smallest ratio. The export's modifiers
 must be applied (its default) for the budget to reach the file.
 """
 
@@ -40,11 +42,26 @@ def ratios(objects, budget):
     out = {}
     for level in set(lods.values()) - {None} or {None}:
         members = [o for o in meshes if lods[o] in (level, None)]
-        total = sum(counts[o] for o in members)
-        if budget and total > budget:
-            for o in members:
-                out[o] = min(out.get(o, 1.0), budget / total)
+        cap = _cap([counts[o] for o in members], budget)
+        for o in members:
+            if cap is not None and counts[o] > cap:
+                out[o] = min(out.get(o, 1.0), cap / counts[o])
     return out
+
+
+def _cap(counts, budget):
+    """The most triangles each mesh may keep so that they hold ``budget`` between them,
+    small meshes (a wheel's dozen) keeping all theirs; None when they fit already."""
+    if not budget or sum(counts) <= budget:
+        return None
+    left = float(budget)
+    ordered = sorted(counts)
+    for k, n in enumerate(ordered):
+        share = left / (len(ordered) - k)
+        if n > share:
+            return share
+        left -= n
+    return None
 
 
 def export_within(context, budget, export):
