@@ -80,6 +80,9 @@ def _worker_command(args, files, blender_binary):
     for flag in ("metres", "not_on_ground", "no_parts", "uncompressed_textures"):
         if getattr(args, flag, False):
             rest.append("--" + flag.replace("_", "-"))
+    for value in ("texture_size", "max_triangles"):           # the budget of an export
+        if getattr(args, value, None) is not None:
+            rest += ["--" + value.replace("_", "-"), str(getattr(args, value))]
     if args.verbose:
         rest.append("--verbose")
     if blender_binary:
@@ -142,6 +145,13 @@ def _other_engine_options(p):
     p.add_argument("--uncompressed-textures", action="store_true",
                    help="export of a .p3d/.alm: write 32-bit uncompressed .dds textures "
                         "(default: DXT1/DXT5 with mipmaps)")
+    p.add_argument("--texture-size", type=int, default=None, metavar="PIXELS",
+                   help="export of a .p3d/.alm: the largest side of a written texture, larger "
+                        "ones halved until they fit (default 1024, the largest the games' "
+                        "units use; 0: as they are)")
+    p.add_argument("--max-triangles", type=int, default=None, metavar="N",
+                   help="export of a .p3d/.alm: at most N triangles per LOD of the drawn "
+                        "meshes, decimated (default: all of them)")
 
 
 def build_parser(prog):

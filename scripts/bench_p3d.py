@@ -10,7 +10,14 @@ images). The yardstick is ``import_alo`` of a generated 300,000-triangle model (
 of 37,249 vertices; 2 UV sets, skinned) in the same run. Target (issue 35): the truck in
 under 2x the .alo's time.
 
-    .venv/bin/python scripts/bench_p3d.py [FILE.p3d] [--pure]
+    .venv/bin/python scripts/bench_p3d.py [FILE.p3d] [--pure] [--preview]
+
+Issue 43 adds a third model, the held-out truck's size: the spec-built truck with a dense
+hull (143,000 triangles in all), 30 textures (4 of 2048 x 2048) and its frame binarised with
+autocenter (target: its import under 1.5x the .alo's). ``--preview`` also runs ``python -m
+io_alamo.batch import`` on it in a child process, once without and once with ``--preview``,
+and prints each one's seconds and peak memory (issue 44 point 5: a preview near the cost of
+the import).
 
 ``--pure`` (or IO_ALAMO_PURE=1) forces the pure Python/numpy decoders; BENCH_P3D_ROOT=DIR
 imports io_alamo from DIR instead (to time an older checkout with the same models).
@@ -74,6 +81,38 @@ def truck():
         print("building the truck and its textures (once) ...", flush=True)
         build_vehicle(CACHE / "truck", textures=19, side=1024, big_side=2048, big=4)
     return path
+
+
+def truck_143k():
+    """The held-out truck's size (built once: its hull takes the builder ~20 s). Its folder
+    is named ``truck`` as the other's: its proxies' paths (``\\test_mod\\truck\\frame``)
+    would otherwise find the other truck's parts by the longer matching tail."""
+    path = CACHE / "truck143k" / "truck" / "truck.p3d"
+    if not path.exists():
+        from p3d_vehicle import build_vehicle
+        print("building the 143k-triangle truck and 30 textures (once) ...", flush=True)
+        build_vehicle(path.parent, textures=30, side=1024, big_side=2048, big=4,
+                      centred=True, hull=143_000)
+    return path
+
+
+def batch_import(path, preview):
+    """(seconds, peak resident MB) of ``io_alamo.batch import`` of ``path`` in a child (run
+    by a small parent of its own, so that each run's peak is its own)."""
+    import subprocess
+    import tempfile
+    out = tempfile.mkdtemp(prefix="bench_p3d_")
+    cmd = [sys.executable, "-m", "io_alamo.batch", "import", str(path), "--out", out]
+    if preview:
+        cmd.append("--preview")
+    parent = ("import resource, subprocess, sys; "
+              "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); "
+              "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    t = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", parent] + cmd, check=True,
+                          cwd=str(PACKAGE_ROOT), capture_output=True, text=True)
+    seconds = time.perf_counter() - t
+    return seconds, int(done.stdout.split()[-1]) / 1024.0
 
 
 def alo_300k():
@@ -148,7 +187,8 @@ def one_model(path):
 
 
 def main(argv):
-    argv = [a for a in argv if a != "--pure"]
+    preview = "--preview" in argv
+    argv = [a for a in argv if a not in ("--pure", "--preview")]
     try:
         from io_alamo.formats.arma import compiled
         print("decoders:", compiled.describe())
@@ -160,6 +200,7 @@ def main(argv):
         if samples:
             paths.append(max(samples, key=lambda p: p.stat().st_size))
         paths.append(truck())
+        paths.append(truck_143k())
     if bpy is not None:
         io_alamo.register()
     try:
@@ -175,7 +216,12 @@ def main(argv):
         t_alo = best(alo_import)
         print(f"{alo.name}: import_alo {t_alo:.3f} s (294,912 triangles)")
         for p, t in zip(paths, times):
-            print(f"  {p.name}: {t / t_alo:.2f}x the 300k .alo")
+            print(f"  {p.parent.name}/{p.name}: {t / t_alo:.2f}x the 300k .alo")
+        if preview:
+            for flag in (False, True):
+                sec, mb = batch_import(paths[-1], flag)
+                print(f"batch import{' --preview' if flag else ''} of {paths[-1].parent.name}: "
+                      f"{sec:.1f} s, peak {mb:,.0f} MB (child process)")
     finally:
         if bpy is not None:
             io_alamo.unregister()

@@ -85,7 +85,7 @@ def _dayz(version):
     return version in (53, 54)
 
 
-def _model_info(w, n_lods):
+def _model_info(w, n_lods, centre=None):
     w.i32(0)
     w.f32(2.0, 2.0)                           # bounding spheres
     w.i32(0), w.u32(0), w.u32(0)
@@ -100,9 +100,12 @@ def _model_info(w, n_lods):
             w.f32(1.0)                        # draw importance
     if w.version >= 52:
         w.f32(-1, -1, -1), w.f32(1, 1, 1)     # visual bounding box
-    w.f32(0, 0, 0), w.f32(0, 0, 0), w.f32(0.25, 0.5, 0.75)   # centres, centre of mass
+    # bounding centre (what the binariser took off every point when it centred the model),
+    # geometry centre, centre of mass
+    w.f32(*(centre if centre is not None else (0, 0, 0))), w.f32(0, 0, 0)
+    w.f32(0.25, 0.5, 0.75)
     w.f32(*np.eye(3).ravel())
-    w.raw(bytes([1, 0, 1, 1]))
+    w.raw(bytes([1, 0, 1, 1]))                # auto centre, lock, occlusion
     if _dayz(w.version):
         w.u8(0), w.f32(0.0)                   # DayZ: a flag and a float
     elif w.version >= 73:
@@ -298,8 +301,10 @@ def _vertex_table(w, lod):
         w.u8(0)
 
 
-def build_odol(version, lods, animations=False):
-    """The bytes of an ODOL file of ``version`` holding ``lods`` (SpecLod)."""
+def build_odol(version, lods, animations=False, centre=None):
+    """The bytes of an ODOL file of ``version`` holding ``lods`` (SpecLod); ``centre``: the
+    bounding centre of a model binarised with autocenter on (its points already moved by
+    minus it, as the binariser stores them)."""
     w = _Writer(version)
     w.raw(b"ODOL"), w.u32(version)
     if version >= 59:
@@ -308,7 +313,7 @@ def build_odol(version, lods, animations=False):
         w.text("\\test\\house")
     w.u32(len(lods))
     w.f32(*[lod.resolution for lod in lods])
-    _model_info(w, len(lods))
+    _model_info(w, len(lods), centre)
     if animations:
         _animations(w, len(lods))
     else:

@@ -78,12 +78,12 @@ def paa_bytes(k, side):
     return build_paa(DXT5 if alpha else DXT1, side, side, data, compress=True)
 
 
-def truck_lods(textures):
+def truck_lods(textures, frame_at=(0.0, 0.7, 0.0)):
     cab = ((0.0, 1.6, 2.2), (1.1, 0.9, 0.8))
     cargo = [((x, 1.8, z), (0.5, 0.7, 0.5)) for x in (-0.6, 0.6) for z in (-2.6, -1.6, -0.6, 0.4)]
     boxes = [cab] + cargo
     names = [f"{PREFIX}\\data\\part{k:02d}_co.paa" for k in range(textures)]
-    proxies = [(f"{PREFIX}\\frame", (0.0, 0.7, 0.0))]
+    proxies = [(f"{PREFIX}\\frame", frame_at)]
     proxies += [(f"{PREFIX}\\wheels\\wheel", (x, 0.0, z)) for x in (-1.0, 1.0) for z in (-2.0, 1.8)]
     proxies += [(f"{PREFIX}\\crew\\driver_missing", (0.5, 1.5, 2.2))]
     visual = boxes_lod(1.0, boxes, proxies,
@@ -97,15 +97,57 @@ def truck_lods(textures):
     return [visual, geometry], names
 
 
-def build_vehicle(folder, textures=19, side=256, big_side=None, big=0):
+def add_hull(lod, triangles, texture, centre=(0.0, 1.8, -1.1), radius=(1.1, 0.8, 1.6)):
+    """``lod`` with a dense closed ellipsoid of about ``triangles`` triangles appended in a
+    section of its own (``texture``): the many-triangle hull of a real vehicle."""
+    rings = max(4, int(np.sqrt(triangles / 2.0 / 2.0)))
+    segments = max(6, int(triangles / 2.0 / rings))
+    theta = np.linspace(0.02, np.pi - 0.02, rings + 1)
+    phi = np.linspace(0.0, 2.0 * np.pi, segments + 1)
+    t, f = np.meshgrid(theta, phi, indexing="ij")
+    unit = np.stack([np.sin(t) * np.cos(f), np.cos(t), np.sin(t) * np.sin(f)], -1).reshape(-1, 3)
+    pts = np.asarray(centre) + unit * radius
+    a = (np.arange(rings)[:, None] * (segments + 1) + np.arange(segments)).ravel()
+    c = a + segments + 1
+    tris = np.concatenate([np.stack([a, a + 1, c], 1), np.stack([a + 1, c + 1, c], 1)])
+    probe = pts[tris[0]]
+    if np.dot(np.cross(probe[1] - probe[0], probe[2] - probe[0]), probe[0] - centre) < 0:
+        tris = tris[:, ::-1]                 # right-handed cross products outward, as real files
+    base, first = len(lod.points), len(lod.faces)
+    uv = np.stack([f.ravel() / (2 * np.pi), t.ravel() / np.pi], 1)
+    return SpecLod(lod.resolution, np.concatenate([lod.points, pts]).astype(np.float32),
+                   lod.faces + (tris + base).tolist(), np.concatenate([lod.normals, -unit]),
+                   [np.concatenate([lod.uvs[0], uv])], lod.textures + [texture],
+                   lod.sections + [(first, first + len(tris), len(lod.textures),
+                                    len(lod.materials))],
+                   lod.materials + [texture.replace("_co.paa", ".rvmat")], [], lod.proxies)
+
+
+FRAME_CENTRE = (0.0, 2.2, -0.4)         # a frame binarised with autocenter (build_vehicle)
+
+
+def build_vehicle(folder, textures=19, side=256, big_side=None, big=0, centred=False, hull=0):
     """Write the truck, its proxied parts and textures below ``folder``; returns the truck's
-    path. ``big`` of the textures are ``big_side`` pixels square (a truck's hull maps)."""
+    path. ``big`` of the textures are ``big_side`` pixels square (a truck's hull maps).
+    ``centred``: the frame is stored as the binariser stores a part with autocenter on (as a
+    real truck's frame, cab and seats are): modelled 2.2 m above its own origin (its proxy
+    1.5 m below the truck's), its points moved by minus its bounding centre ``FRAME_CENTRE``;
+    placed as the game places it, it stands where the plain frame does. ``hull``: that many
+    triangles more in a dense hull (:func:`add_hull`) with the first texture."""
     folder.mkdir(parents=True, exist_ok=True)
-    lods, names = truck_lods(textures)
+    lods, names = truck_lods(textures, (0.0, 0.7 - FRAME_CENTRE[1], 0.0) if centred
+                             else (0.0, 0.7, 0.0))
+    if hull and textures:
+        lods[0] = add_hull(lods[0], hull, names[0])
     (folder / "truck.p3d").write_bytes(build_odol(VERSION, lods))
-    frame = boxes_lod(1.0, [((0.0, 0.0, -0.4), (0.9, 0.15, 3.0))], [],
-                      lambda k: f"{PREFIX}\\data\\part00_co.paa" if textures else None)
-    (folder / "frame.p3d").write_bytes(build_odol(VERSION, [frame]))
+    texture = (lambda k: f"{PREFIX}\\data\\part00_co.paa") if textures else None
+    if centred:
+        frame = boxes_lod(1.0, [((0.0, 0.0, 0.0), (0.9, 0.15, 3.0))], [], texture)
+        frame_bytes = build_odol(VERSION, [frame], centre=FRAME_CENTRE)
+    else:
+        frame = boxes_lod(1.0, [((0.0, 0.0, -0.4), (0.9, 0.15, 3.0))], [], texture)
+        frame_bytes = build_odol(VERSION, [frame])
+    (folder / "frame.p3d").write_bytes(frame_bytes)
     (folder / "wheels").mkdir(exist_ok=True)
     wheel = boxes_lod(1.0, [((0.0, 0.0, 0.0), (0.2, 0.5, 0.5))],
                       [(f"{PREFIX}\\wheels\\hub", (0.25, 0.0, 0.0))])

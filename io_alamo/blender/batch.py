@@ -92,7 +92,9 @@ def _context():
 
 def _options(args):
     other = {k: getattr(args, k) for k in ("metres", "not_on_ground", "no_parts",
-                                           "uncompressed_textures") if hasattr(args, k)}
+                                           "uncompressed_textures", "texture_size",
+                                           "max_triangles")
+             if getattr(args, k, None) is not None}
     if args.verb == "import":
         return {"glb": args.glb, "preview": args.preview, "glb_all": args.glb_all,
                 "texture_folders": search_folders(args), "overwrite": args.overwrite, **other}

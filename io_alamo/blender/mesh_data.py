@@ -2,7 +2,6 @@
 its triangles, per-corner data and corners numbered by what they hold; for import vertex
 groups filled from (vertex, bone, weight) arrays."""
 
-import bmesh
 import bpy
 import numpy as np
 
@@ -51,53 +50,75 @@ def loop_arrays(me, need_tangents):
         out["tangent_problem"] = "it has no UV map"
     elif need_tangents:
         try:
-            out["tangent"], out["sign"] = mikk_tangents(me)
+            out["tangent"], out["sign"] = corner_tangents(me, out["normal"])
         except RuntimeError as e:
             out["tangent_problem"] = f"Blender cannot compute them ({str(e).strip()})"
     return out
 
 
-def mikk_tangents(me):
-    """(L, 3) tangents and (L,) bitangent signs of every corner (MikkTSpace, first UV map).
-    Blender computes them for triangles and quads only: a mesh with n-gons has them
-    computed on a triangulated copy, each corner taking its own from the copy."""
+def corner_tangents(me, normals=None):
+    """(L, 3) tangents and (L,) bitangent signs of every corner (first UV map), computed in
+    numpy in a fixed order so that the same mesh gives the same bits every time (Blender's
+    threaded MikkTSpace, ``Mesh.calc_tangents``, differs by up to 2e-7 from one call to the
+    next: issue 43). As MikkTSpace: each triangle's direction of increasing U (and V), weighted
+    by its angle at the corner, summed over the triangles of the corner's face (n-gons as
+    Blender triangulates them), made perpendicular to the corner normal (``normals``, (L, 3);
+    read when None) and unit length; the sign says whether V runs along normal x tangent.
+    A corner whose UVs give no direction gets one perpendicular to its normal."""
     n = len(me.loops)
-    sizes = np.empty(len(me.polygons), np.int32)
-    me.polygons.foreach_get("loop_total", sizes)
-    if len(sizes) and sizes.max() > 4:
-        return _triangulated_tangents(me, n)
-    try:
-        me.calc_tangents(uvmap=me.uv_layers[0].name)
-        t = np.empty(n * 3, np.float32)
-        me.loops.foreach_get("tangent", t)
-        sign = np.empty(n, np.float32)
-        me.loops.foreach_get("bitangent_sign", sign)
-        return t.reshape(-1, 3), sign
-    finally:
-        me.free_tangents()
+    me.calc_loop_triangles()
+    tri = np.empty(len(me.loop_triangles) * 3, np.int32)
+    me.loop_triangles.foreach_get("loops", tri)
+    tri = tri.reshape(-1, 3)
+    co = np.empty(len(me.vertices) * 3, np.float32)
+    me.vertices.foreach_get("co", co)
+    p = co.reshape(-1, 3).astype(np.float64)[compat.corner_vertices(me)]
+    uv = compat.uv_layer(me, me.uv_layers[0]).astype(np.float64)
+    if normals is None:
+        normals = np.empty(n * 3, np.float32)
+        me.corner_normals.foreach_get("vector", normals)
+    nrm = np.asarray(normals, np.float64).reshape(-1, 3)
+    corners = p[tri]                                        # (T, 3 corners, 3)
+    to_next = np.roll(corners, -1, axis=1) - corners
+    to_prev = np.roll(corners, 1, axis=1) - corners
+    e1, e2 = to_next[:, 0], to_prev[:, 0]
+    d1 = uv[tri[:, 1]] - uv[tri[:, 0]]
+    d2 = uv[tri[:, 2]] - uv[tri[:, 0]]
+    orient = np.sign(d1[:, 0] * d2[:, 1] - d2[:, 0] * d1[:, 1])[:, None]
+    tan = _unit_rows((e1 * d2[:, 1:] - e2 * d1[:, 1:]) * orient)
+    bit = _unit_rows((e2 * d1[:, :1] - e1 * d2[:, :1]) * orient)
+    cos = np.einsum("tkc,tkc->tk", _unit_rows(to_next), _unit_rows(to_prev))
+    angle = np.arccos(np.clip(cos, -1.0, 1.0))[:, :, None]   # each corner's, (T, 3, 1)
+    t_sum = _corner_sums(tri, (tan[:, None, :] * angle).reshape(-1, 3), n)
+    b_sum = _corner_sums(tri, (bit[:, None, :] * angle).reshape(-1, 3), n)
+    t = t_sum - nrm * np.einsum("ij,ij->i", nrm, t_sum)[:, None]
+    length = np.linalg.norm(t, axis=1)
+    bad = ~(length > 1e-12)
+    if bad.any():                  # no UV direction: any vector perpendicular to the normal
+        axis = np.eye(3)[np.argmin(np.abs(nrm[bad]), axis=1)]
+        t[bad] = np.cross(nrm[bad], axis)
+        length[bad] = np.linalg.norm(t[bad], axis=1)
+    t /= np.where(length > 0, length, 1.0)[:, None]
+    sign = np.where(np.einsum("ij,ij->i", np.cross(nrm, t), b_sum) < 0, -1.0, 1.0)
+    return t.astype(np.float32), sign.astype(np.float32)
 
 
-def _triangulated_tangents(me, n):
-    copy = me.copy()
-    try:
-        ident = copy.attributes.new(".alamo_loop", "INT", "CORNER")
-        ident.data.foreach_set("value", np.arange(n, dtype=np.int32))
-        bm = bmesh.new()
-        try:
-            bm.from_mesh(copy)
-            bmesh.ops.triangulate(bm, faces=bm.faces[:])
-            bm.to_mesh(copy)
-        finally:
-            bm.free()
-        origin = np.empty(len(copy.loops), np.int32)
-        copy.attributes[".alamo_loop"].data.foreach_get("value", origin)
-        t, sign = mikk_tangents(copy)
-        out_t = np.zeros((n, 3), np.float32)
-        out_s = np.ones(n, np.float32)
-        out_t[origin], out_s[origin] = t, sign
-        return out_t, out_s
-    finally:
-        bpy.data.meshes.remove(copy)
+def _unit_rows(v):
+    length = np.sqrt(np.einsum("...c,...c->...", v, v))[..., None]
+    return v / np.where(length > 0, length, 1.0)
+
+
+def _corner_sums(tri, values, n):
+    """(n, 3) sums of ``values`` (one row per triangle corner, ``tri`` order) per corner, in
+    a fixed order (bincount adds in index order); a mesh of triangles only just places them."""
+    idx = tri.ravel()
+    out = np.zeros((n, 3))
+    if len(idx) == n and np.array_equal(np.sort(idx), np.arange(n)):
+        out[idx] = values
+        return out
+    for c in range(3):
+        out[:, c] = np.bincount(idx, values[:, c], minlength=n)
+    return out
 
 
 def distinct_loops(words):

@@ -147,6 +147,11 @@ def render_preview(context, target, size=256, samples=16, extras=None):
         scene.cycles.use_denoising = False
     r.resolution_x = r.resolution_y = size
     r.resolution_percentage = 100
+    # a small picture needs no big textures: Cycles loads each at most twice the picture's
+    # size (an Arma truck's 30 maps of 2,048-4,096 pixels otherwise fill gigabytes; issue 44)
+    r.use_simplify = True
+    scene.cycles.texture_limit_render = next(
+        (str(k) for k in (128, 256, 512, 1024, 2048, 4096, 8192) if k >= 2 * size), "OFF")
     r.image_settings.file_format = "PNG"
     r.filepath = str(target)
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -1,7 +1,7 @@
 """File > Import entries and drag and drop. Thin: options in, import function, report out."""
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty
+from bpy.props import BoolProperty, EnumProperty, IntProperty
 
 from ...formats.alamo.choices import AS_IMPORTED_FORMAT_ITEMS, SCOPE_ITEMS
 from ...formats.registry import by_key
@@ -11,6 +11,7 @@ from ..file_operators import (drop_handler, export_base, export_reported, import
 from ..prefs import default_ala_format, user_texture_folders
 from ..progress import reports_progress
 from . import archive_import
+from .exporter import budget
 from .exporter import textures as textures_out
 from .exporter.ala import AlaExportOptions, armature_actions, export_ala
 from .exporter.alo import AloExportOptions, export_alo
@@ -111,6 +112,16 @@ class EXPORT_SCENE_OT_alo(bpy.types.Operator, export_base(MODEL)):
         name="Texture Format", default=textures_out.TEXTURE_FORMAT_ITEMS[0][0],
         items=textures_out.TEXTURE_FORMAT_ITEMS,
         description="How Write Textures writes .dds files")
+    texture_size: EnumProperty(
+        name="Texture Size", default=str(textures_out.DEFAULT_MAX_SIZE),
+        items=textures_out.TEXTURE_SIZE_ITEMS,
+        description="The largest side Write Textures writes (larger images are halved until "
+                    "they fit; the images in Blender stay as they are)")
+    lod_triangles: IntProperty(
+        name="Triangles per LOD", default=0, min=0,
+        description="A triangle budget for each LOD's visible meshes: meshes over it are "
+                    "written decimated (Blender's Decimate, on the export's copy; the scene "
+                    "stays as it is). 0 keeps every triangle")
     ala_format: EnumProperty(name="Animation Format", default="0", items=AS_IMPORTED_FORMAT_ITEMS)
 
     @reports_progress
@@ -125,8 +136,9 @@ class EXPORT_SCENE_OT_alo(bpy.types.Operator, export_base(MODEL)):
             return export_reported(self, context,
                                    lambda: export_particles(context, self.filepath, system))
         return export_reported(self, context, lambda: textures_out.after_export(
-            export_alo(context, self.filepath, options), self.filepath, self.write_textures,
-            self.texture_format))
+            budget.export_within(context, self.lod_triangles, lambda: export_alo(
+                context, self.filepath, options)),
+            self.filepath, self.write_textures, self.texture_format, int(self.texture_size)))
 
 
 def _action_items(self, context):

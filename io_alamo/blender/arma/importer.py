@@ -135,6 +135,8 @@ class _Builder:
         self.markers = 0
         shown = max((r.level for r in roles if r.role == VISUAL), default=None)
         self.shown_index = shown_lod(self.model)
+        self.lods_with_proxies = sum(1 for lod, r in zip(self.model.lods, roles)
+                                     if r.role == VISUAL and lod.proxies)
         for i, lod in enumerate(self.model.lods):
             obj = self._lod(i, lod, roles[i])
             if self.options.hide_other_lods and not (roles[i].role == VISUAL
@@ -245,12 +247,20 @@ class _Builder:
         for proxy in lod.proxies:
             part = None
             if self.options.import_parts and index == self.shown_index:
-                part = self.parts.add(proxy, np.eye(4))
+                part = self.parts.add(proxy, np.eye(4), suffix=self.part_suffix(role))
+            elif self.options.import_parts and role.role == VISUAL:   # a lower LOD's, hidden
+                part = self.parts.add(proxy, np.eye(4), suffix=self.part_suffix(role),
+                                      hidden=self.options.hide_other_lods)
             else:
                 self.loader.file_of(proxy)                  # listed when missing
             if part is None:
                 self._proxy(obj, proxy)
         return obj
+
+    def part_suffix(self, role):
+        """``_LOD<n>`` for the parts of a visual LOD when more than one visual LOD has proxies
+        (each LOD draws its own parts in the game), else nothing (drawn at every LOD)."""
+        return f"_LOD{role.level}" if self.lods_with_proxies > 1 else ""
 
     def _on_armature(self, obj, role, skinned):
         """An exported LOD hangs on the armature (skinned: with an Armature modifier)."""

@@ -2,10 +2,11 @@
 ``.p3d`` files its proxies name. A proxy's file is looked up as textures are (the folders
 above the model, then the preference folders; the longest matching tail of its path wins) and
 imported as a part: the shown (most detailed visual) LOD of that file as an Alamo mesh at the
-proxy's place, on the proxy's bone where it has one, else on the armature; its own proxies
-follow, recursively. Each file is read once and its mesh built once (four wheels share one
-mesh); a file that (through its parts) names itself is not placed inside itself again.
-Proxies whose file is not found stay empties and are listed in the import's report."""
+proxy's place (its points first moved back by the file's bounding centre, as the game places
+it: ``placement.uncentre``), on the proxy's bone where it has one, else on the armature; its
+own proxies follow, recursively. Each file is read once and its mesh built once (four wheels
+share one mesh); a file that (through its parts) names itself is not placed inside itself
+again. Proxies whose file is not found stay empties and are listed in the import's report."""
 
 import os
 
@@ -13,7 +14,7 @@ import bpy
 from mathutils import Matrix
 
 from ...formats.arma import proxy_marker_faces, read_p3d
-from ...formats.arma.placement import place, proxy_matrix, shown_lod
+from ...formats.arma.placement import place, proxy_matrix, shown_lod, uncentre
 from ...formats.errors import FormatError
 from ...formats.files import read_file_bytes
 from ..names import IMPORT_NAME_KEY, to_blender
@@ -62,8 +63,8 @@ class PartLoader:
             except (FormatError, OSError) as e:
                 self.warn(f"proxy {proxy.path!r}: {e}")
                 model = None
-            if model is not None:
-                place(model, self.scale)
+            if model is not None:         # the part's own origin at the proxy, as in the game
+                place(uncentre(model), self.scale)
             self.models[key] = model
         return self.models[key]
 
@@ -77,9 +78,11 @@ class PartBuilder:
         self.meshes = {}          # normcased file path -> Blender mesh
         self.count = 0
 
-    def add(self, proxy, lod_matrix, chain=()):
+    def add(self, proxy, lod_matrix, chain=(), suffix="", hidden=False):
         """The part of ``proxy`` (None if its file is missing or unreadable), placed at
-        ``lod_matrix`` (file axes, relative to the armature) @ the proxy's transform."""
+        ``lod_matrix`` (file axes, relative to the armature) @ the proxy's transform; its
+        object's name ends in ``suffix`` (``_LOD<n>``: the part of that LOD only), hidden
+        with its LOD when ``hidden``."""
         model = self.loader.part_of(proxy)
         path = self.loader.file_of(proxy)
         if model is None or shown_lod(model) < 0:
@@ -89,9 +92,12 @@ class PartBuilder:
             return None
         matrix = lod_matrix @ proxy_matrix(proxy)
         lod = model.lods[shown_lod(model)]
-        obj = self._object(key, path, lod, proxy, matrix)
+        obj = self._object(key, path, lod, proxy, matrix, suffix)
+        if hidden:
+            obj.hide_set(True)
+            obj.hide_render = True
         for inner in lod.proxies:
-            self.add(inner, matrix, chain + (key,))
+            self.add(inner, matrix, chain + (key,), suffix, hidden)
         return obj
 
     def _mesh(self, key, path, lod):
@@ -112,11 +118,11 @@ class PartBuilder:
         self.meshes[key] = me
         return me
 
-    def _object(self, key, path, lod, proxy, matrix):
+    def _object(self, key, path, lod, proxy, matrix, suffix=""):
         b = self.b
         me = self._mesh(key, path, lod)
         self.count += 1
-        obj = b.tx.add(bpy.data.objects.new(f"{b.name}_{me.name}_{self.count:02d}", me))
+        obj = b.tx.add(bpy.data.objects.new(f"{b.name}_{me.name}_{self.count:02d}{suffix}", me))
         b.collection.objects.link(obj)
         b.result.objects.append(obj)
         obj.parent = b.arm

@@ -82,18 +82,39 @@ def proxy_matrix(proxy):
     return m
 
 
+def uncentre(model):
+    """Move every point, frame and proxy of ``model`` back by its bounding centre, in place:
+    the binariser, with autocenter on (the default; the named property ``autocenter=0``
+    turns it off), stores each point minus the model's bounding centre, and the game puts a
+    proxied model's original origin, not its centre, at the proxy (see the README's *Where
+    the game puts a proxied part*). A model binarised with autocenter off stores a zero
+    centre and is left as it is."""
+    centre = model.info.bounding_center if model.info is not None else None
+    if centre is None:
+        return model
+    centre = np.asarray(centre, np.float32)
+    if centre.shape != (3,) or not np.isfinite(centre).all() or not centre.any():
+        return model
+    return _move(model, 1.0, centre)
+
+
 def place(model, scale=1.0, lift=0.0):
     """Scale every point, frame and proxy position of ``model`` by ``scale``, then raise
     them by ``lift`` (file y), in place."""
-    offset = np.array([0.0, lift, 0.0], np.float32)
+    return _move(model, scale, np.array([0.0, lift, 0.0], np.float32))
+
+
+def _move(model, scale, offset):
+    """Every point, frame and proxy position of ``model`` times ``scale`` plus ``offset``."""
+    scale = np.float32(scale)
     for lod in model.lods:
         if lod.vertices is not None and len(lod.vertices):
-            lod.vertices = (lod.vertices * np.float32(scale) + offset).astype(np.float32)
+            lod.vertices = (lod.vertices * scale + offset).astype(np.float32)
         for frame in lod.frames:
-            frame.points = (np.asarray(frame.points, np.float32) * np.float32(scale)
+            frame.points = (np.asarray(frame.points, np.float32) * scale
                             + offset).astype(np.float32)
         for proxy in lod.proxies:        # in float32 as the points: markers still match
             m = np.array(proxy.matrix, np.float32)
-            m[:3, 3] = m[:3, 3] * np.float32(scale) + offset
+            m[:3, 3] = m[:3, 3] * scale + offset
             proxy.matrix = m
     return model

@@ -96,6 +96,50 @@ def test_proxied_parts_are_imported_at_their_places_each_file_once(blender, vehi
     assert np.allclose(np.array(hub_x) - wheel_x, 0.25 * s, atol=1e-4)     # the wheel's proxy
 
 
+def test_a_part_binarised_with_autocenter_stands_where_the_game_puts_it(blender, tmp_path):
+    """Issue 43: a frame whose file stores a non-zero bounding centre (its points minus it)
+    lands at the proxy plus that centre, where the plain frame of the same truck lands: the
+    wheels on the ground, no part sunk below them."""
+    plain = import_p3d(bpy.context, str(build_vehicle(tmp_path / "plain", textures=1, side=8)))
+    frame = [o for o in plain.objects if o.get("p3d_part_file", "").endswith("frame.p3d")]
+    expected = _co(frame[0])
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    res = import_p3d(bpy.context, str(build_vehicle(tmp_path / "centred", textures=1, side=8,
+                                                    centred=True)))
+    parts = [o for o in res.objects if o.get("p3d_part_file")]
+    frame = [o for o in parts if o["p3d_part_file"].endswith("frame.p3d")]
+    wheels = [o for o in parts if o["p3d_part_file"].endswith("wheel.p3d")]
+    np.testing.assert_allclose(_co(frame[0]), expected, atol=1e-4)
+    s = ALAMO_UNITS_PER_METRE
+    np.testing.assert_allclose(_co(frame[0]).mean(axis=0), [0.0, -0.4 * s, 1.2 * s], atol=1e-4)
+    wheel_bottom = min(_co(w)[:, 2].min() for w in wheels)
+    assert wheel_bottom == pytest.approx(0.0, abs=1e-4)          # the wheels on the ground
+    assert min(_co(o)[:, 2].min() for o in _shown(res)) >= wheel_bottom - 1e-4   # none sunk
+    assert res.collection["p3d_import_lift"] == pytest.approx(0.5 * s, rel=1e-5)
+
+
+def test_proxies_of_a_lower_lod_become_that_lods_parts(blender, tmp_path):
+    """Issue 43: each visual LOD draws its own parts in the game; a lower LOD's proxies
+    become parts named for that LOD (hidden with it), not empties; both are exported."""
+    box = [((0, 1, 0), (0.5, 0.5, 0.5))]
+    fine = boxes_lod(1.0, box, [("\\x\\gun", (0.2, 1.6, 0.3))])
+    coarse = boxes_lod(2.0, box, [("\\x\\gun", (0.2, 1.6, 0.3))])
+    (tmp_path / "unit.p3d").write_bytes(build_odol(73, [fine, coarse]))
+    (tmp_path / "gun.p3d").write_bytes(build_odol(73, [boxes_lod(1.0, [((0, 0, 0),
+                                                                         (0.1, 0.1, 0.4))])]))
+    res = import_p3d(bpy.context, str(tmp_path / "unit.p3d"))
+    parts = sorted((o for o in res.objects if o.get("p3d_part_file")), key=lambda o: o.name[-5:])
+    assert [o.name[-5:] for o in parts] == ["_LOD0", "_LOD1"]
+    assert parts[0].hide_get() and parts[0].hide_render and parts[1].visible_get()
+    assert parts[0].data == parts[1].data                      # one mesh for both
+    assert not [o for o in res.objects if o.type == "EMPTY"]
+    np.testing.assert_allclose(_co(parts[0]), _co(parts[1]), atol=1e-5)
+    out = tmp_path / "unit.alo"
+    assert bpy.ops.export_scene.alo(filepath=str(out)) == {"FINISHED"}
+    names = {m.name for m in read_alo(out.read_bytes()).meshes}
+    assert {parts[0].name, parts[1].name} <= names
+
+
 def test_export_writes_the_parts_as_the_units_meshes(blender, vehicle, tmp_path):
     res = import_p3d(bpy.context, str(vehicle))
     out = tmp_path / "truck.alo"

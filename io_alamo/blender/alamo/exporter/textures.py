@@ -8,6 +8,15 @@ that file name in the model's folder. The image is the one
 the material preview shows (matched as the import matches them: by name, ``.dds`` and ``.tga``
 standing in for each other); placeholders of missing textures are not written. Each file is
 written to a temporary name and renamed, so a failure leaves no partial file.
+
+The texture budget (issue 43): ``max_size`` caps the largest side of every written texture
+(halved with the mipmaps' box filter until it fits; never enlarged), ``DEFAULT_MAX_SIZE``
+by default: 1,024 pixels, the largest the games' own and their mods' unit textures use
+(``../shared/corpus``: 256 x 256 for Empire at War's vehicles, 1,024 x 1,024 the largest), so
+that an Arma truck's 2,048-4,096 pixel maps stop costing 4-16 times the memory of a game
+unit's. A texture whose alpha is 255 everywhere is written DXT1 (half DXT5's size); one the
+import marked as having no team colour (alpha 0, read by the bump shaders as the team colour
+mask) keeps it in DXT5. The Blender image (the source) is never changed.
 """
 
 import ntpath
@@ -16,7 +25,7 @@ import struct
 
 import numpy as np
 
-from ....formats.alamo.dds import COMPRESSED, UNCOMPRESSED, dxt_available, encode_dds
+from ....formats.alamo.dds import COMPRESSED, UNCOMPRESSED, dxt_available, encode_dds, mip_chain
 from ....formats.alamo.model import ParamType
 from ....formats.saving import write_all
 from ...problems import add_warning
@@ -38,6 +47,24 @@ def encode_tga(rgba, compression=None):
 
 
 ENCODERS = {".dds": encode_dds, ".tga": encode_tga}
+DEFAULT_MAX_SIZE = 1024
+TEXTURE_SIZE_ITEMS = [("0", "As They Are", "Every texture at its own size"),
+                      ("256", "256", "256 x 256 at most, as Empire at War's own vehicles"),
+                      ("512", "512", "512 x 512 at most"),
+                      ("1024", "1024", "1,024 x 1,024 at most, the largest the games' units use "
+                       "(the default)"),
+                      ("2048", "2048", "2,048 x 2,048 at most")]
+
+
+def within(rgba, max_size):
+    """``rgba`` halved (the mipmaps' 2 x 2 box filter) until its largest side is at most
+    ``max_size`` (0 or None: as it is)."""
+    if not max_size or max(rgba.shape[:2]) <= max_size:
+        return rgba
+    for level in mip_chain(rgba):
+        if max(level.shape[:2]) <= max_size:
+            return level
+    return rgba
 
 
 def texture_names(model):
@@ -67,9 +94,10 @@ def _is_placeholder(img):
     return img.source == "GENERATED" and img.packed_file is None
 
 
-def write_textures(model, filepath, problems, compression=COMPRESSED):
+def write_textures(model, filepath, problems, compression=COMPRESSED, max_size=DEFAULT_MAX_SIZE):
     """Write the textures of ``model`` beside ``filepath``; returns the paths written.
-    ``compression``: COMPRESSED (DXT, the default) or UNCOMPRESSED, for .dds files."""
+    ``compression``: COMPRESSED (DXT, the default) or UNCOMPRESSED, for .dds files;
+    ``max_size``: the largest side written (0: each at its own size)."""
     if compression == COMPRESSED and not dxt_available():
         add_warning(problems, "textures written uncompressed: etcpak (the DXT encoder) is not "
                     "installed")
@@ -88,16 +116,22 @@ def write_textures(model, filepath, problems, compression=COMPRESSED):
         target = os.path.join(folder, base)
         if any(os.path.normcase(t) == os.path.normcase(target) for _, t in planned):
             continue                # two folders' textures of one name: the first is written
-        planned.append((encode(image_rgba(img), compression), target))
+        planned.append((encode(within(image_rgba(img), max_size), compression), target))
     write_all(planned)
     return [path for _, path in planned]
 
 
-def after_export(result, filepath, enabled, compression=COMPRESSED):
+def written_bytes(paths):
+    """Bytes of the files at ``paths`` (those that exist)."""
+    return sum(os.path.getsize(p) for p in paths if os.path.exists(p))
+
+
+def after_export(result, filepath, enabled, compression=COMPRESSED, max_size=DEFAULT_MAX_SIZE):
     """The export operator's hook: with ``enabled``, write the textures of the exported
-    model beside it and count them in the result."""
+    model beside it and count them (and their bytes) in the result."""
     if enabled and result.model is not None:
-        result.counts["textures"] = len(write_textures(result.model, filepath, result.problems,
-                                                       compression))
+        paths = write_textures(result.model, filepath, result.problems, compression, max_size)
+        result.counts["textures"] = len(paths)
+        result.counts["texture_bytes"] = written_bytes(paths)
     return result
 
