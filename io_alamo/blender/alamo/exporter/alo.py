@@ -76,6 +76,7 @@ def export_alo(context: bpy.types.Context, filepath: str,
                                                      new_format=options.new_ala_format),
                                     source=exporter.source)
             anims.append((path, built.animation, action))
+            result.problems += built.problems
         result.timings["animations"] = time.perf_counter() - t
     t = time.perf_counter()
     # all files or none: a failure leaves every existing file as it was
