@@ -183,6 +183,9 @@ class _Exporter:
         plugin_data.apply_skeleton(self.plugin, built, self.report)
         self.skeleton, self.bone_index, self.worlds = built.skeleton, built.bone_index, \
             built.worlds
+        # bones keep their place by name, not by number: a bone deleted or added moves the
+        # indices of others, which the file's data kept as it is must follow (issue 39)
+        self.source_of, self.export_of = built.source_index, built.export_of_source()
         meshes = [o for o in objs if o.type == "MESH"]
         lights = [o for o in objs if o.type == "LIGHT"]
         empties = [o for o in objs if o.type == "EMPTY"]
@@ -264,8 +267,8 @@ class _Exporter:
             return self.bone_index.get(hung_on, 0)
         if obj.parent is not None and obj.parent == self.arm and obj.parent_type == "BONE":
             return self.bone_index.get(obj.parent_bone, 0)
-        if source_bone is not None and 0 <= source_bone < len(self.skeleton.bones):
-            return source_bone
+        if source_bone is not None and 0 <= source_bone < len(self.export_of):
+            return max(int(self.export_of[source_bone]), 0)
         return 0
 
     # --- meshes and lights ------------------------------------------------------------------
@@ -275,12 +278,13 @@ class _Exporter:
         data relative to it, as the file stores it, still where Blender shows the object
         (objects on a bone with Relative Parent stay put when the bone is moved in Edit
         Mode)."""
-        if self.source is None or not 0 <= bone < len(self.source.bones):
+        s = self.source_of[bone] if bone < len(self.source_of) else -1
+        if self.source is None or not 0 <= s < len(self.source.bones):
             return False
         if self._src_worlds is None:
             with np.errstate(all="ignore"):
                 self._src_worlds = self.source.skeleton.world_matrices()
-        a, b = self.worlds[bone], self._src_worlds[bone]
+        a, b = self.worlds[bone], self._src_worlds[s]
         return bool(np.array_equal(a, b, equal_nan=True)
                     or np.allclose(a, b, rtol=1e-6, atol=1e-6))
 
@@ -335,9 +339,10 @@ class _Exporter:
         self.check_name("mesh", name, [obj])
         self._obj = obj
         p = obj.alamo
-        if isinstance(src, Mesh) and obj.get(fingerprint.KEY) and self.bake.identity \
+        kept = _bones_followed(src, self.export_of) if isinstance(src, Mesh) else None
+        if kept is not None and obj.get(fingerprint.KEY) and self.bake.identity \
                 and (_skinned(src) or self.bone_as_file(bone)) and not self._touched(obj):
-            rec = src
+            rec = src = kept
             materials = [self._material(slot.material, s.material)
                          for slot, s in zip(obj.material_slots, src.submeshes)]
             if (name != src.name or int(p.hidden) != src.hidden
@@ -500,7 +505,7 @@ class _Exporter:
                 rec.nested, rec.layout = s.nested, s.layout
                 if s.position is not None and (
                         np.allclose(s.position, rec.position, atol=1e-5)
-                        or (bone == s.bone and self.bone_as_file(bone)
+                        or (self.source_of[bone] == s.bone and self.bone_as_file(bone)
                             and _placed_as_imported(obj, self.bake))):
                     rec.position = s.position
                 rec = keep_or_rebuild(s, rec, DAZZLE_FIELDS)
@@ -513,6 +518,32 @@ class _Exporter:
                     if not np.all(np.isfinite(local)) else "")
             out.append(rec)
         return out
+
+
+def _bones_followed(mesh, export_of):
+    """``mesh`` (the file's record) with its skin's bone indices those the bones have now
+    (``export_of``: export index of each file bone), itself when none moved, None when it
+    is skinned to a bone that was deleted (it is rebuilt)."""
+    subs = []
+    for s in mesh.submeshes:
+        if s.bone_map is None or not len(s.bone_map):
+            subs.append(s)
+            continue
+        old = np.asarray(s.bone_map, np.int64)
+        if old.max() >= len(export_of) or (export_of[old] < 0).any():
+            return None
+        new = export_of[old]
+        if np.array_equal(new, old):
+            subs.append(s)
+            continue
+        s = copy.copy(s)
+        s.bone_map = new.astype(np.asarray(s.bone_map).dtype)
+        subs.append(s)
+    if all(a is b for a, b in zip(subs, mesh.submeshes)):
+        return mesh
+    out = copy.copy(mesh)
+    out.submeshes = subs
+    return out
 
 
 def _skinned(mesh):
