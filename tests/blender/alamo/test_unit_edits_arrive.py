@@ -287,3 +287,62 @@ def test_corpus_bone_deleted_reindexes_animations_and_keeps_meshes(blender, tmp_
         for w, s in zip(written.bones, kept):
             assert w.index == s.index - (s.index > gone)
             assert same_bone_data(w, s)
+
+
+# --- point 5: resizing a posed unit acts on the rest pose ---------------------------------
+
+def posed(arm, frame_of=0.5):
+    """Show the unit's first action at a frame inside it (the pose import leaves a modder)."""
+    from io_alamo.blender.alamo.unit_actions import unit_actions
+    if not unit_actions(arm):
+        pytest.skip("no animation of this unit was imported")
+    action = unit_actions(arm)[0]
+    use_action(arm, action)
+    start, end = action.frame_range
+    bpy.context.scene.frame_set(int(start + frame_of * (end - start)))
+    return action
+
+
+def resized_is_scaled(tmp_path, source, arm, way):
+    from test_resize import FACTOR, dazzle_points, mesh_points
+    select_only(arm)
+    if way == "operator":
+        assert bpy.ops.alamo.scale_model(factor=FACTOR) == {"FINISHED"}
+    else:
+        arm.scale = (FACTOR,) * 3
+    out = tmp_path / "out"
+    export_unit(arm, out, source.name)
+    model, new = read_alo(source.read_bytes()), read_alo((out / source.name).read_bytes())
+    reach = max(1.0, float(np.abs(model.skeleton.world_matrices()[:, :3, 3]).max()))
+    tol = 2e-4 * reach * FACTOR
+    a, b = model.skeleton.world_matrices(), new.skeleton.world_matrices()
+    assert np.allclose(b[:, :3, 3], FACTOR * a[:, :3, 3], atol=tol)
+    # each mesh's bounds (a rebuilt shadow mesh adds vertices: its mean moves)
+    for (name, lo, hi, _), (_, lo2, hi2, _) in zip(mesh_points(model), mesh_points(new)):
+        for x, y in ((lo, lo2), (hi, hi2)):
+            assert np.allclose(y, FACTOR * x, atol=tol), name
+    assert np.allclose(dazzle_points(new), FACTOR * dazzle_points(model), atol=tol)
+    for path in (out / source.name).parent.glob("*.ala"):
+        loads(path, out / source.name)
+
+
+@pytest.mark.parametrize("way", ["operator", "unapplied"])
+def test_resize_of_a_posed_unit_scales_its_rest(blender, tmp_path, way):
+    folder, arm = unit(tmp_path, 2)
+    action = posed(arm)
+    moved = max((pb.matrix.translation - pb.bone.matrix_local.translation).length
+                for pb in arm.pose.bones)
+    assert moved > 0.01, "the sample's pose moves no bone: the test would prove nothing"
+    resized_is_scaled(tmp_path, folder / "Tank.alo", arm, way)
+    assert arm.animation_data.action == action
+
+
+@pytest.mark.parametrize("model", [m for m, _ in corpus_units()] or
+                         [pytest.param(None, marks=pytest.mark.skip("no corpus"))],
+                         ids=lambda p: getattr(p, "name", "none"))
+def test_corpus_resize_of_a_posed_unit_scales_its_rest(blender, tmp_path, model):
+    assert bpy.ops.import_scene.alo(filepath=str(model), import_animations=True) == \
+        {"FINISHED"}
+    arm = next(o for o in bpy.context.scene.objects if o.type == "ARMATURE")
+    posed(arm)
+    resized_is_scaled(tmp_path, model, arm, "operator")

@@ -177,7 +177,9 @@ class _Exporter:
             self.warn(f"armature {arm.name!r} was scaled by {keys_scale:.4g} since import "
                       "(Apply Scale) and its actions' location keys were not: its animations "
                       f"are written with them scaled by {keys_scale:.4g} (Alamo > Scale Model "
-                      "scales the keys in Blender too)", [arm])
+                      "scales the keys in Blender too; Blender's Apply Scale also moves objects "
+                      "on bones by the pose shown at the time: apply it at rest, Armature > "
+                      "Pose Position: Rest, or use Scale Model)", [arm])
         lap("gather")
         built = build_skeleton(arm, self.source, self.report)
         plugin_data.apply_skeleton(self.plugin, built, self.report)
