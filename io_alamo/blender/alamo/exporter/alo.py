@@ -28,6 +28,7 @@ from ..particle_preview.systems import is_preview
 from . import plugin as plugin_data
 from .ala import AlaExportOptions, armature_actions, build_animation, file_name_for
 from .bake import applied_scale, bake_of, origin_note
+from .bone_follow import bone_for_proxy, bones_followed, off_bone
 from .common import AloExportOptions, ExportError, ExportResult, Problem, Report, shader_value
 from .game_check import save_checked
 from .rest_pose import rest_pose
@@ -341,7 +342,7 @@ class _Exporter:
         self.check_name("mesh", name, [obj])
         self._obj = obj
         p = obj.alamo
-        kept = _bones_followed(src, self.export_of) if isinstance(src, Mesh) else None
+        kept = bones_followed(src, self.export_of) if isinstance(src, Mesh) else None
         if kept is not None and obj.get(fingerprint.KEY) and self.bake.identity \
                 and (_skinned(src) or self.bone_as_file(bone)) and not self._touched(obj):
             rec = src = kept
@@ -470,6 +471,7 @@ class _Exporter:
     def _proxies(self, objs):
         out = []
         for obj, bone, name, s in self._with_sources(objs, "proxy", "proxies"):
+            bone = self._proxy_bone(obj, bone, name)
             p = obj.alamo
             hidden = int(p.hidden)
             alt = int(p.alt_decrease_stay_hidden)
@@ -482,6 +484,20 @@ class _Exporter:
             out.append(keep_or_rebuild(s, Proxy(name, bone, hidden, alt, s.layout if s else None),
                                        PROXY_FIELDS))
         return out
+
+    def _proxy_bone(self, obj, bone, name):
+        """The game puts a proxy at its bone: an empty moved off it gets a bone of its own
+        there, under its bone (which stays as it is, as do the animations)."""
+        if _placed_as_imported(obj, self.bake) or obj.name in self.own_bone:
+            return bone
+        world = self.to_model(obj)
+        if not off_bone(world, self.worlds[bone]):
+            return bone
+        self.skeleton, new = bone_for_proxy(self.skeleton, self.worlds, world, bone, name)
+        self.warn(f"proxy {obj.name!r} was moved off bone "
+                  f"{self.skeleton.bones[bone].name!r}: written on a new bone "
+                  f"{self.skeleton.bones[new].name!r} under it, where the empty is", [obj])
+        return new
 
     def _ordered_by_index(self, objs, n):
         old = sorted((o for o in objs if 0 <= self.file_index(o) < n), key=self.file_index)
@@ -520,32 +536,6 @@ class _Exporter:
                     if not np.all(np.isfinite(local)) else "")
             out.append(rec)
         return out
-
-
-def _bones_followed(mesh, export_of):
-    """``mesh`` (the file's record) with its skin's bone indices those the bones have now
-    (``export_of``: export index of each file bone), itself when none moved, None when it
-    is skinned to a bone that was deleted (it is rebuilt)."""
-    subs = []
-    for s in mesh.submeshes:
-        if s.bone_map is None or not len(s.bone_map):
-            subs.append(s)
-            continue
-        old = np.asarray(s.bone_map, np.int64)
-        if old.max() >= len(export_of) or (export_of[old] < 0).any():
-            return None
-        new = export_of[old]
-        if np.array_equal(new, old):
-            subs.append(s)
-            continue
-        s = copy.copy(s)
-        s.bone_map = new.astype(np.asarray(s.bone_map).dtype)
-        subs.append(s)
-    if all(a is b for a, b in zip(subs, mesh.submeshes)):
-        return mesh
-    out = copy.copy(mesh)
-    out.submeshes = subs
-    return out
 
 
 def _skinned(mesh):
