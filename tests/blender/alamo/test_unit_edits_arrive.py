@@ -346,3 +346,115 @@ def test_corpus_resize_of_a_posed_unit_scales_its_rest(blender, tmp_path, model)
     arm = next(o for o in bpy.context.scene.objects if o.type == "ARMATURE")
     posed(arm)
     resized_is_scaled(tmp_path, model, arm, "operator")
+
+
+# --- point 3: a proxy empty moved in Object Mode is written where it is -------------------
+
+def empty_of(role, name=None):
+    return next(o for o in bpy.data.objects if o.alamo.role == role
+                and (name is None or o.alamo.name == name))
+
+
+def model_space(arm, obj):
+    return np.linalg.inv(np.array(arm.matrix_world)) @ np.array(obj.matrix_world)
+
+
+def test_moved_proxy_empty_is_written_on_a_bone_of_its_own(blender, tmp_path):
+    folder, arm = unit(tmp_path, 2)
+    proxy = empty_of("PROXY")
+    select_only(proxy)
+    assert bpy.ops.transform.translate(value=(0.5, -0.25, 0.75)) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    out = tmp_path / "out"
+    result = export_unit(arm, out)
+    assert any(repr(proxy.name) in w and "new bone" in w for w in result.warnings)
+    before = read_alo((folder / "Tank.alo").read_bytes())
+    after = read_alo((out / "Tank.alo").read_bytes())
+    n = len(before.bones)
+    assert len(after.bones) == n + 1                 # one bone added, at the end
+    for a, b in zip(after.bones[:n], before.bones):  # the others exactly as they were
+        assert (a.name, a.parent) == (b.name, b.parent) and np.array_equal(a.matrix, b.matrix)
+    (p,), (old,) = after.connections.proxies, before.connections.proxies
+    assert p.name == old.name and p.bone == n and after.bones[n].parent == old.bone
+    at = after.skeleton.world_matrices()[p.bone][:3, 3]
+    assert np.allclose(at, model_space(arm, proxy)[:3, 3], atol=1e-4)
+    assert not np.allclose(at, before.skeleton.world_matrices()[old.bone][:3, 3], atol=0.1)
+    for a, b in zip(after.objects, before.objects):          # meshes and lights untouched
+        for sa, sb in zip(getattr(a, "submeshes", []), getattr(b, "submeshes", [])):
+            assert np.array_equal(sa.vertices, sb.vertices)
+    assert (out / f"{ANIM}.ala").read_bytes() == (folder / f"{ANIM}.ala").read_bytes()
+    loads(out / f"{ANIM}.ala", out / "Tank.alo")
+
+
+def test_proxy_empty_left_on_its_bone_adds_no_bone(blender, tmp_path):
+    folder, arm = unit(tmp_path, 2)
+    out = tmp_path / "out"
+    result = export_unit(arm, out)
+    assert not any("new bone" in w for w in result.warnings)
+    assert (out / "Tank.alo").read_bytes() == (folder / "Tank.alo").read_bytes()
+
+
+# --- point 4: proxies, dazzles and lights follow their bone moved in Edit Mode -------------
+
+def move_bone(arm, name, offset):
+    select_only(arm)
+    bpy.ops.object.mode_set(mode="EDIT")
+    for b in arm.data.edit_bones:
+        b.select = b.select_head = b.select_tail = b.name == name
+    assert bpy.ops.transform.translate(value=offset) == {"FINISHED"}
+    bpy.ops.object.mode_set(mode="OBJECT")
+    bpy.context.view_layer.update()
+
+
+@pytest.mark.parametrize("role, bone", [("PROXY", "P_Smoke"), ("DAZZLE", "B_Beacon"),
+                                        ("LIGHT", "B_Headlight")])
+def test_empty_follows_its_bone_moved_in_edit_mode(blender, tmp_path, role, bone):
+    folder, arm = unit(tmp_path, 2)
+    obj = empty_of(role)
+    was = model_space(arm, obj)[:3, 3].copy()
+    move_bone(arm, bone, (0.0, 1.5, 0.25))
+    now = model_space(arm, obj)[:3, 3]
+    assert np.allclose(now, was + (0.0, 1.5, 0.25), atol=1e-5)        # Blender shows it
+    out = tmp_path / "out"
+    result = export_unit(arm, out)
+    assert not any("new bone" in w for w in result.warnings)
+    before = read_alo((folder / "Tank.alo").read_bytes())
+    after = read_alo((out / "Tank.alo").read_bytes())
+    assert len(after.bones) == len(before.bones)
+    worlds = after.skeleton.world_matrices()
+    k = [b.name for b in after.bones].index(bone)
+    if role == "DAZZLE":
+        d = after.connections.dazzles[0]
+        assert d.bone == k
+        written = worlds[k][:3, :3] @ d.position + worlds[k][:3, 3]
+    else:
+        written = worlds[k][:3, 3]           # the game puts it at its bone
+    assert np.allclose(written, now, atol=1e-4)                       # the file agrees
+    loads(out / f"{ANIM}.ala", out / "Tank.alo")
+
+
+def units_with_proxies():
+    units = [m for m, _ in corpus_units()]
+    return units or [pytest.param(None, marks=pytest.mark.skip("no corpus"))]
+
+
+@pytest.mark.parametrize("model", units_with_proxies(), ids=lambda p: getattr(p, "name", "none"))
+def test_corpus_proxy_follows_its_bone_moved_in_edit_mode(blender, tmp_path, model):
+    assert bpy.ops.import_scene.alo(filepath=str(model), import_animations=True) == \
+        {"FINISHED"}
+    arm = next(o for o in bpy.context.scene.objects if o.type == "ARMATURE")
+    proxies = [o for o in bpy.data.objects if o.alamo.role == "PROXY" and o.parent == arm]
+    if not proxies:
+        pytest.skip("no proxy")
+    proxy = proxies[0]
+    move_bone(arm, proxy.parent_bone, (3.0, 0.0, 0.0))
+    out = tmp_path / "out"
+    result = export_unit(arm, out, model.name)
+    assert not any("new bone" in w for w in result.warnings)
+    after = read_alo((out / model.name).read_bytes())
+    assert len(after.bones) == len(read_alo(model.read_bytes()).bones)
+    p = next(p for p in after.connections.proxies
+             if p.name.lower() == proxy.alamo.name.lower())
+    at = after.skeleton.world_matrices()[p.bone][:3, 3]
+    reach = max(1.0, float(np.abs(at).max()))
+    assert np.allclose(at, model_space(arm, proxy)[:3, 3], atol=1e-5 * reach)
