@@ -458,3 +458,31 @@ def test_corpus_proxy_follows_its_bone_moved_in_edit_mode(blender, tmp_path, mod
     at = after.skeleton.world_matrices()[p.bone][:3, 3]
     reach = max(1.0, float(np.abs(at).max()))
     assert np.allclose(at, model_space(arm, proxy)[:3, 3], atol=1e-5 * reach)
+
+
+def test_turned_proxy_empty_is_written_on_a_bone_of_its_own(blender, tmp_path):
+    folder, arm = unit(tmp_path, 2)
+    proxy = empty_of("PROXY")
+    select_only(proxy)
+    assert bpy.ops.transform.rotate(value=0.5, orient_axis="Z") == {"FINISHED"}
+    bpy.context.view_layer.update()
+    out = tmp_path / "out"
+    result = export_unit(arm, out)
+    assert any(repr(proxy.name) in w and "new bone" in w for w in result.warnings)
+    after = read_alo((out / "Tank.alo").read_bytes())
+    (p,) = after.connections.proxies
+    assert p.bone == len(after.bones) - 1
+    written = after.skeleton.world_matrices()[p.bone][:3, :3]
+    assert np.allclose(written, model_space(arm, proxy)[:3, :3], atol=1e-4)
+
+
+def test_proxy_built_away_from_its_bone_is_named(blender, tmp_path):
+    """A proxy empty parented to a bone in a model built in Blender, away from the bone: the
+    game puts it at the bone, and the export says so, naming the empty."""
+    from test_export_scratch import build_scene
+    scene = build_scene()
+    from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
+    select_only(scene["arm"])
+    result = export_alo(bpy.context, str(tmp_path / "Scratch.alo"), AloExportOptions())
+    said = [w for w in result.warnings if "'Engine_Flame'" in w]
+    assert len(said) == 1 and "'B07'" in said[0] and "where the game puts it" in said[0]

@@ -28,6 +28,7 @@ from ..particle_preview.systems import is_preview
 from . import plugin as plugin_data
 from .ala import AlaExportOptions, armature_actions, build_animation, file_name_for
 from .bake import applied_scale, bake_of, origin_note
+from ..follow import REST
 from .bone_follow import bone_for_proxy, bones_followed, off_bone
 from .common import AloExportOptions, ExportError, ExportResult, Problem, Report, shader_value
 from .game_check import save_checked
@@ -492,6 +493,14 @@ class _Exporter:
             return bone
         world = self.to_model(obj)
         if not off_bone(world, self.worlds[bone]):
+            return bone
+        if REST not in obj:          # not placed at its bone by import or Add: said, not moved
+            far = float(np.linalg.norm(world[:3, 3] - self.worlds[bone][:3, 3]))
+            if far > 1e-4 * max(1.0, float(np.abs(world[:3, 3]).max())):
+                self.warn(f"proxy {obj.name!r} is {far:.4g} units from bone "
+                          f"{self.skeleton.bones[bone].name!r}, where the game puts it: "
+                          "move the empty onto the bone (or the bone to it), or use Add > Alamo > "
+                          "Alamo Proxy on the bone", [obj])
             return bone
         self.skeleton, new = bone_for_proxy(self.skeleton, self.worlds, world, bone, name)
         self.warn(f"proxy {obj.name!r} was moved off bone "

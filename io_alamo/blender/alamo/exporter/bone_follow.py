@@ -36,10 +36,15 @@ def bones_followed(mesh, export_of):
 
 
 def off_bone(world, bone_world):
-    """Whether an empty at ``world`` (model space) is away from its bone's origin."""
-    at, bone_at = np.asarray(world, np.float64)[:3, 3], np.asarray(bone_world)[:3, 3]
+    """Whether an empty at ``world`` (model space) is away from its bone's origin, or turned
+    from its axes (by more than a bone roll Blender cannot hold exactly, 2e-4 rad)."""
+    world, bone_world = np.asarray(world, np.float64), np.asarray(bone_world, np.float64)
+    at, bone_at = world[:3, 3], bone_world[:3, 3]
     reach = max(1.0, float(np.abs(bone_at).max()), float(np.abs(at).max()))
-    return bool(np.linalg.norm(at - bone_at) > 1e-4 * reach)
+    if np.linalg.norm(at - bone_at) > 1e-4 * reach:
+        return True
+    turn = nearest_rotation(world[:3, :3]) - nearest_rotation(bone_world[:3, :3])
+    return bool(np.abs(turn).max() > 1e-3)
 
 
 def bone_for_proxy(skeleton, worlds, world, bone, name):
