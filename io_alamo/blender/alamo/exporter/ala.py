@@ -234,16 +234,8 @@ def build_animation(context, armature, action, options, source=_UNPARSED):
                                                            frames)
     src = source_bones(src_anim, armature, skeleton, bone_index) if src_anim is not None \
         else None
-    if src is not None:
-        # the file's bones, then bones added in Blender that the action keys (issue 39)
-        added = keyed_new_bones(action, bone_index, src.rows)
-        rows = src.rows + added
-        row_names, unknown = src.names + [names[k] for k in added], src.unknown + [0] * len(added)
-    else:
-        rest_t, rest_q, rest_s = _decompose(_rest_locals(skeleton))
-        rows = sorted(set(moving_bones(t, q, s, rest_t, rest_q, rest_s, reach))
-                      | {int(k) for k in np.flatnonzero(has_visibility) if k > 0})
-        row_names, unknown = [names[k] for k in rows], [0] * len(rows)
+    rows, row_names, unknown = _written_rows(action, src, skeleton, bone_index,
+                                             (t, q, s, reach), has_visibility)
     step, has_step = merge_steps(step, has_step, keyed, rows, src)
     data = AnimationData(
         fps=fps, names=row_names, indices=np.array(rows, np.int64),
@@ -266,6 +258,22 @@ def build_animation(context, armature, action, options, source=_UNPARSED):
     result.timings["encode"] = time.perf_counter() - clock
     result.frames, result.fps, result.bones = frames, fps, len(rows)
     return result
+
+
+def _written_rows(action, src, skeleton, bone_index, motion, has_visibility):
+    """(skeleton rows, names, 0x1003 mini 10 values) of the bones written: an imported
+    action's file bones, then bones added in Blender that it keys (issue 39); a new action's
+    bones that move or have visibility keys."""
+    names = [b.name for b in skeleton.bones]
+    if src is not None:
+        added = keyed_new_bones(action, bone_index, src.rows)
+        return (src.rows + added, src.names + [names[k] for k in added],
+                src.unknown + [0] * len(added))
+    t, q, s, reach = motion
+    rest_t, rest_q, rest_s = _decompose(_rest_locals(skeleton))
+    rows = sorted(set(moving_bones(t, q, s, rest_t, rest_q, rest_s, reach))
+                  | {int(k) for k in np.flatnonzero(has_visibility) if k > 0})
+    return rows, [names[k] for k in rows], [0] * len(rows)
 
 
 def _say_reindexed(result, action, armature, notes):

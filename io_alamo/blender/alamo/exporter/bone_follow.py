@@ -8,6 +8,7 @@ import numpy as np
 
 from ....formats.alamo import Bone
 from ...matrices import inverse, nearest_rotation
+from .shadow_keep import with_submeshes
 
 
 def bones_followed(mesh, export_of):
@@ -28,11 +29,7 @@ def bones_followed(mesh, export_of):
             s = copy.copy(s)
             s.bone_map = new.astype(dtype)
         subs.append(s)
-    if all(a is b for a, b in zip(subs, mesh.submeshes)):
-        return mesh
-    out = copy.copy(mesh)
-    out.submeshes = subs
-    return out
+    return with_submeshes(mesh, subs)
 
 
 def off_bone(world, bone_world):
