@@ -116,6 +116,18 @@ def use_action(arm, action):
 
 # --- point 1: keys on a bone added in Blender reach the imported action's file -----------
 
+def key_new_bone(arm, name, action):
+    """Key ``name`` (a bone just added, in Edit Mode) at frames 0 and 4 of ``action``: 0.4
+    along its X."""
+    bpy.ops.object.mode_set(mode="POSE")
+    use_action(arm, action)
+    pb = arm.pose.bones[name]
+    for frame, x in ((0, 0.0), (4, 0.4)):
+        pb.location = (x, 0.0, 0.0)
+        pb.keyframe_insert("location", frame=frame)
+    bpy.ops.object.mode_set(mode="OBJECT")
+
+
 @pytest.mark.parametrize("fmt", [1, 2])
 def test_new_bone_keyed_in_imported_action_is_written(blender, tmp_path, fmt):
     folder, arm = unit(tmp_path, fmt)
@@ -128,13 +140,7 @@ def test_new_bone_keyed_in_imported_action_is_written(blender, tmp_path, fmt):
     barrel = arm.data.edit_bones["B_Barrel"]
     new.head, new.tail = barrel.tail, barrel.tail + barrel.vector * 0.5
     new.parent = barrel
-    bpy.ops.object.mode_set(mode="POSE")
-    use_action(arm, bpy.data.actions[ANIM])
-    pb = arm.pose.bones["B_Antenna"]
-    for frame, x in ((0, 0.0), (4, 0.4)):
-        pb.location = (x, 0.0, 0.0)
-        pb.keyframe_insert("location", frame=frame)
-    bpy.ops.object.mode_set(mode="OBJECT")
+    key_new_bone(arm, "B_Antenna", bpy.data.actions[ANIM])
     out = tmp_path / "out"
     export_unit(arm, out)
     model = read_alo((out / "Tank.alo").read_bytes())
@@ -486,3 +492,35 @@ def test_proxy_built_away_from_its_bone_is_named(blender, tmp_path):
     result = export_alo(bpy.context, str(tmp_path / "Scratch.alo"), AloExportOptions())
     said = [w for w in result.warnings if "'Engine_Flame'" in w]
     assert len(said) == 1 and "'B07'" in said[0] and "where the game puts it" in said[0]
+
+
+@pytest.mark.parametrize("model", [m for m, _ in corpus_units()] or
+                         [pytest.param(None, marks=pytest.mark.skip("no corpus"))],
+                         ids=lambda p: getattr(p, "name", "none"))
+def test_corpus_new_bone_keyed_in_imported_action_is_written(blender, tmp_path, model):
+    from io_alamo.blender.alamo.unit_actions import unit_actions
+    from io_alamo.blender.source import SOURCE_NAME_KEY
+    assert bpy.ops.import_scene.alo(filepath=str(model), import_animations=True) == \
+        {"FINISHED"}
+    arm = next(o for o in bpy.context.scene.objects if o.type == "ARMATURE")
+    if not unit_actions(arm):
+        pytest.skip("no animation of this unit was imported")
+    action = unit_actions(arm)[0]
+    file = action[SOURCE_NAME_KEY]
+    source = read_ala((model.parent / file).read_bytes())
+    select_only(arm)
+    bpy.ops.object.mode_set(mode="EDIT")
+    under = arm.data.edit_bones[-1]
+    new = arm.data.edit_bones.new("B_Added")
+    new.head, new.tail, new.parent = under.head, under.head + under.vector, under
+    key_new_bone(arm, "B_Added", action)
+    out = tmp_path / "out"
+    export_unit(arm, out, model.name)
+    names = [b.name for b in read_alo((out / model.name).read_bytes()).bones]
+    written = read_ala((out / file).read_bytes())
+    assert written.format == source.format
+    assert [b.name for b in written.bones] == [b.name for b in source.bones] + ["B_Added"]
+    assert written.bones[-1].index == names.index("B_Added")
+    for w, s in zip(written.bones, source.bones):
+        assert w.index == s.index and same_bone_data(w, s)
+    loads(out / file, out / model.name)

@@ -21,7 +21,7 @@ from ...matrices import continuous_quaternions as _continuous
 from ...matrices import decompose as _decompose
 from ...matrices import inverse
 from ...results import Result
-from ...source import get_source, has_source, source_file_name
+from ...source import SOURCE_NAME_KEY, get_source, has_source, source_file_name
 from .. import bone_keys, fingerprint
 from ..fingerprint import bone_of_path
 from ..frames import FIRST_FRAME
@@ -281,7 +281,7 @@ def _say_reindexed(result, action, armature, notes):
     of deleted bones left out, indices the imported file had wrong (the game refused it)
     repaired (issue 39). Indices that moved because bones were added or deleted are what
     the modder asked for and need no word."""
-    file = source_file_name(action, action.name + ".ala")
+    file = action.get(SOURCE_NAME_KEY) or f"{action.name}.ala"
     if notes.dropped:
         result.warn(f"action {action.name!r} ({file}): bone "
                     f"{', '.join(map(repr, notes.dropped))} is no longer in the armature; "
