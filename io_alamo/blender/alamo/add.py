@@ -3,6 +3,7 @@
 import bpy
 from mathutils import Matrix
 
+from .follow import remember
 from .units import LIGHT_WATTS_PER_INTENSITY
 
 
@@ -34,4 +35,5 @@ def add_at_bone(context, arm, bone_name, role, name):
         obj.empty_display_type = "SPHERE"
         obj.empty_display_size = p.radius
         obj.color = (*p.color, 1.0)
+    remember(obj)                       # it moves with its bone from now on
     return obj

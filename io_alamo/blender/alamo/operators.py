@@ -10,7 +10,7 @@ from ..file_operators import (drop_handler, export_base, export_reported, import
                               leave_edit_modes, menu_entries, menu_registration)
 from ..prefs import default_ala_format, user_texture_folders
 from ..progress import reports_progress
-from . import archive_import
+from . import archive_import, follow
 from .exporter import budget
 from .exporter import textures as textures_out
 from .exporter.ala import AlaExportOptions, armature_actions, export_ala
@@ -246,4 +246,14 @@ menu_export = menu_entries((EXPORT_SCENE_OT_alo, MODEL.export_label),
 CLASSES = (IMPORT_SCENE_OT_alo, IMPORT_ANIM_OT_ala, EXPORT_SCENE_OT_alo, EXPORT_ANIM_OT_ala,
            ALAMO_FH_alo) + archive_import.CLASSES
 
-register, unregister = menu_registration(CLASSES, menu_import, menu_export)
+_register_menus, _unregister_menus = menu_registration(CLASSES, menu_import, menu_export)
+
+
+def register():
+    _register_menus()
+    follow.register()          # proxies, dazzles and lights move with their bone
+
+
+def unregister():
+    follow.unregister()
+    _unregister_menus()

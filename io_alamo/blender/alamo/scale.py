@@ -52,6 +52,7 @@ def scale_model(context, arm, factor):
         raise ScaleError(f"the factor must be a positive number, not {factor!r}")
     rest_pose = arm.data.pose_position
     arm.data.pose_position = "REST"           # placements read and written at rest
+    context.view_layer.update()               # (world matrices of the rest, not of a pose)
     try:
         return _scale(context, arm, k)
     finally:

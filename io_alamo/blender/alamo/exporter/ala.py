@@ -15,18 +15,19 @@ import numpy as np
 
 from ....formats.alamo import (AlamoFormatError, AnimationData, convert_animation,
                                encode_animation, read_ala)
+from ....formats.alamo.game_rules import game_problem, model_bones
 from ... import compat, progress
 from ...matrices import continuous_quaternions as _continuous
 from ...matrices import decompose as _decompose
 from ...matrices import inverse
 from ...results import Result
-from ...source import get_source, has_source, source_file_name
+from ...source import SOURCE_NAME_KEY, get_source, has_source, source_file_name
 from .. import bone_keys, fingerprint
 from ..fingerprint import bone_of_path
 from ..frames import FIRST_FRAME
 from ..unit_actions import unit_actions
-from .ala_bones import (keep_unedited, merge_steps, moving_bones, renamed, source_animation,
-                        source_bones)
+from .ala_bones import (keep_unedited, keyed_new_bones, merge_steps, moving_bones, reindexed,
+                        renamed, source_animation, source_bones)
 from .bake import applied_scale, bake_of
 from .common import ExportError, Report
 from .game_check import save_checked
@@ -181,8 +182,13 @@ def build_animation(context, armature, action, options, source=_UNPARSED):
     bake, keys_scale = bake_of(armature), applied_scale(armature)
     as_shown = bake.identity and keys_scale == 1.0     # else positions are written scaled
     kept = _source_animation(action, armature, frames, fps) if as_shown else None
+    src_anim = source_animation(action)
+    if src_anim is not None:
+        _say_reindexed(result, action, armature,
+                       reindexed(src_anim, armature, skeleton, bone_index)[1])
     if kept is not None:
-        kept = renamed(kept, armature, skeleton, bone_index)
+        kept = reindexed(renamed(kept, armature, skeleton, bone_index), armature, skeleton,
+                         bone_index)[0]
         anim = kept if kept.format == fmt else convert_animation(kept, fmt)
         result.animation, result.reused = anim, True
         result.frames, result.fps, result.bones = frames, fps, len(anim.bones)
@@ -226,16 +232,10 @@ def build_animation(context, armature, action, options, source=_UNPARSED):
     order = [blender_of.get(k) for k in range(len(names))]
     visible, has_visibility, step, has_step, keyed = _bits(armature, action, order, start,
                                                            frames)
-    src_anim = source_animation(action)
     src = source_bones(src_anim, armature, skeleton, bone_index) if src_anim is not None \
         else None
-    if src is not None:
-        rows, row_names, unknown = src.rows, src.names, src.unknown
-    else:
-        rest_t, rest_q, rest_s = _decompose(_rest_locals(skeleton))
-        rows = sorted(set(moving_bones(t, q, s, rest_t, rest_q, rest_s, reach))
-                      | {int(k) for k in np.flatnonzero(has_visibility) if k > 0})
-        row_names, unknown = [names[k] for k in rows], [0] * len(rows)
+    rows, row_names, unknown = _written_rows(action, src, skeleton, bone_index,
+                                             (t, q, s, reach), has_visibility)
     step, has_step = merge_steps(step, has_step, keyed, rows, src)
     data = AnimationData(
         fps=fps, names=row_names, indices=np.array(rows, np.int64),
@@ -258,6 +258,51 @@ def build_animation(context, armature, action, options, source=_UNPARSED):
     result.timings["encode"] = time.perf_counter() - clock
     result.frames, result.fps, result.bones = frames, fps, len(rows)
     return result
+
+
+def _written_rows(action, src, skeleton, bone_index, motion, has_visibility):
+    """(skeleton rows, names, 0x1003 mini 10 values) of the bones written: an imported
+    action's file bones, then bones added in Blender that it keys (issue 39); a new action's
+    bones that move or have visibility keys."""
+    names = [b.name for b in skeleton.bones]
+    if src is not None:
+        added = keyed_new_bones(action, bone_index, src.rows)
+        return (src.rows + added, src.names + [names[k] for k in added],
+                src.unknown + [0] * len(added))
+    t, q, s, reach = motion
+    rest_t, rest_q, rest_s = _decompose(_rest_locals(skeleton))
+    rows = sorted(set(moving_bones(t, q, s, rest_t, rest_q, rest_s, reach))
+                  | {int(k) for k in np.flatnonzero(has_visibility) if k > 0})
+    return rows, [names[k] for k in rows], [0] * len(rows)
+
+
+def _say_reindexed(result, action, armature, notes):
+    """Warn about what following the model's bones changed in an imported animation: tracks
+    of deleted bones left out, indices the imported file had wrong (the game refused it)
+    repaired (issue 39). Indices that moved because bones were added or deleted are what
+    the modder asked for and need no word."""
+    file = action.get(SOURCE_NAME_KEY) or f"{action.name}.ala"
+    if notes.dropped:
+        result.warn(f"action {action.name!r} ({file}): bone "
+                    f"{', '.join(map(repr, notes.dropped))} is no longer in the armature; "
+                    "its track is not written", [armature])
+    refusal = _imported_refusal(action, armature)
+    if notes.repaired or refusal is not None:
+        why = f" ({refusal.message})" if refusal is not None else ""
+        done = (f"written with the bone indices of the model (bone "
+                f"{', '.join(map(repr, notes.repaired))} repaired)") if notes.repaired else \
+            "written as it is"
+        result.warn(f"action {action.name!r}: the game refuses the imported file {file}{why}; "
+                    f"{done}", [armature])
+
+
+def _imported_refusal(action, armature):
+    """Why the game refuses the file the action was imported from with the model the armature
+    was imported from, or None (also when either is not kept)."""
+    anim, model = get_source(action), get_source(armature)
+    if anim is None or model is None:
+        return None
+    return game_problem(bytes(anim), model_bones(bytes(model)))
 
 
 def _refuse_scale_frames(action, anim):

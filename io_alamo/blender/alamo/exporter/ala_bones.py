@@ -14,8 +14,10 @@ import numpy as np
 from ....formats.alamo import AlamoFormatError, convert_animation, decode_bone, read_ala
 from ....formats.alamo.ala_codec import unpack_bits
 from ....formats.alamo.animation import drop_step_bits
+from ... import compat
 from ...armature import match_bones
 from ...source import get_source
+from ..fingerprint import bone_of_path
 
 
 @dataclass(slots=True)
@@ -74,6 +76,50 @@ def renamed(anim, armature, skeleton, bone_index):
             out.bones[k] = copy.copy(ab)
             out.bones[k].name = name
     return out or anim
+
+
+@dataclass(slots=True)
+class Reindexed:
+    """What :func:`reindexed` changed: bones whose Blender bone was deleted (dropped), bones
+    whose file index disagreed with the imported model already (repaired), bones moved to
+    the index the edited model gives them."""
+    dropped: list
+    repaired: list
+    moved: list
+
+
+def reindexed(anim, armature, skeleton, bone_index):
+    """``anim`` with every bone's index the one its bone has in the model being written (by
+    the bone, matched as import matched it), and without the bones the armature no longer has
+    (issue 39: deleting a bone must not block every animation, and a file whose indices
+    disagree with its model is repaired). The bones' data is kept as it is. Returns
+    (animation, :class:`Reindexed`)."""
+    out, notes = None, Reindexed([], [], [])
+    keep = []
+    for ab, bone in zip(anim.bones, match_bones(armature, anim)):
+        if bone is None or bone.name not in bone_index:
+            notes.dropped.append(ab.name)
+            continue
+        index = bone_index[bone.name]
+        if index != ab.index:
+            (notes.repaired if ab.index != bone.alamo.index else notes.moved).append(ab.name)
+            ab = copy.copy(ab)
+            ab.index = index
+        keep.append(ab)
+    if notes.dropped or notes.repaired or notes.moved:
+        out = copy.copy(anim)
+        out.bones = keep
+    return out or anim, notes
+
+
+def keyed_new_bones(action, bone_index, rows):
+    """Skeleton rows (never bone 0) of the bones the action keys that ``rows`` (the file's
+    bones) do not hold: a bone added in Blender and animated in an imported action."""
+    have = set(rows)
+    keyed = {bone_of_path(fc.data_path)[0] for fc in compat.action_fcurves(action)
+             if not fc.mute and len(fc.keyframe_points)}
+    return sorted(bone_index[n] for n in keyed
+                  if n in bone_index and bone_index[n] not in have and bone_index[n] != 0)
 
 
 def moving_bones(t, q, s, rest_t, rest_q, rest_s, reach):
@@ -141,6 +187,9 @@ def keep_unedited(anim, src_anim, armature, skeleton, bone_index, rows, motion, 
         elif old.name == new.name and old.unknown == new.unknown and (
                 row in untouched or _same_bits(old, bits, i, frames, anim.format) and
                 _same_motion(old, [m[row] for m in motion], frames)):
+            if old.index != row:             # the model's bones changed: its index follows
+                old = copy.copy(old)
+                old.index = row
             out.bones.append(old)
             kept += 1
         else:

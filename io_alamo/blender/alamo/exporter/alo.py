@@ -28,6 +28,8 @@ from ..particle_preview.systems import is_preview
 from . import plugin as plugin_data
 from .ala import AlaExportOptions, armature_actions, build_animation, file_name_for
 from .bake import applied_scale, bake_of, origin_note
+from ..follow import REST
+from .bone_follow import bone_for_proxy, bones_followed, off_bone
 from .common import AloExportOptions, ExportError, ExportResult, Problem, Report, shader_value
 from .game_check import save_checked
 from .rest_pose import rest_pose
@@ -76,6 +78,7 @@ def export_alo(context: bpy.types.Context, filepath: str,
                                                      new_format=options.new_ala_format),
                                     source=exporter.source)
             anims.append((path, built.animation, action))
+            result.problems += built.problems
         result.timings["animations"] = time.perf_counter() - t
     t = time.perf_counter()
     # all files or none: a failure leaves every existing file as it was
@@ -176,12 +179,17 @@ class _Exporter:
             self.warn(f"armature {arm.name!r} was scaled by {keys_scale:.4g} since import "
                       "(Apply Scale) and its actions' location keys were not: its animations "
                       f"are written with them scaled by {keys_scale:.4g} (Alamo > Scale Model "
-                      "scales the keys in Blender too)", [arm])
+                      "scales the keys in Blender too; Blender's Apply Scale also moves objects "
+                      "on bones by the pose shown at the time: apply it at rest, Armature > "
+                      "Pose Position: Rest, or use Scale Model)", [arm])
         lap("gather")
         built = build_skeleton(arm, self.source, self.report)
         plugin_data.apply_skeleton(self.plugin, built, self.report)
         self.skeleton, self.bone_index, self.worlds = built.skeleton, built.bone_index, \
             built.worlds
+        # bones keep their place by name, not by number: a bone deleted or added moves the
+        # indices of others, which the file's data kept as it is must follow (issue 39)
+        self.source_of, self.export_of = built.source_index, built.export_of_source()
         meshes = [o for o in objs if o.type == "MESH"]
         lights = [o for o in objs if o.type == "LIGHT"]
         empties = [o for o in objs if o.type == "EMPTY"]
@@ -263,8 +271,8 @@ class _Exporter:
             return self.bone_index.get(hung_on, 0)
         if obj.parent is not None and obj.parent == self.arm and obj.parent_type == "BONE":
             return self.bone_index.get(obj.parent_bone, 0)
-        if source_bone is not None and 0 <= source_bone < len(self.skeleton.bones):
-            return source_bone
+        if source_bone is not None and 0 <= source_bone < len(self.export_of):
+            return max(int(self.export_of[source_bone]), 0)
         return 0
 
     # --- meshes and lights ------------------------------------------------------------------
@@ -274,12 +282,13 @@ class _Exporter:
         data relative to it, as the file stores it, still where Blender shows the object
         (objects on a bone with Relative Parent stay put when the bone is moved in Edit
         Mode)."""
-        if self.source is None or not 0 <= bone < len(self.source.bones):
+        s = self.source_of[bone] if bone < len(self.source_of) else -1
+        if self.source is None or not 0 <= s < len(self.source.bones):
             return False
         if self._src_worlds is None:
             with np.errstate(all="ignore"):
                 self._src_worlds = self.source.skeleton.world_matrices()
-        a, b = self.worlds[bone], self._src_worlds[bone]
+        a, b = self.worlds[bone], self._src_worlds[s]
         return bool(np.array_equal(a, b, equal_nan=True)
                     or np.allclose(a, b, rtol=1e-6, atol=1e-6))
 
@@ -334,9 +343,10 @@ class _Exporter:
         self.check_name("mesh", name, [obj])
         self._obj = obj
         p = obj.alamo
-        if isinstance(src, Mesh) and obj.get(fingerprint.KEY) and self.bake.identity \
+        kept = bones_followed(src, self.export_of) if isinstance(src, Mesh) else None
+        if kept is not None and obj.get(fingerprint.KEY) and self.bake.identity \
                 and (_skinned(src) or self.bone_as_file(bone)) and not self._touched(obj):
-            rec = src
+            rec = src = kept
             materials = [self._material(slot.material, s.material)
                          for slot, s in zip(obj.material_slots, src.submeshes)]
             if (name != src.name or int(p.hidden) != src.hidden
@@ -462,6 +472,7 @@ class _Exporter:
     def _proxies(self, objs):
         out = []
         for obj, bone, name, s in self._with_sources(objs, "proxy", "proxies"):
+            bone = self._proxy_bone(obj, bone, name)
             p = obj.alamo
             hidden = int(p.hidden)
             alt = int(p.alt_decrease_stay_hidden)
@@ -474,6 +485,28 @@ class _Exporter:
             out.append(keep_or_rebuild(s, Proxy(name, bone, hidden, alt, s.layout if s else None),
                                        PROXY_FIELDS))
         return out
+
+    def _proxy_bone(self, obj, bone, name):
+        """The game puts a proxy at its bone: an empty moved off it gets a bone of its own
+        there, under its bone (which stays as it is, as do the animations)."""
+        if _placed_as_imported(obj, self.bake) or obj.name in self.own_bone:
+            return bone
+        world = self.to_model(obj)
+        if not off_bone(world, self.worlds[bone]):
+            return bone
+        if REST not in obj:          # not placed at its bone by import or Add: said, not moved
+            far = float(np.linalg.norm(world[:3, 3] - self.worlds[bone][:3, 3]))
+            if far > 1e-4 * max(1.0, float(np.abs(world[:3, 3]).max())):
+                self.warn(f"proxy {obj.name!r} is {far:.4g} units from bone "
+                          f"{self.skeleton.bones[bone].name!r}, where the game puts it: "
+                          "move the empty onto the bone (or the bone to it), or use Add > Alamo > "
+                          "Alamo Proxy on the bone", [obj])
+            return bone
+        self.skeleton, new = bone_for_proxy(self.skeleton, self.worlds, world, bone, name)
+        self.warn(f"proxy {obj.name!r} was moved off bone "
+                  f"{self.skeleton.bones[bone].name!r}: written on a new bone "
+                  f"{self.skeleton.bones[new].name!r} under it, where the empty is", [obj])
+        return new
 
     def _ordered_by_index(self, objs, n):
         old = sorted((o for o in objs if 0 <= self.file_index(o) < n), key=self.file_index)
@@ -499,7 +532,7 @@ class _Exporter:
                 rec.nested, rec.layout = s.nested, s.layout
                 if s.position is not None and (
                         np.allclose(s.position, rec.position, atol=1e-5)
-                        or (bone == s.bone and self.bone_as_file(bone)
+                        or (self.source_of[bone] == s.bone and self.bone_as_file(bone)
                             and _placed_as_imported(obj, self.bake))):
                     rec.position = s.position
                 rec = keep_or_rebuild(s, rec, DAZZLE_FIELDS)

@@ -18,7 +18,12 @@ def keep_shadow_topology(mesh, src):
     sub-mesh of ``src`` (the imported Mesh record) where their surfaces match."""
     if src is None or len(mesh.submeshes) != len(src.submeshes):
         return mesh
-    subs = [_kept(new, old) for new, old in zip(mesh.submeshes, src.submeshes)]
+    return with_submeshes(mesh, [_kept(new, old)
+                                 for new, old in zip(mesh.submeshes, src.submeshes)])
+
+
+def with_submeshes(mesh, subs):
+    """``mesh`` itself when ``subs`` are its own sub-meshes, else a copy holding them."""
     if all(a is b for a, b in zip(subs, mesh.submeshes)):
         return mesh
     out = copy.copy(mesh)

@@ -26,6 +26,17 @@ class BuiltSkeleton:
     worlds: list                      # (4, 4) model-space matrix of each exported bone
     root_added: bool                  # an identity Root bone 0 was added
     as_file: list = field(default_factory=list)   # bones written with the file's own matrix
+    source_index: list = field(default_factory=list)  # each bone's index in the imported
+    #                                                   file, -1 for a bone new to it
+
+    def export_of_source(self):
+        """(n,) int64: for each bone of the imported file its export index, -1 if deleted."""
+        n = max(self.source_index, default=-1) + 1
+        out = np.full(n, -1, np.int64)
+        for k, s in enumerate(self.source_index):
+            if s >= 0:
+                out[s] = k
+        return out
 
 
 def parse_source(arm):
@@ -65,6 +76,7 @@ def build_skeleton(arm, source, report):
     out, worlds = ([Bone(ROOT_NAME, -1, np.eye(3, 4, dtype="<f4"))], [np.eye(4)]) \
         if zero.added else ([], [])
     as_file = [False] * first
+    source_index = [-1] * first
     for b in order:
         parent = bone_index[b.parent.name] if b.parent else first - 1
         p = b.alamo
@@ -77,6 +89,7 @@ def build_skeleton(arm, source, report):
             matrix = _bone_matrix(b, p, parent, worlds, as_file, bake)
         record = _bone_record(src, n_src, p, name, parent, matrix)
         from_file = src.bones[p.index] if src and 0 <= p.index < n_src else None
+        source_index.append(p.index if from_file is not None and p.blender_name else -1)
         if record is not from_file:
             report.check_finite(f"bone {name!r}", record.matrix, [arm],
                                 " (its rest matrix)")
@@ -88,7 +101,7 @@ def build_skeleton(arm, source, report):
         skeleton = src.skeleton
     else:
         skeleton = Skeleton(out, layout=src.skeleton.layout if src and src.skeleton else None)
-    return BuiltSkeleton(skeleton, bone_index, worlds, zero.added, as_file)
+    return BuiltSkeleton(skeleton, bone_index, worlds, zero.added, as_file, source_index)
 
 
 def _bone_record(src, n_src, p, name, parent, matrix):

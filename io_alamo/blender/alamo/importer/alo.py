@@ -27,7 +27,7 @@ from ...results import Result
 from ...source import MODEL_KEY, SOURCE_NAME_KEY, set_source, source_text
 from ...texture_lookup import TextureFinder
 from ...importing import import_file
-from .. import fingerprint
+from .. import fingerprint, follow
 from ..fingerprint import FILE_COLOR
 from ..corners import store_corner_keys
 from ..particle_preview import units as particle_units
@@ -343,6 +343,7 @@ class _ModelBuilder:
         obj.matrix_parent_inverse = Matrix.Identity(4)
         if bone.use_relative_parent:         # at rest the bone moves it nowhere
             obj.matrix_basis = Matrix(np.asarray(world, np.float64).tolist())
+            follow.remember(obj)             # proxies, dazzles, lights: carried by the bone
             return
         tail = np.array(bone.matrix_local, np.float64) @ _translation((0.0, bone.length, 0.0))
         obj.matrix_basis = Matrix((inverse(tail, rigid_inverse) @ world).tolist())
