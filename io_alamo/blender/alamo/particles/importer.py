@@ -17,10 +17,10 @@ from ...texture_images import load_texture
 from ...texture_lookup import TextureFinder
 from ...transaction import Transaction
 from .convert import emitter_to_props
+from .keys import SOURCE_EMITTER_KEY, SOURCE_KEY, UAW_EMITTER_KEY, UAW_KEY
 from .shapes import shape_mesh
+from .sync import mark_in_step, set_links_from_numbers
 
-SOURCE_KEY = "alamo_particle_source"       # the file's bytes, on the system's object
-SOURCE_EMITTER_KEY = "alamo_source_emitter"  # an emitter object's index in those bytes
 
 
 @dataclass
@@ -65,12 +65,17 @@ def import_particles(context, filepath, data, options=None) -> ParticleImportRes
                     continue                  # an unknown chunk in the list: kept, not shown
                 obj = _emitter_object(tx, coll, parent, e, i, finder, result)
                 result.emitters.append(obj)
+            set_links_from_numbers(result.emitters)
+            for obj in result.emitters:
+                mark_in_step(obj)
         else:
             result.game = "Universe at War"
+            parent[UAW_KEY] = True
             for e in system.emitters:         # listed; kept byte for byte, not editable
                 obj = tx.add(bpy.data.objects.new(e.name or f"emitter {e.index}", None))
                 obj.parent = parent
                 obj.alamo_emitter.index = -1
+                obj[UAW_EMITTER_KEY] = e.index
                 obj.alamo_emitter.texture = e.textures[0] if e.textures else ""
                 coll.objects.link(obj)
                 result.emitters.append(obj)

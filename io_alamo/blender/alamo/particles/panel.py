@@ -4,6 +4,7 @@ an emitter's fields on each emitter object, grouped as the particle editors grou
 import bpy
 
 from ....formats.alamo.particles.records import PROPERTY_FIELDS
+from .keys import UAW_KEY
 from .props import GROUPS
 
 SECTIONS = (
@@ -41,10 +42,17 @@ class OBJECT_PT_alamo_particle(bpy.types.Panel):
         obj = context.object
         if obj.alamo_particle_system.is_system:
             ps = obj.alamo_particle_system
-            layout.prop(ps, "system_name")
-            layout.prop(ps, "persist")
-            layout.prop(ps, "id")
-            layout.operator("alamo.add_particle_emitter", icon="PARTICLES")
+            col = layout.column()
+            if obj.get(UAW_KEY):        # written back as read: nothing here can be edited
+                col.label(text="Universe at War effect: written back as it was read",
+                          icon="LOCKED")
+                col.enabled = False
+            col.prop(ps, "system_name")
+            col.prop(ps, "persist")
+            col.prop(ps, "id")
+            if not obj.get(UAW_KEY):
+                layout.operator("alamo.add_particle_emitter", icon="PARTICLES")
+                layout.operator("alamo.scale_effect", icon="FULLSCREEN_ENTER")
             return
         p = obj.alamo_emitter
         col = layout.column()
@@ -54,9 +62,8 @@ class OBJECT_PT_alamo_particle(bpy.types.Panel):
         if p.image is not None:
             col.prop(p, "image")
         col.prop(p, "secondary_texture")
-        row = col.row()
-        row.prop(p, "birth")
-        row.prop(p, "death")
+        col.prop(p, "birth_emitter")
+        col.prop(p, "death_emitter")
         for title, names in SECTIONS + (("Unnamed in the spec", OTHER),):
             box = layout.box()
             box.label(text=title)

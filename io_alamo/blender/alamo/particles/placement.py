@@ -1,0 +1,108 @@
+"""Where an emitter's object is and how big its effect's object is, as the file holds them
+(issue 39, point 9): an emitter moved off its effect's origin is written as its position group
+moved by as much (exact and box groups have an offset; a cube, sphere or cylinder is centred
+on the emitter, so such a move is refused); a rotated or scaled emitter is refused; the
+effect object's uniform scale scales the effect as Scale Effect does. And what a Universe at
+War effect cannot have edited (it is written back as it was read): refused, naming the object.
+"""
+
+import numpy as np
+
+from ...results import ExportError
+from .keys import UAW_EMITTER_KEY
+from .sync import in_scene
+
+TOLERANCE = 1e-5
+GROUP_TYPES_WITH_OFFSET = {0: ("val_x", "val_y", "val_z"),
+                           1: ("min_x", "min_y", "min_z", "max_x", "max_y", "max_z")}
+
+
+def local_matrix(obj):
+    """``obj``'s matrix in its effect's (parent's) space, as a 4x4 numpy array."""
+    world = np.array(obj.matrix_world, np.float64)
+    if obj.parent is None:
+        return world
+    return np.linalg.inv(np.array(obj.parent.matrix_world, np.float64)) @ world
+
+
+def offset(obj):
+    """The emitter's move off its effect's origin (x, y, z), or None when it has none.
+    Raises ExportError when it is rotated or scaled (the file has no place for that)."""
+    m = local_matrix(obj)
+    if not np.allclose(m[:3, :3], np.eye(3), atol=TOLERANCE):
+        raise ExportError([f"emitter {obj.name!r} is rotated or scaled in its effect; the "
+                           "file holds only where its particles start: clear its rotation "
+                           "and scale (Alt+R, Alt+S), or scale the effect with Scale Effect"],
+                          [obj])
+    t = m[:3, 3]
+    return None if np.allclose(t, 0.0, atol=TOLERANCE) else tuple(float(v) for v in t)
+
+
+def moved_group_values(obj, group_type, values):
+    """``values`` ({field: value} of the position group) moved by the emitter's offset; the
+    same dict when it has none. Raises ExportError when the group type has no offset."""
+    t = offset(obj)
+    if t is None:
+        return values
+    names = GROUP_TYPES_WITH_OFFSET.get(group_type)
+    if names is None:
+        raise ExportError([f"emitter {obj.name!r} is moved off its effect's origin, but its "
+                           "position group is centred on the emitter (cube, sphere or "
+                           "cylinder): the file cannot hold the move. Make the group a box "
+                           "or exact, or clear the move (Alt+G)"], [obj])
+    out = dict(values)
+    for i, name in enumerate(names):
+        out[name] = float(np.float32(values[name] + t[i % 3]))
+    return out
+
+
+def place_emitter(obj, e):
+    """Write the emitter object's move into the record ``e``'s position group."""
+    g = e.position_group
+    names = GROUP_TYPES_WITH_OFFSET.get(g.type, ())
+    moved = moved_group_values(obj, g.type, {n: getattr(g, n) for n in names})
+    for n in names:
+        setattr(g, n, moved[n])
+
+
+def system_scale(system_obj) -> float:
+    """The effect object's uniform scale (1.0: none); ExportError when it is not uniform."""
+    m = np.array(system_obj.matrix_world, np.float64)[:3, :3]
+    scales = np.linalg.norm(m, axis=0)
+    if np.allclose(scales, 1.0, atol=TOLERANCE):
+        return 1.0
+    if not np.allclose(scales, scales[0], rtol=1e-4):
+        raise ExportError([f"particle effect {system_obj.name!r} is scaled unevenly "
+                           f"({', '.join(f'{v:g}' for v in scales)}); an effect scales "
+                           "evenly: give it one scale on all three axes"], [system_obj])
+    return float(scales[0])
+
+
+def check_uaw_unedited(system_obj, system):
+    """Refuse the edits of a Universe at War effect io_alamo cannot write yet, naming the
+    object (its name, Persist, Editor ID, added or deleted emitters, texture names)."""
+    ps = system_obj.alamo_particle_system
+    kept = "is a Universe at War effect, which io_alamo writes back only as it was read"
+    problems, objects = [], []
+
+    def refuse(obj, what):
+        problems.append(f"{obj.name!r}: {what} cannot be written ({system_obj.name!r} "
+                        f"{kept}); undo the edit")
+        objects.append(obj)
+    if ps.system_name != system.name:
+        refuse(system_obj, f"the name {ps.system_name!r} (the file's: {system.name!r})")
+    if not ps.persist or ps.id != 0:
+        refuse(system_obj, "Persist or Editor ID")
+    kids = [o for o in system_obj.children if in_scene(o)]
+    for obj in kids:
+        if obj.alamo_emitter.index >= 0:
+            refuse(obj, "an added emitter")
+    listed = {o[UAW_EMITTER_KEY]: o for o in kids if UAW_EMITTER_KEY in o}
+    for e in system.emitters:
+        obj = listed.get(e.index)
+        if obj is None:
+            refuse(system_obj, f"deleting emitter {e.name or e.index!r}")
+        elif obj.alamo_emitter.texture != (e.textures[0] if e.textures else ""):
+            refuse(obj, f"the texture {obj.alamo_emitter.texture!r}")
+    if problems:
+        raise ExportError(problems, objects)
