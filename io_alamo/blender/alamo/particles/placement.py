@@ -18,11 +18,16 @@ GROUP_TYPES_WITH_OFFSET = {0: ("val_x", "val_y", "val_z"),
 
 
 def local_matrix(obj):
-    """``obj``'s matrix in its effect's (parent's) space, as a 4x4 numpy array."""
-    world = np.array(obj.matrix_world, np.float64)
-    if obj.parent is None:
-        return world
-    return np.linalg.inv(np.array(obj.parent.matrix_world, np.float64)) @ world
+    """``obj``'s matrix in its effect's (parent's) space, as a 4x4 numpy array (from its own
+    transform, so it is current even before the scene is evaluated)."""
+    return np.array(obj.matrix_parent_inverse @ obj.matrix_basis, np.float64)
+
+
+def world_matrix(obj):
+    """``obj``'s world matrix from its own transform and its parents' (current before the
+    scene is evaluated), as a 4x4 numpy array."""
+    m = local_matrix(obj)
+    return m if obj.parent is None else world_matrix(obj.parent) @ m
 
 
 def offset(obj):
@@ -67,7 +72,7 @@ def place_emitter(obj, e):
 
 def system_scale(system_obj) -> float:
     """The effect object's uniform scale (1.0: none); ExportError when it is not uniform."""
-    m = np.array(system_obj.matrix_world, np.float64)[:3, :3]
+    m = world_matrix(system_obj)[:3, :3]
     scales = np.linalg.norm(m, axis=0)
     if np.allclose(scales, 1.0, atol=TOLERANCE):
         return 1.0

@@ -85,7 +85,6 @@ def sync_scene(scene):
 def sync_system(system_obj):
     """Bring the system's emitters in step (see the module docstring); returns them in file
     order."""
-    remove_deleted(system_obj)
     objects = live_emitters(system_obj)
     by_number = {}
     for obj in objects:
@@ -99,6 +98,7 @@ def sync_system(system_obj):
         _sync_links(obj, place, by_number, objects)
         _sync_name(obj)
         _sync_texture(obj)
+    remove_deleted(system_obj)          # after the links to them were dropped
     return objects
 
 
@@ -116,7 +116,8 @@ def remove_deleted(system_obj):
             bpy.data.objects.remove(points)
             if mesh is not None and mesh.users == 0:
                 bpy.data.meshes.remove(mesh)
-        obj.parent = None                   # no longer one of the system's emitters
+        if obj.users == 0:
+            bpy.data.objects.remove(obj)
 
 
 def _separate_copies(objects):
