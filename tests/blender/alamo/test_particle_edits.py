@@ -11,6 +11,7 @@ import bpy
 import numpy as np
 import particle_build as pb
 import pytest
+from test_particles import import_file as import_effect
 
 from io_alamo.blender.alamo.particle_preview import handlers, systems
 from io_alamo.blender.alamo.particles import exporter
@@ -73,14 +74,13 @@ def effect(tmp_path, name="p_edit", emitters=None):
     return path, data
 
 
-def import_effect(path):
-    before = set(bpy.data.objects)
-    assert bpy.ops.import_scene.alo(filepath=str(path)) == {"FINISHED"}
-    made = [o for o in bpy.data.objects if o not in before]
-    system = next(o for o in made if o.alamo_particle_system.is_system)
-    emitters = sorted((o for o in made if o.alamo_emitter.index >= 0),
-                      key=lambda o: o.alamo_emitter.index)
-    return system, emitters
+def run_on(obj, operator):
+    """The preview drawn, then ``operator`` (bpy.ops.object.duplicate, ...) run on ``obj``
+    alone, as a modder does it in the viewport; returns the active object after it."""
+    handlers.refresh(bpy.context.scene, force=True)
+    select(obj)
+    assert operator() == {"FINISHED"}
+    return bpy.context.object
 
 
 def select(*objs):
@@ -247,10 +247,7 @@ def test_scale_effect_and_the_effect_objects_scale_write_the_same(blender, tmp_p
 def test_duplicating_a_started_emitter_keeps_the_link_on_the_original(blender, tmp_path):
     path, data = effect(tmp_path)
     system, emitters = import_effect(path)
-    handlers.refresh(bpy.context.scene, force=True)
-    select(emitters[1])
-    assert bpy.ops.object.duplicate() == {"FINISHED"}
-    copy = bpy.context.object
+    copy = run_on(emitters[1], bpy.ops.object.duplicate)
     assert copy is not emitters[1]
     handlers.refresh(bpy.context.scene, force=True)
     from io_alamo.blender.alamo.particle_preview import nodes
@@ -280,9 +277,7 @@ def test_reordering_carries_the_links(blender, tmp_path):
 def test_deleting_a_started_emitter_names_the_dropped_link(blender, tmp_path):
     path, _ = effect(tmp_path)
     system, emitters = import_effect(path)
-    handlers.refresh(bpy.context.scene, force=True)
-    select(emitters[1])
-    assert bpy.ops.object.delete() == {"FINISHED"}
+    run_on(emitters[1], bpy.ops.object.delete)
     result = exporter.export_particles(bpy.context, str(tmp_path / "p_edit.alo"), system)
     assert any("'head'" in w and "'sparks'" in w and "birth" in w for w in result.warnings), \
         result.warnings
