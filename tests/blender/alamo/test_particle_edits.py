@@ -396,3 +396,44 @@ def test_corpus_effect_emitter_moved_and_duplicated(blender, tmp_path):
     assert [e.death for e in back.emitters[:-1]] == [e.death for e in orig.emitters]
     assert back.emitters[-1].name == copy.name
     assert_viewer_loads(tmp_path / path.name, path)
+
+
+# --- issue 41 part 3: tracks edited as curves -------------------------------------------------
+
+def test_track_keys_added_moved_and_deleted_are_written_in_time_order(blender, tmp_path):
+    path, data = effect(tmp_path)
+    system, emitters = import_effect(path)
+    select(emitters[0])
+    size = next(i for i, t in enumerate(emitters[0].alamo_emitter.tracks) if t.name == "size")
+    assert bpy.ops.alamo.particle_key_add(track=size) == {"FINISHED"}
+    track = emitters[0].alamo_emitter.tracks[size]
+    assert [(k.time, k.value) for k in track.keys] == [(0.5, 8.0), (0.25, 4.5)]  # on the curve
+    back = export(system, tmp_path / "o.alo")
+    keys = back.emitters[0].track("size").keys
+    assert keys["time"].tolist() == [0.25, 0.5] and keys["value"].tolist() == [4.5, 8.0]
+    track.keys[1].time = 0.75                                # moved past the other key
+    track.interpolation = "COSINE"
+    back = export(system, tmp_path / "o.alo")
+    t = back.emitters[0].track("size")
+    assert t.keys["time"].tolist() == [0.5, 0.75] and t.interpolation == 1
+    select(emitters[0])
+    assert bpy.ops.alamo.particle_key_remove(track=size, key=0) == {"FINISHED"}
+    back = export(system, tmp_path / "o.alo")
+    t = back.emitters[0].track("size")
+    assert t.keys["time"].tolist() == [0.75] and t.keys["value"].tolist() == [4.5]
+    orig = read_particles(data)
+    for name in ("red", "green", "blue", "alpha", "texture_index", "rotation_speed"):
+        a, b = orig.emitters[0].track(name), back.emitters[0].track(name)
+        assert (a.first_key, a.last_key, a.interpolation, a.keys.tolist()) == \
+            (b.first_key, b.last_key, b.interpolation, b.keys.tolist())
+    same_except(orig, back, 0)
+    assert_viewer_loads(tmp_path / "o.alo", path)
+
+
+def test_a_new_emitter_on_the_particle_master_sheet_uses_its_64_cells(blender, tmp_path):
+    assert bpy.ops.alamo.add_particle_emitter(name="glow") == {"FINISHED"}
+    emitter = bpy.context.object
+    emitter.parent.alamo_particle_system.system_name = "p_sheet"
+    back = export(emitter.parent, tmp_path / "p_sheet.alo")
+    assert back.emitters[0].texture == "p_particle_master.tga"
+    assert back.emitters[0].num_texture_elements == 64

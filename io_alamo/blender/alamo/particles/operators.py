@@ -7,7 +7,7 @@ from bpy.props import FloatProperty, StringProperty
 
 from ....formats.alamo.particles import Emitter
 from ..particle_preview import handlers as preview_handlers
-from . import panel, props
+from . import panel, props, track_ops
 from .convert import emitter_to_props
 from ....formats.alamo.particles.scale import (SCALED_GROUP_FIELDS, SCALED_GROUPS,
                                                SCALED_SCALARS, SCALED_TRACK, SCALED_VECTORS)
@@ -156,7 +156,7 @@ class ALAMO_OT_scale_effect(bpy.types.Operator):
 
 
 CLASSES = (ALAMO_OT_add_particle_emitter, ALAMO_OT_redraw_particle_shapes,
-           ALAMO_OT_scale_effect)
+           ALAMO_OT_scale_effect) + track_ops.CLASSES
 
 
 def register():

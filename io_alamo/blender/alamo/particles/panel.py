@@ -81,18 +81,21 @@ class OBJECT_PT_alamo_particle(bpy.types.Panel):
                 box.prop(g, f)
             if name == "position":
                 box.operator("alamo.redraw_particle_shapes", icon="FILE_REFRESH")
-        for t in p.tracks:
+        for ti, t in enumerate(p.tracks):
             box = layout.box()
             row = box.row()
             row.label(text=t.name.replace("_", " ").title())
             row.prop(t, "interpolation", text="")
+            row.operator("alamo.particle_key_add", text="", icon="ADD").track = ti
             row = box.row()
             row.prop(t, "first_key")
             row.prop(t, "last_key")
-            for k in t.keys:
+            for ki, k in enumerate(t.keys):
                 row = box.row()
                 row.prop(k, "time")
                 row.prop(k, "value")
+                op = row.operator("alamo.particle_key_remove", text="", icon="X")
+                op.track, op.key = ti, ki
 
 
 def register():
