@@ -42,11 +42,7 @@ def add_key(track):
     return key
 
 
-class ALAMO_OT_particle_key_add(bpy.types.Operator):
-    """Add a key to this track, in the middle of its widest gap and on its curve"""
-
-    bl_idname = "alamo.particle_key_add"
-    bl_label = "Add Key"
+class _TrackOperator:
     bl_options = {"REGISTER", "UNDO"}
 
     track: IntProperty(name="Track", min=0)
@@ -60,31 +56,34 @@ class ALAMO_OT_particle_key_add(bpy.types.Operator):
         if self.track >= len(tracks):
             self.report({"ERROR"}, f"the emitter has no track {self.track}")
             return {"CANCELLED"}
-        key = add_key(tracks[self.track])
+        return self.edit(tracks[self.track])
+
+
+class ALAMO_OT_particle_key_add(_TrackOperator, bpy.types.Operator):
+    """Add a key to this track, in the middle of its widest gap and on its curve"""
+
+    bl_idname = "alamo.particle_key_add"
+    bl_label = "Add Key"
+
+    def edit(self, track):
+        key = add_key(track)
         self.report({"INFO"}, f"key added at {key.time:.3f}")
         return {"FINISHED"}
 
 
-class ALAMO_OT_particle_key_remove(bpy.types.Operator):
+class ALAMO_OT_particle_key_remove(_TrackOperator, bpy.types.Operator):
     """Delete this key of the track"""
 
     bl_idname = "alamo.particle_key_remove"
     bl_label = "Delete Key"
-    bl_options = {"REGISTER", "UNDO"}
 
-    track: IntProperty(name="Track", min=0)
     key: IntProperty(name="Key", min=0)
 
-    @classmethod
-    def poll(cls, context):
-        return _emitter(context) is not None
-
-    def execute(self, context):
-        tracks = _emitter(context).alamo_emitter.tracks
-        if self.track >= len(tracks) or self.key >= len(tracks[self.track].keys):
-            self.report({"ERROR"}, f"the emitter has no key {self.key} in track {self.track}")
+    def edit(self, track):
+        if self.key >= len(track.keys):
+            self.report({"ERROR"}, f"the track has no key {self.key}")
             return {"CANCELLED"}
-        tracks[self.track].keys.remove(self.key)
+        track.keys.remove(self.key)
         return {"FINISHED"}
 
 
