@@ -127,6 +127,8 @@ def same_except(a, b, index, *fields):
 def test_model_export_with_only_an_effect_writes_the_effect(blender, tmp_path, scope):
     path, data = effect(tmp_path)
     system, emitters = import_effect(path)
+    light = bpy.data.objects.new("Light", bpy.data.lights.new("Light", "POINT"))
+    bpy.context.collection.objects.link(light)         # the startup scene's light: no model
     emitters[1].alamo_emitter.lifetime = 0.75
     select()                                           # click on empty space
     assert bpy.ops.export_scene.alo(filepath=str(path), scope=scope) == {"FINISHED"}
@@ -437,3 +439,15 @@ def test_a_new_emitter_on_the_particle_master_sheet_uses_its_64_cells(blender, t
     back = export(emitter.parent, tmp_path / "p_sheet.alo")
     assert back.emitters[0].texture == "p_particle_master.tga"
     assert back.emitters[0].num_texture_elements == 64
+
+
+def test_the_panel_says_which_moves_the_export_refuses(blender, tmp_path):
+    from io_alamo.blender.alamo.particles.placement import placement_problem
+    path, _ = effect(tmp_path)
+    _, emitters = import_effect(path)
+    assert [placement_problem(o) for o in emitters] == ["", "", ""]
+    emitters[0].location.x = 1.0                       # cylinder group
+    emitters[1].location.x = 1.0                       # box group: written
+    emitters[2].scale.x = 2.0
+    problems = [placement_problem(o) for o in emitters]
+    assert "centred" in problems[0] and problems[1] == "" and "scaled" in problems[2]

@@ -64,7 +64,8 @@ def effect_alone(context, arm, objs):
     return systems[0] if systems else None
 
 
-NOT_MODEL_TYPES = frozenset({"CAMERA", "SPEAKER", "LIGHT_PROBE", "LIGHTPROBE"})
+# what does not make a model on its own (a startup scene's camera and light beside an effect)
+NOT_MODEL_TYPES = frozenset({"CAMERA", "SPEAKER", "LIGHT_PROBE", "LIGHTPROBE", "LIGHT"})
 
 
 def _system_of(obj):

@@ -5,6 +5,7 @@ import bpy
 
 from ....formats.alamo.particles.records import PROPERTY_FIELDS
 from .keys import UAW_KEY
+from .placement import placement_problem
 from .props import GROUPS
 
 SECTIONS = (
@@ -56,11 +57,13 @@ class OBJECT_PT_alamo_particle(bpy.types.Panel):
             return
         p = obj.alamo_emitter
         col = layout.column()
+        problem = placement_problem(obj)
+        if problem:                     # the export will refuse it: said where it is made
+            layout.label(text=problem, icon="ERROR")
         col.prop(p, "name")
         col.prop(p, "index")
         col.prop(p, "texture")
-        if p.image is not None:
-            col.prop(p, "image")
+        col.prop(p, "image")
         col.prop(p, "secondary_texture")
         col.prop(p, "birth_emitter")
         col.prop(p, "death_emitter")

@@ -61,6 +61,22 @@ def moved_group_values(obj, group_type, values):
     return out
 
 
+def placement_problem(obj):
+    """Why the export will refuse the emitter object's transform, in a few words, or ""
+    (for the panel)."""
+    g = obj.alamo_emitter.groups
+    if len(g) < 3:
+        return ""
+    kind = g[2].bl_rna.properties["type"].enum_items[g[2].type].value
+    try:
+        t = offset(obj)
+    except ExportError:
+        return "Rotated or scaled: the export refuses it (Alt+R, Alt+S)"
+    if t is not None and kind not in GROUP_TYPES_WITH_OFFSET:
+        return "Moved, but a centred position group cannot hold it (Alt+G)"
+    return ""
+
+
 def place_emitter(obj, e):
     """Write the emitter object's move into the record ``e``'s position group."""
     g = e.position_group
