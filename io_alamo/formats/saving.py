@@ -202,7 +202,8 @@ class SaveError(OSError):
             why = "the file is read-only (clear its read-only flag to replace it)"
         if other_kind:
             why = (f"it holds {other_kind[0]}, and {other_kind[1]} would replace it (confirm "
-                   "with the export's Replace Another Kind option, or choose another name)")
+                   "with the export's Replace Another Kind option, or choose another name; "
+                   "on the command line, remove the file first)")
         kept = ("it was left as it was" if os.path.exists(path) else "nothing was written")
         self.message = f"{path}: cannot be written: {why}; {kept}"
 
