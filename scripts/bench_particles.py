@@ -1,10 +1,12 @@
 """Particle preview speed (issue 34, with bpy): frames per second of the viewport update while
 an effect plays, i.e. per frame the frame change (the closed-form simulation and the points
 written with foreach_set) and the depsgraph evaluation that puts a quad on every particle.
-Two scenes: the corpus explosion (../shared/corpus-particles/P_EXPLOSION_EXAMPLE.ALO, skipped
-when absent) and a spec-built stream with 10,000 live particles (5,000 a second living 2 s).
+Three scenes: the corpus explosion (../shared/corpus-particles/P_EXPLOSION_EXAMPLE.ALO, skipped
+when absent), a spec-built stream with 10,000 live particles (5,000 a second living 2 s) and
+issue 41's big effect: 20 emitters with 3,000 live particles in all (target 60 frames/s on a
+quiet machine).
 
-    .venv/bin/python scripts/bench_particles.py [--frames 96] [--live 10000]
+    .venv/bin/python scripts/bench_particles.py [--frames 96] [--live 10000] [--emitters 20]
 
 Also prints the simulation alone (numpy, no Blender data) for the same particles.
 """
@@ -71,6 +73,7 @@ def main(argv):
     ap = argparse.ArgumentParser()
     ap.add_argument("--frames", type=int, default=96)
     ap.add_argument("--live", type=int, default=10_000)
+    ap.add_argument("--emitters", type=int, default=20)
     args = ap.parse_args(argv)
     io_alamo.register()
     try:
@@ -84,6 +87,15 @@ def main(argv):
             stream = Path(tmp) / "p_bench_stream.alo"
             stream.write_bytes(data)
             runs = [(f"stream of {args.live:,} live particles", stream, 2 * FPS + 2)]
+            n = max(args.emitters, 1)
+            data, _ = pb.particle_system("p_bench_many", [pb.emitter(
+                f"e{i}", index=i, num_particles_per_second=3000 // (2 * n), lifetime=2.0,
+                groups=[{"type": 3, "sphere_radius": 5.0 + i}, {},
+                        {"type": 0, "val_x": float(i)}],
+                tracks={"size": (1.0, 3.0, 0, [])}) for i in range(n)])
+            many = Path(tmp) / "p_bench_many.alo"
+            many.write_bytes(data)
+            runs.append((f"{n} emitters, about 3,000 live particles", many, 2 * FPS + 2))
             if EXPLOSION.is_file():
                 runs.insert(0, ("corpus explosion P_EXPLOSION_EXAMPLE.ALO", EXPLOSION, 1))
             else:

@@ -7,7 +7,7 @@ import pytest
 
 from io_alamo.formats.alamo import read_ala, read_alo, write_ala, write_alo
 from io_alamo.formats.alamo.files import save_all
-from io_alamo.formats.saving import SaveError
+from io_alamo.formats.saving import SaveError, write_all
 from io_alamo.sample import sample_animation, sample_model
 
 
@@ -159,3 +159,25 @@ def test_convert_ala_onto_a_folder_is_refused(tmp_path, capsys):
     assert main(["convert-ala", str(src), str(mod), "--format", "1"]) != 0
     assert "it is a folder" in capsys.readouterr().err
     assert _tree(tmp_path) == before
+
+
+# --- a file of one kind is never replaced by another kind unconfirmed (issue 39, point 8) ----
+
+def test_a_model_never_replaces_a_particle_effect_unless_confirmed(tmp_path):
+    import particle_build as pb
+
+    from io_alamo.formats.alamo import sniff  # noqa: F401  (registers the Alamo kinds)
+    from io_alamo.formats.saving import replacing_other_kinds
+    effect, _ = pb.particle_system("p_fx", [pb.emitter("glow")])
+    model = (0x200).to_bytes(4, "little") + b"\x00" * 12        # a skeleton root chunk
+    target = tmp_path / "p_fx.alo"
+    target.write_bytes(effect)
+    with pytest.raises(SaveError, match="holds a particle effect, and a model would replace"):
+        write_all([(model, target)])
+    assert target.read_bytes() == effect and os.listdir(tmp_path) == ["p_fx.alo"]
+    write_all([(effect + b"", target)])                  # the same kind: replaced as ever
+    with replacing_other_kinds():
+        write_all([(model, target)])
+    assert target.read_bytes() == model
+    with pytest.raises(SaveError, match="holds a model, and a particle effect"):
+        write_all([(effect, target)])

@@ -4,11 +4,55 @@ a target that must not be replaced (a folder, a read-only file, a path in a miss
 refused before anything is written. Every format's writers and every exporter save through
 :func:`write_all`."""
 
+import contextlib
 import errno
 import os
 import tempfile
 
-__all__ = ["SaveError", "check_overwrite", "check_target", "write_all"]
+__all__ = ["KIND_READERS", "SaveError", "check_overwrite", "check_target", "replacing_other_kinds",
+           "write_all"]
+
+#: Functions telling what a file's first bytes hold (``"a particle effect"``), or None: an
+#: engine adds its own (alamo/sniff.py). A file of one kind is never replaced by one of another
+#: kind unless the caller confirms it (:func:`replacing_other_kinds`).
+KIND_READERS = []
+_confirmed = {"other_kinds": False}
+
+
+@contextlib.contextmanager
+def replacing_other_kinds(confirmed=True):
+    """Within this block, :func:`write_all` may replace a file of one kind (a particle effect)
+    with one of another kind (a model): the user confirmed it (an export option)."""
+    before = _confirmed["other_kinds"]
+    _confirmed["other_kinds"] = bool(confirmed) or before
+    try:
+        yield
+    finally:
+        _confirmed["other_kinds"] = before
+
+
+def kind_of(data):
+    """What ``data`` (a file's first bytes) holds, by the engines' kind readers, or None."""
+    for read in KIND_READERS:
+        kind = read(bytes(data[:16]))
+        if kind is not None:
+            return kind
+    return None
+
+
+def check_kind(data, path):
+    """Refuse (:class:`SaveError`) to replace ``path`` holding one kind of file with ``data``
+    of another kind, unless confirmed (:func:`replacing_other_kinds`)."""
+    if _confirmed["other_kinds"] or not os.path.isfile(path):
+        return
+    try:
+        with open(path, "rb") as f:
+            old = kind_of(f.read(16))
+    except OSError:
+        return
+    new = kind_of(data)
+    if old is not None and new is not None and old != new:
+        raise SaveError(OSError(errno.EEXIST, "kind"), path, other_kind=(old, new))
 
 
 def write_all(items) -> None:
@@ -32,8 +76,9 @@ def write_all(items) -> None:
     ``.io_alamo-*.bak`` backup beside them).
     """
     encoded = [(data, os.fspath(path)) for data, path in items]
-    for _, path in encoded:
+    for data, path in encoded:
         check_target(path)
+        check_kind(data, path)
     written = []                  # (temporary file, target) not yet in place
     replaced = []                 # (target, backup or None) already in place
     try:
@@ -150,11 +195,15 @@ class SaveError(OSError):
     """A file could not be written; ``str()`` says which and why in one line, in the shape of
     every message: ``FILE: cannot be written: why; what became of it``."""
 
-    def __init__(self, cause, path, read_only=False):
+    def __init__(self, cause, path, read_only=False, other_kind=None):
         super().__init__(cause.errno, cause.strerror or str(cause), path)
         why = _REASONS.get(cause.errno, cause.strerror or str(cause))
         if read_only:
             why = "the file is read-only (clear its read-only flag to replace it)"
+        if other_kind:
+            why = (f"it holds {other_kind[0]}, and {other_kind[1]} would replace it (confirm "
+                   "with the export's Replace Another Kind option, or choose another name; "
+                   "on the command line, remove the file first)")
         kept = ("it was left as it was" if os.path.exists(path) else "nothing was written")
         self.message = f"{path}: cannot be written: {why}; {kept}"
 

@@ -9,16 +9,24 @@ from ..armature import AnimationTargetError, find_armature
 from ..file_operators import (drop_handler, export_base, export_reported, import_base, import_each,
                               leave_edit_modes, menu_entries, menu_registration)
 from ..prefs import default_ala_format, user_texture_folders
+from ...formats.saving import replacing_other_kinds
 from ..progress import reports_progress
 from . import archive_import, follow
 from .exporter import budget
 from .exporter import textures as textures_out
 from .exporter.ala import AlaExportOptions, armature_actions, export_ala
-from .exporter.alo import AloExportOptions, export_alo
+from .exporter.alo import AloExportOptions, export_alo, gather
 from .importer.ala import AlaImportOptions, import_ala
 from .importer.alo import AloImportOptions, import_alo
 from .particles.exporter import export_particles
+from .particles.exporter import effect_alone
 from .particles.exporter import system_object as particle_system_object
+
+REPLACE_OTHER_KIND = BoolProperty(
+    name="Replace Another Kind", default=False,
+    description="Allow the file to replace an existing file of another kind (a model over a "
+                "particle effect, a particle effect or model over an animation). Off: such an "
+                "export is refused and nothing is written")
 
 MODEL, ANIMATION = by_key("alo"), by_key("ala")
 
@@ -123,6 +131,7 @@ class EXPORT_SCENE_OT_alo(bpy.types.Operator, export_base(MODEL)):
                     "written decimated (Blender's Decimate, on the export's copy; the scene "
                     "stays as it is). 0 keeps every triangle")
     ala_format: EnumProperty(name="Animation Format", default="0", items=AS_IMPORTED_FORMAT_ITEMS)
+    replace_other_kind: REPLACE_OTHER_KIND
 
     @reports_progress
     def execute(self, context):
@@ -131,14 +140,19 @@ class EXPORT_SCENE_OT_alo(bpy.types.Operator, export_base(MODEL)):
                                    own_bones=self.own_bones, animations=self.animations,
                                    ala_format=int(self.ala_format) or None,
                                    new_ala_format=int(default_ala_format(context)))
-        system = particle_system_object(context)
-        if system is not None:                   # a particle effect selected: that is written
-            return export_reported(self, context,
-                                   lambda: export_particles(context, self.filepath, system))
-        return export_reported(self, context, lambda: textures_out.after_export(
-            budget.export_within(context, self.lod_triangles, lambda: export_alo(
-                context, self.filepath, options)),
-            self.filepath, self.write_textures, self.texture_format, int(self.texture_size)))
+        with replacing_other_kinds(self.replace_other_kind):
+            return export_reported(self, context, lambda: self._export(context, options))
+
+    def _export(self, context, options):
+        # a particle effect selected, or the only thing to export: the effect is written
+        system = particle_system_object(context) or effect_alone(context, *gather(context,
+                                                                                  options))
+        if system is not None:
+            return export_particles(context, self.filepath, system)
+        return textures_out.after_export(
+            budget.export_within(context, self.lod_triangles,
+                                 lambda: export_alo(context, self.filepath, options)),
+            self.filepath, self.write_textures, self.texture_format, int(self.texture_size))
 
 
 def _action_items(self, context):
@@ -189,6 +203,7 @@ class EXPORT_ANIM_OT_ala(bpy.types.Operator, export_base(ANIMATION)):
         items=[("ACTION", "Action", "The rate the animation was imported with (a new one: "
                 "the rate of the unit's imported animations, else the scene's)"),
                ("SCENE", "Scene", "The scene's frame rate")])
+    replace_other_kind: REPLACE_OTHER_KIND
 
     @classmethod
     def poll(cls, context):
@@ -230,8 +245,9 @@ class EXPORT_ANIM_OT_ala(bpy.types.Operator, export_base(ANIMATION)):
                                    new_format=int(default_ala_format(context)),
                                    frame_range=self.frame_range,
                                    frame_rate=self.frame_rate)
-        return export_reported(self, context,
-                               lambda: export_ala(context, arm, action, self.filepath, options))
+        with replacing_other_kinds(self.replace_other_kind):
+            return export_reported(self, context, lambda: export_ala(context, arm, action,
+                                                                     self.filepath, options))
 
 
 ALAMO_FH_alo = drop_handler("ALAMO_FH_alo", "Alamo Model", MODEL)

@@ -129,6 +129,8 @@ def format_tree(nodes, indent=0):
         lines.append(f"{pad}{n['type']} {n['name']}  size {n['size']} @ 0x{n['offset']:x}")
         if "children" in n:
             lines += format_tree(n["children"], indent + 1)
+        elif "decoded" in n:            # a particle group's shape, in words
+            lines += [f"{pad}    {line}" for line in n["decoded"]]
         elif "minis" in n:
             for m in n["minis"]:
                 label = m.get("field", "?")

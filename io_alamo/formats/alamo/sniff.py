@@ -5,6 +5,7 @@ error deep inside it."""
 import struct
 
 from ..errors import AlamoFormatError
+from ..saving import KIND_READERS
 from .chunk_types import ChunkType
 
 # The chunk types an Alamo file starts with: skeleton, mesh, connections, light (models),
@@ -22,6 +23,24 @@ def is_particle_file(data) -> bool:
     """Whether ``data`` (a file's bytes, or its first four) starts with a particle root."""
     head = bytes(data[:4])
     return len(head) == 4 and struct.unpack("<I", head)[0] in PARTICLE_ROOTS
+
+
+def alamo_kind(head):
+    """What an Alamo file holds, by its first chunk: ``a particle effect``, ``an animation``,
+    ``a model``; None for anything else."""
+    head = bytes(head[:4])
+    if len(head) < 4:
+        return None
+    root = struct.unpack("<I", head)[0]
+    if root in PARTICLE_ROOTS:
+        return "a particle effect"
+    if root == ChunkType.ANIMATION:
+        return "an animation"
+    return "a model" if root in ROOT_TYPES else None
+
+
+if alamo_kind not in KIND_READERS:
+    KIND_READERS.append(alamo_kind)
 
 
 class NotAlamoError(AlamoFormatError):

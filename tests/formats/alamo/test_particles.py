@@ -274,3 +274,25 @@ def test_fuzzed_particle_files_only_ever_give_the_format_error():
             failures.append((steps, found))
     assert failures == []
     assert readable > 30          # the mutations leave enough files readable to write back
+
+
+def test_dump_decodes_spawn_groups_by_shape(tmp_path, capsys):
+    from io_alamo.cli import main
+    e = pb.emitter("g", lifetime=1.0, groups=[{"type": 3, "sphere_radius": 4.0, "sphere_surface": 1,
+                                 "side_length": 2.0},
+                                {}, {"type": 4, "cylinder_radius": 2.0, "cylinder_height": 8.0}])
+    e2 = pb.emitter("h", index=1, groups=[{"type": 2, "side_length": 3.0}, {},
+                                          {"type": 0, "val_x": 0.5, "val_z": -1.0}])
+    data, _ = pb.particle_system("p_groups", [e, e2])
+    path = tmp_path / "p_groups.alo"
+    path.write_bytes(data)
+    assert main(["dump", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "sphere: radius 4, surface only" in out
+    assert "other shapes' values (not used): side_length 2" in out
+    assert "cylinder: radius 2 height 8" in out
+    assert "box: min (0, 1, 0) max (0, 1, 0)" in out            # the lifetime group
+    assert "cube: side length 3" in out and "exact: value (0.5, 0, -1)" in out
+    assert "0300000000000000" not in out                         # no raw hex for groups
+    assert main(["dump", "--json", str(path)]) == 0
+    assert "sphere: radius 4, surface only" in capsys.readouterr().out

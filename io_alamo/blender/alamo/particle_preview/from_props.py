@@ -4,6 +4,8 @@
 import numpy as np
 
 from ....formats.alamo.particles import sampling, simulate
+from ...results import ExportError
+from ..particles.placement import GROUP_TYPES_WITH_OFFSET, moved_group_values
 
 _GROUP_VECTORS = {"min": ("min_x", "min_y", "min_z"), "max": ("max_x", "max_y", "max_z"),
                   "val": ("val_x", "val_y", "val_z")}
@@ -22,6 +24,19 @@ class _Group:
                 setattr(self, name, float(value))
         for name in _GROUP_SCALARS:
             setattr(self, name, float(getattr(pg, name)))
+
+
+def _moved(obj, group):
+    """The position group moved by the emitter object's move, as the export writes it (a
+    move the file cannot hold, which the export refuses, is not shown)."""
+    names = GROUP_TYPES_WITH_OFFSET.get(group.type, ())
+    try:
+        moved = moved_group_values(obj, group.type, {n: getattr(group, n) for n in names})
+    except ExportError:
+        return group
+    for n in names:
+        setattr(group, n, moved[n])
+    return group
 
 
 def _curve(track):
@@ -61,6 +76,6 @@ def model_from_props(obj):
     values["death"] = p.death if p.death >= 0 else simulate.NO_EMITTER
     groups = list(p.groups)
     values["velocity_group"] = _Group(groups[0]) if len(groups) > 0 else None
-    values["position_group"] = _Group(groups[2]) if len(groups) > 2 else None
+    values["position_group"] = _moved(obj, _Group(groups[2])) if len(groups) > 2 else None
     values["curves"] = {t.name: _curve(t) for t in p.tracks if t.name in simulate.TRACKS}
     return simulate.Emitter(**values)

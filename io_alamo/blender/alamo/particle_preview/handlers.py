@@ -12,6 +12,9 @@ from ..particles import props as particle_props
 from . import systems
 
 _state = {"busy": False, "seen": {}}
+#: Functions ``f(scene)`` run before the systems are drawn (the particle-effect import registers
+#: the one that keeps an effect's copies, links, names and textures in step).
+BEFORE_REFRESH = []
 
 
 def _signature(scene, root, emitters, ms):
@@ -29,6 +32,8 @@ def refresh(scene, force=False):
     _state["busy"] = True
     try:
         seen = _state["seen"]
+        for before in BEFORE_REFRESH:
+            before(scene)
         for root, emitters in systems.scene_systems(scene).items():
             try:
                 ms = systems.models(root, emitters)

@@ -145,6 +145,8 @@ def _props_to_track(pt, t):
                                         times.view(np.uint32)) \
             and np.array_equal(old["value"].astype(np.float32), values):
         return
+    order = np.argsort(times, kind="stable")      # keys moved past others: in time order
+    times, values = times[order], values[order]
     keys = np.zeros(n, t.key_dtype)
     keys["time"] = times
     keys["value"] = np.clip(np.rint(values), 0, 2**32 - 1) if t.is_colour else values

@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 
 from ....formats.alamo.particles import Emitter, ParticleSystem, codec, read_particles
-from ....formats.alamo.particles.records import NO_EMITTER
+from ....formats.alamo.particles.scale import scale_emitter
 from ....formats.alamo.particles.write import write_particles
 from ....formats.saving import write_all
 from ...results import ExportError, Result
@@ -20,6 +20,8 @@ from ...source import get_source
 from ..particles_uaw import edit as uaw_edit
 from .convert import props_to_emitter
 from .importer import SOURCE_EMITTER_KEY, SOURCE_KEY
+from .placement import check_uaw_unedited, place_emitter, system_scale
+from .sync import dropped_links, forget_dropped, live_emitters, sync_system
 
 
 @dataclass
@@ -43,18 +45,48 @@ def system_object(context):
 
 
 def emitter_objects(system_obj):
-    """The system's emitter objects, in file order (by ``alamo_emitter.index``)."""
-    kids = [o for o in system_obj.children if o.alamo_emitter.index >= 0]
-    return sorted(kids, key=lambda o: o.alamo_emitter.index)
+    """The system's emitter objects in the scene, in file order (by ``alamo_emitter.index``)."""
+    return live_emitters(system_obj)
 
 
-def build_system(system_obj):
+def effect_alone(context, arm, objs):
+    """The particle system File > Export > Alamo Model writes when the scope holds nothing
+    else to export (no armature, no object outside an effect): the scene's only effect, or
+    None when there is no effect. Several effects: refused, naming them."""
+    if arm is not None:
+        return None
+    if any(_system_of(o) is None and o.type not in NOT_MODEL_TYPES for o in objs):
+        return None
+    systems = [o for o in context.scene.objects if o.alamo_particle_system.is_system]
+    if len(systems) > 1:
+        raise ExportError([f"nothing but {len(systems)} particle effects to export ("
+                           f"{', '.join(repr(o.name) for o in systems)}): select the one to "
+                           "write"], systems)
+    return systems[0] if systems else None
+
+
+# what does not make a model on its own (a startup scene's camera and light beside an effect)
+NOT_MODEL_TYPES = frozenset({"CAMERA", "SPEAKER", "LIGHT_PROBE", "LIGHTPROBE", "LIGHT"})
+
+
+def _system_of(obj):
+    while obj is not None:
+        if obj.alamo_particle_system.is_system:
+            return obj
+        obj = obj.parent
+    return None
+
+
+def build_system(system_obj, notes=None):
     """The record the objects describe (see the module docstring). Emitters are written in
-    the order of their ``index``; a deleted emitter's place is closed up, the indices and the
-    birth/death links of the others follow (a link to a deleted emitter becomes none)."""
+    their file order (sync.sync_system: indices renumbered, links following their emitters);
+    ``notes`` (a list) gets a warning for each link dropped with its emitter. Edits the file
+    cannot hold raise ExportError naming the object."""
+    notes = [] if notes is None else notes
     source = get_source(system_obj, SOURCE_KEY)
     system = read_particles(bytes(source)) if source is not None else ParticleSystem()
     if not isinstance(system, ParticleSystem):
+        check_uaw_unedited(system_obj, system)      # the system's own fields
         return uaw_edit.build(system_obj, system)   # Universe at War: its parameters
     ps = system_obj.alamo_particle_system
     if system.name != ps.system_name:
@@ -66,9 +98,8 @@ def build_system(system_obj):
     old = system.emitters
     emitters = []
     taken = set()
-    objects = emitter_objects(system_obj)
-    # an emitter's index is its place; links follow their emitters when some were deleted
-    place = {o.alamo_emitter.index: i for i, o in enumerate(objects)}
+    objects = sync_system(system_obj)
+    scale = system_scale(system_obj)
     for i, obj in enumerate(objects):
         k = obj.get(SOURCE_EMITTER_KEY)
         e = None
@@ -81,13 +112,14 @@ def build_system(system_obj):
         props_to_emitter(obj.alamo_emitter, e)
         if e.index != i:
             e.index = i
-        for link in ("birth", "death"):
-            value = getattr(e, link)
-            if value != NO_EMITTER and place.get(value, -1) != value:
-                setattr(e, link, place.get(value, NO_EMITTER))
+        place_emitter(obj, e)
+        if scale != 1.0:
+            scale_emitter(e, scale)
         if e.layout is None or not (codec.same(before[0], e.lifetime)
                                     and codec.same(before[1], e.randomized_lifetime)):
             e.sync_lifetime_group()
+        notes += [f"emitter {obj.name!r}: its {what} was dropped (that emitter was deleted)"
+                  for what in dropped_links(obj)]
         emitters.append(e)
     for i, item in enumerate(old):          # unknown chunks of the emitter list: in place
         if not isinstance(item, Emitter):
@@ -100,12 +132,16 @@ def export_particles(context, filepath, system_obj=None) -> ParticleExportResult
     system_obj = system_obj or system_object(context)
     if system_obj is None:
         raise ExportError(["select a particle system (or one of its emitters) to export"])
-    system = build_system(system_obj)
+    notes = []
+    system = build_system(system_obj, notes)
     stem = os.path.splitext(os.path.basename(filepath))[0]
     result = ParticleExportResult(path=filepath, emitters=len(system.emitters))
+    result.warnings += notes
     if system.name.lower() != stem.lower():
         result.warnings.append(f"the system's name {system.name!r} does not match the file "
                                f"name {stem!r}; the game needs them equal")
     data = write_particles(system)
     write_all([(data, filepath)])
+    for obj in emitter_objects(system_obj):
+        forget_dropped(obj)                 # named once, in this export's warnings
     return result

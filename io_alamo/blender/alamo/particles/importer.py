@@ -18,10 +18,10 @@ from ...texture_lookup import TextureFinder
 from ...transaction import Transaction
 from .convert import emitter_to_props
 from ..particles_uaw import edit as uaw_edit
+from .keys import SOURCE_EMITTER_KEY, SOURCE_KEY, UAW_KEY
 from .shapes import shape_mesh
+from .sync import mark_in_step, set_links_from_numbers
 
-SOURCE_KEY = "alamo_particle_source"       # the file's bytes, on the system's object
-SOURCE_EMITTER_KEY = "alamo_source_emitter"  # an emitter object's index in those bytes
 
 
 @dataclass
@@ -66,8 +66,12 @@ def import_particles(context, filepath, data, options=None) -> ParticleImportRes
                     continue                  # an unknown chunk in the list: kept, not shown
                 obj = _emitter_object(tx, coll, parent, e, i, finder, result)
                 result.emitters.append(obj)
+            set_links_from_numbers(result.emitters)
+            for obj in result.emitters:
+                mark_in_step(obj)
         else:
             result.game = "Universe at War"
+            parent[UAW_KEY] = True
             finder = TextureFinder.for_model(filepath, folders)
             for i, e in enumerate(system.emitters):     # plugin parameters: particles_uaw
                 result.emitters.append(uaw_edit.emitter_object(

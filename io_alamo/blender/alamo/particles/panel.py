@@ -4,6 +4,8 @@ an emitter's fields on each emitter object, grouped as the particle editors grou
 import bpy
 
 from ....formats.alamo.particles.records import PROPERTY_FIELDS
+from .keys import UAW_KEY
+from .placement import placement_problem
 from .props import GROUPS
 
 SECTIONS = (
@@ -41,22 +43,30 @@ class OBJECT_PT_alamo_particle(bpy.types.Panel):
         obj = context.object
         if obj.alamo_particle_system.is_system:
             ps = obj.alamo_particle_system
-            layout.prop(ps, "system_name")
-            layout.prop(ps, "persist")
-            layout.prop(ps, "id")
-            layout.operator("alamo.add_particle_emitter", icon="PARTICLES")
+            col = layout.column()
+            if obj.get(UAW_KEY):        # written back as read: nothing here can be edited
+                col.label(text="Universe at War effect: written back as it was read",
+                          icon="LOCKED")
+                col.enabled = False
+            col.prop(ps, "system_name")
+            col.prop(ps, "persist")
+            col.prop(ps, "id")
+            if not obj.get(UAW_KEY):
+                layout.operator("alamo.add_particle_emitter", icon="PARTICLES")
+                layout.operator("alamo.scale_effect", icon="FULLSCREEN_ENTER")
             return
         p = obj.alamo_emitter
         col = layout.column()
+        problem = placement_problem(obj)
+        if problem:                     # the export will refuse it: said where it is made
+            layout.label(text=problem, icon="ERROR")
         col.prop(p, "name")
         col.prop(p, "index")
         col.prop(p, "texture")
-        if p.image is not None:
-            col.prop(p, "image")
+        col.prop(p, "image")
         col.prop(p, "secondary_texture")
-        row = col.row()
-        row.prop(p, "birth")
-        row.prop(p, "death")
+        col.prop(p, "birth_emitter")
+        col.prop(p, "death_emitter")
         for title, names in SECTIONS + (("Unnamed in the spec", OTHER),):
             box = layout.box()
             box.label(text=title)
@@ -74,18 +84,21 @@ class OBJECT_PT_alamo_particle(bpy.types.Panel):
                 box.prop(g, f)
             if name == "position":
                 box.operator("alamo.redraw_particle_shapes", icon="FILE_REFRESH")
-        for t in p.tracks:
+        for ti, t in enumerate(p.tracks):
             box = layout.box()
             row = box.row()
             row.label(text=t.name.replace("_", " ").title())
             row.prop(t, "interpolation", text="")
+            row.operator("alamo.particle_key_add", text="", icon="ADD").track = ti
             row = box.row()
             row.prop(t, "first_key")
             row.prop(t, "last_key")
-            for k in t.keys:
+            for ki, k in enumerate(t.keys):
                 row = box.row()
                 row.prop(k, "time")
                 row.prop(k, "value")
+                op = row.operator("alamo.particle_key_remove", text="", icon="X")
+                op.track, op.key = ti, ki
 
 
 def register():

@@ -73,6 +73,10 @@ class AlamoParticleGroup(bpy.types.PropertyGroup):
     val: FloatVectorProperty(name="Value", size=3)
 
 
+def _is_emitter(_self, obj):
+    return obj.alamo_emitter.index >= 0
+
+
 def _emitter_annotations():
     notes = {
         "index": IntProperty(name="Index", default=-1, min=-1,
@@ -85,6 +89,14 @@ def _emitter_annotations():
         "birth": IntProperty(name="During Life", default=-1, min=-1,
                              description="Emitter spawned with each particle and moving with "
                                          "it; -1 none"),
+        "birth_emitter": PointerProperty(
+            name="During Life", type=bpy.types.Object, poll=_is_emitter,
+            description="The emitter spawned with each particle and moving with it (follows "
+                        "the emitter through duplicates, reorders and deletes)"),
+        "death_emitter": PointerProperty(
+            name="On Death", type=bpy.types.Object, poll=_is_emitter,
+            description="The emitter spawned where each particle dies (follows the emitter "
+                        "through duplicates, reorders and deletes)"),
         "image": PointerProperty(name="Image", type=bpy.types.Image,
                                  description="The texture's image, found like model textures"),
         "tracks": CollectionProperty(type=AlamoParticleTrack),

@@ -4,13 +4,15 @@ problems, the ``dump`` chunk tree with particle names, and the in-memory round t
 import math
 import os
 
+import numpy as np
+
 from ...errors import AlamoFormatError
 from ..chunks import BytesLike, Chunk, read_chunks, read_minis
 from . import codec
 from .read import (EMITTER, EMITTER_CHUNKS, LINK_SCHEMA, ROOT, read_particles,
                    track_schema)
-from .records import (BLEND_MODES, NO_EMITTER, PROPERTY_BY_ID, ParticleSystem,
-                      UawParticleSystem)
+from .records import (BLEND_MODES, GROUP_DTYPE, GROUP_TYPES, NO_EMITTER, PROPERTY_BY_ID,
+                      ParticleSystem, UawParticleSystem)
 from .write import write_particles
 
 __all__ = ["dump_tree", "info_json", "info_lines", "problems", "roundtrip"]
@@ -209,6 +211,8 @@ def _node(c, parent, track):
     if (parent, c.type) in _STRINGS:
         d["text"] = bytes(c.data).split(b"\0", 1)[0].decode("cp1252", "replace")
         return d
+    if parent == 0x1100 and c.type == 0x1101 and len(c.data) == GROUP_DTYPE.itemsize:
+        d["decoded"] = group_lines(np.frombuffer(bytes(c.data), GROUP_DTYPE)[0])
     schema = _schema(c, parent, track)
     if schema is not None:
         try:
@@ -218,6 +222,38 @@ def _node(c, parent, track):
             pass
     d["head"] = bytes(c.data[:32]).hex()
     return d
+
+
+def _g(v):
+    return f"{float(v):g}"
+
+
+def group_lines(g):
+    """A group's 64 bytes (a GROUP_DTYPE record) in words: its shape and what it uses."""
+    kind = int(g["type"])
+    name = GROUP_TYPES[kind] if kind < len(GROUP_TYPES) else f"unknown type {kind}"
+    vec = {p: "(" + ", ".join(_g(g[f"{p}_{a}"]) for a in "xyz") + ")"
+           for p in ("min", "max", "val")}
+    surface = {True: ", surface only", False: ""}
+    shown = {0: f"value {vec['val']}", 1: f"min {vec['min']} max {vec['max']}",
+             2: f"side length {_g(g['side_length'])}",
+             3: f"radius {_g(g['sphere_radius'])}{surface[bool(g['sphere_surface'])]}",
+             4: f"radius {_g(g['cylinder_radius'])} height {_g(g['cylinder_height'])}"
+                f"{surface[bool(g['cylinder_surface'])]}"}
+    lines = [f"{name}: " + shown.get(kind, f"min {vec['min']} max {vec['max']} value "
+                                           f"{vec['val']}")]
+    unused = [f for f in GROUP_DTYPE.names[1:]
+              if g[f] != 0 and f not in _GROUP_USES.get(kind, ())]
+    if kind in shown and unused:       # the editors keep the other shapes' values
+        lines.append("other shapes' values (not used): "
+                     + ", ".join(f"{f} {_g(g[f])}" for f in unused))
+    return lines
+
+
+_GROUP_USES = {0: ("val_x", "val_y", "val_z"),
+               1: ("min_x", "min_y", "min_z", "max_x", "max_y", "max_z"),
+               2: ("side_length",), 3: ("sphere_radius", "sphere_surface"),
+               4: ("cylinder_radius", "cylinder_height", "cylinder_surface")}
 
 
 def _mini(m, schema):
