@@ -99,16 +99,20 @@ def action_fcurves(action):
 
 
 def set_keys(fcurve, frames, values, interpolation):
-    """All keys of an F-curve at once: frames, values and per-key interpolation codes."""
+    """All keys of an F-curve at once: frames, values and per-key interpolation codes.
+    Returns what was written, as Blender holds it: (frame, value) pairs as float32 and the
+    interpolation codes as int32."""
     n = len(frames)
     kp = fcurve.keyframe_points
     kp.add(n)
     co = np.empty(2 * n, np.float32)
     co[0::2] = frames
     co[1::2] = values
+    interp = np.asarray(interpolation, np.int32)
     kp.foreach_set("co", co)
-    kp.foreach_set("interpolation", np.asarray(interpolation, np.int32))
+    kp.foreach_set("interpolation", interp)
     fcurve.update()
+    return co, interp
 
 
 _ATTRIBUTE_PROP = {"FLOAT": "value", "INT": "value", "BOOLEAN": "value", "INT8": "value",
