@@ -20,14 +20,20 @@ def corner_keys(me):
     lv = compat.corner_vertices(me)
     normals = np.empty(n * 3, np.float32)
     me.corner_normals.foreach_get("vector", normals)
-    words = [co.reshape(-1, 3)[lv], normals.reshape(-1, 3)]
-    if len(me.uv_layers):
-        words.append(compat.uv_layer(me, me.uv_layers[0]).reshape(-1, 2))
-    h = np.full(n, 0x9E3779B97F4A7C15, np.uint64)
+    uv = compat.uv_layer(me, me.uv_layers[0]) if len(me.uv_layers) else None
+    return keys_of(co.reshape(-1, 3)[lv], normals.reshape(-1, 3), uv)
+
+
+def keys_of(corner_co, normals, uv=None):
+    """:func:`corner_keys` of the corners' positions ((loops, 3) float32), normals (the same)
+    and first UV ((loops, 2) float32, or None without UV layers)."""
+    words = [corner_co, normals] + ([uv.reshape(-1, 2)] if uv is not None else [])
+    h = np.full(len(corner_co), 0x9E3779B97F4A7C15, np.uint64)
     with np.errstate(over="ignore"):
         for block in words:
             # + 0 turns -0.0 into 0.0: the same value
-            bits = np.ascontiguousarray(block + np.float32(0)).view(np.uint32)
+            bits = np.ascontiguousarray(np.asarray(block, np.float32) + np.float32(0)).view(
+                np.uint32)
             for k in range(bits.shape[1]):
                 h ^= bits[:, k].astype(np.uint64)
                 h *= np.uint64(0xBF58476D1CE4E5B9)
@@ -35,10 +41,18 @@ def corner_keys(me):
     return (h & np.uint64(0x7FFFFFFF)).astype(np.int32)
 
 
-def store_corner_keys(me):
-    """Keep the corner keys of the mesh as import made it (a hidden integer attribute)."""
+def store_corner_keys(me, corner_co=None, normals=None, uv=None):
+    """Keep the corner keys of the mesh as import made it (a hidden integer attribute).
+    An importer that has just written the mesh passes what it wrote (the corners' positions,
+    the custom normals, the first UV layer): Blender 4.5+ hands custom normals back exactly
+    as set, so they need not be read back (and the normals not computed) at import. Blender
+    4.2 stores them re-encoded: there, and without the arrays, they are read back."""
+    if corner_co is None or not compat.HAS_CUSTOM_NORMAL_ATTRIBUTE:
+        keys = corner_keys(me)
+    else:
+        keys = keys_of(corner_co, normals, uv if len(me.uv_layers) else None)
     att = me.attributes.new(KEY_ATTRIBUTE, "INT", "CORNER")
-    att.data.foreach_set("value", corner_keys(me))
+    att.data.foreach_set("value", keys)
 
 
 def unchanged_corners(me):

@@ -308,8 +308,9 @@ class _ModelBuilder:
                 p = s.vertices["position"]
                 if not np.isfinite(p).all():
                     p = p[np.isfinite(p).all(axis=1)]
-                if len(p):
-                    extent = max(extent, float(np.ptp(p.astype(np.float64), axis=0).max()))
+                if len(p):      # max - min in float64 of the float32 extremes: no copy
+                    span = p.max(axis=0).astype(np.float64) - p.min(axis=0).astype(np.float64)
+                    extent = max(extent, float(span.max()))
         # display lengths only: a file's extreme coordinates must not make degenerate bones
         extent = min(extent, MAX_BONE_LENGTH)
         base = max(extent * 0.03, 0.01)
@@ -415,17 +416,18 @@ class _ModelBuilder:
         me.vertices.add(len(positions))
         me.vertices.foreach_set("co", parts["co"])
         me.loops.add(3 * n_tri)
-        me.loops.foreach_set("vertex_index", parts["loops"])
+        compat.set_corner_vertices(me, parts["loops"])
         me.polygons.add(n_tri)
         me.polygons.foreach_set("loop_start", np.arange(0, 3 * n_tri, 3, dtype=np.int32))
         compat.set_material_indices(me, parts["material_index"])
         me.update(calc_edges=True)
+        first_uv = None
         for k in a.uv_sets():
-            layer = me.uv_layers.new(name=f"UV{k}", do_init=False)
             uv = a.uv[corner_v, k]
             uv[:, 1] = 1.0 - uv[:, 1]           # DirectX v runs down, Blender's up
+            layer = compat.new_uv_layer(me, f"UV{k}", uv.ravel())
             parts[f"uv:{layer.name}"] = uv.ravel()
-            layer.data.foreach_set("uv", parts[f"uv:{layer.name}"])
+            first_uv = uv if first_uv is None else first_uv
         # per-vertex data stays on the vertices while they are the file's, one to one
         if merged_of is None:
             domain, pick = "POINT", slice(None)
@@ -443,10 +445,11 @@ class _ModelBuilder:
                 parts[f"{name}:{domain}"] = np.ascontiguousarray(arr[pick]).ravel()
                 att = me.attributes.new(name, "FLOAT_VECTOR", domain)
                 att.data.foreach_set("vector", parts[f"{name}:{domain}"])
-        me.polygons.foreach_set("use_smooth", np.ones(n_tri, bool))
-        compat.set_custom_normals(me, a.normal[corner_v])
-        if a.has_tangents:
-            store_corner_keys(me)          # export keeps these tangents where nothing moved
+        compat.shade_smooth(me)
+        normals = np.ascontiguousarray(a.normal[corner_v], np.float32)
+        compat.set_custom_normals(me, normals)
+        if a.has_tangents:                 # export keeps these tangents where nothing moved
+            store_corner_keys(me, parts["co"].reshape(-1, 3)[loops], normals, first_uv)
         self._parts = parts
         return corner_v, merged_of
 
