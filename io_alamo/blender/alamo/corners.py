@@ -41,16 +41,16 @@ def keys_of(corner_co, normals, uv=None):
     return (h & np.uint64(0x7FFFFFFF)).astype(np.int32)
 
 
-def store_corner_keys(me, corner_co=None, normals=None, uv=None):
+def store_corner_keys(me, written=None):
     """Keep the corner keys of the mesh as import made it (a hidden integer attribute).
-    An importer that has just written the mesh passes what it wrote (the corners' positions,
-    the custom normals, the first UV layer): Blender 4.5+ hands custom normals back exactly
-    as set, so they need not be read back (and the normals not computed) at import. Blender
-    4.2 stores them re-encoded: there, and without the arrays, they are read back."""
-    if corner_co is None or not compat.HAS_CUSTOM_NORMAL_ATTRIBUTE:
+    ``written``: a function giving the keys of what the importer has just written
+    (:func:`keys_of` its arrays): Blender 4.5+ hands custom normals back exactly as set, so
+    nothing needs to be read back (nor the normals computed). Blender 4.2 stores them
+    re-encoded: there, and without ``written``, they are read back."""
+    if written is None or not compat.HAS_CUSTOM_NORMAL_ATTRIBUTE:
         keys = corner_keys(me)
     else:
-        keys = keys_of(corner_co, normals, uv if len(me.uv_layers) else None)
+        keys = written()
     att = me.attributes.new(KEY_ATTRIBUTE, "INT", "CORNER")
     att.data.foreach_set("value", keys)
 

@@ -29,7 +29,7 @@ from ...texture_lookup import TextureFinder
 from ...importing import import_file
 from .. import fingerprint
 from ..fingerprint import FILE_COLOR
-from ..corners import store_corner_keys
+from ..corners import keys_of, store_corner_keys
 from ..particle_preview import units as particle_units
 from ..particle_preview import show_system, update_system
 from ..particles.importer import import_particles
@@ -423,11 +423,12 @@ class _ModelBuilder:
         me.update(calc_edges=True)
         first_uv = None
         for k in a.uv_sets():
-            uv = a.uv[corner_v, k]
-            uv[:, 1] = 1.0 - uv[:, 1]           # DirectX v runs down, Blender's up
+            vertex_uv = a.uv[:, k].copy()
+            vertex_uv[:, 1] = 1.0 - vertex_uv[:, 1]     # DirectX v runs down, Blender's up
+            uv = vertex_uv[corner_v]
             layer = compat.new_uv_layer(me, f"UV{k}", uv.ravel())
             parts[f"uv:{layer.name}"] = uv.ravel()
-            first_uv = uv if first_uv is None else first_uv
+            first_uv = vertex_uv if first_uv is None else first_uv
         # per-vertex data stays on the vertices while they are the file's, one to one
         if merged_of is None:
             domain, pick = "POINT", slice(None)
@@ -446,10 +447,11 @@ class _ModelBuilder:
                 att = me.attributes.new(name, "FLOAT_VECTOR", domain)
                 att.data.foreach_set("vector", parts[f"{name}:{domain}"])
         compat.shade_smooth(me)
-        normals = np.ascontiguousarray(a.normal[corner_v], np.float32)
-        compat.set_custom_normals(me, normals)
+        compat.set_custom_normals(me, a.normal[corner_v])
         if a.has_tangents:                 # export keeps these tangents where nothing moved
-            store_corner_keys(me, parts["co"].reshape(-1, 3)[loops], normals, first_uv)
+            # what each corner holds is its file vertex's position (a merged vertex has the
+            # same bits), normal and first UV: hashed per file vertex, one key per corner
+            store_corner_keys(me, lambda: keys_of(a.position, a.normal, first_uv)[corner_v])
         self._parts = parts
         return corner_v, merged_of
 

@@ -56,7 +56,9 @@ class MeshArrays:
 
     def uv_sets(self):
         """The UV sets that hold data (set 0 always, so there is something to texture)."""
-        used = np.any(self.uv != 0, axis=(0, 2)) if len(self.uv) else np.zeros(4, bool)
+        # rows first (one contiguous pass), then the 4 x 2 columns
+        used = ((self.uv != 0).reshape(len(self.uv), 8).any(axis=0).reshape(4, 2).any(axis=1)
+                if len(self.uv) else np.zeros(4, bool))
         return [k for k in range(4) if k == 0 or used[k]]
 
     def merge_key(self):
