@@ -309,8 +309,7 @@ class _ModelBuilder:
                 if not np.isfinite(p).all():
                     p = p[np.isfinite(p).all(axis=1)]
                 if len(p):      # max - min in float64 of the float32 extremes: no copy
-                    span = p.max(axis=0).astype(np.float64) - p.min(axis=0).astype(np.float64)
-                    extent = max(extent, float(span.max()))
+                    extent = max(extent, float((p.max(0).astype(np.float64) - p.min(0)).max()))
         # display lengths only: a file's extreme coordinates must not make degenerate bones
         extent = min(extent, MAX_BONE_LENGTH)
         base = max(extent * 0.03, 0.01)
@@ -448,9 +447,8 @@ class _ModelBuilder:
                 att.data.foreach_set("vector", parts[f"{name}:{domain}"])
         compat.shade_smooth(me)
         compat.set_custom_normals(me, a.normal[corner_v])
-        if a.has_tangents:                 # export keeps these tangents where nothing moved
-            # what each corner holds is its file vertex's position (a merged vertex has the
-            # same bits), normal and first UV: hashed per file vertex, one key per corner
+        if a.has_tangents:     # export keeps these tangents where nothing moved; a corner
+            # holds its file vertex's position, normal and first UV: hashed per file vertex
             store_corner_keys(me, lambda: keys_of(a.position, a.normal, first_uv)[corner_v])
         self._parts = parts
         return corner_v, merged_of
