@@ -37,6 +37,14 @@ SUBMESHES = 8
 BONES = 24
 
 
+def grid_triangles(n):
+    """The two triangles of every cell of an n x n vertex grid, as uint16."""
+    ys, xs = np.mgrid[0:n - 1, 0:n - 1]
+    q = (ys * n + xs).ravel()
+    return np.concatenate([np.stack([q, q + 1, q + n], 1),
+                           np.stack([q + 1, q + n + 1, q + n], 1)]).astype("<u2")
+
+
 def grid(z, rng):
     ys, xs = np.mgrid[0:N, 0:N]
     v = np.zeros(N * N, VERTEX_DTYPE)
@@ -54,10 +62,9 @@ def grid(z, rng):
     w = np.round(rng.random(N * N) * 20) / 20           # weights in steps of 0.05
     v["bone_weights"][:, 0] = w
     v["bone_weights"][:, 1] = 1 - w
-    q = (ys[:-1, :-1] * N + xs[:-1, :-1]).ravel()
-    tris = np.concatenate([np.stack([q, q + 1, q + N], 1), np.stack([q + 1, q + N + 1, q + N], 1)])
+    tris = grid_triangles(N)
     mat = Material("RSkinBumpColorize.fx", [ShaderParam("BaseTexture", ParamType.TEXTURE, "x.dds")])
-    return SubMesh(mat, "alD3dVertB4I4NU2U3U3C", v, tris.astype("<u2"),
+    return SubMesh(mat, "alD3dVertB4I4NU2U3U3C", v, tris,
                    bone_map=np.arange(1, BONES + 1, dtype="<u4"))
 
 
@@ -111,25 +118,19 @@ GRID = 193                  # 37,249 vertices, 73,728 triangles per sub-mesh: 29
 
 def model_300k():
     """Four bump-mapped, skinned grids: stored tangents, 2 UV sets."""
+    count = GRID * GRID
+    x, y = np.arange(count) % GRID, np.arange(count) // GRID
     subs = []
     for z in range(4):
-        ys, xs = np.mgrid[0:GRID, 0:GRID]
-        v = np.zeros(GRID * GRID, VERTEX_DTYPE)
-        v["position"] = np.stack([xs.ravel(), ys.ravel(), np.full(GRID * GRID, z)], 1)
-        v["normal"] = [0, 0, 1]
-        v["tangent"] = [1, 0, 0]
-        v["binormal"] = [0, 1, 0]
-        for k in range(2):
-            v["uv"][:, k, 0] = xs.ravel() / (GRID - 1)
-            v["uv"][:, k, 1] = ys.ravel() / (GRID - 1)
+        v = np.zeros(count, VERTEX_DTYPE)
+        v["position"] = np.stack([x, y, np.full(count, z)], 1)
+        v["normal"], v["tangent"], v["binormal"] = [0, 0, 1], [1, 0, 0], [0, 1, 0]
+        v["uv"][:, :2] = np.stack([x, y], 1)[:, None, :] / (GRID - 1)
         v["color"] = 1
         v["bone_weights"][:, 0] = 1
-        q = (ys[:-1, :-1] * GRID + xs[:-1, :-1]).ravel()
-        tris = np.concatenate([np.stack([q, q + 1, q + GRID], 1),
-                               np.stack([q + 1, q + GRID + 1, q + GRID], 1)])
         mat = Material("RSkinBumpColorize.fx",
                        [ShaderParam("BaseTexture", ParamType.TEXTURE, "x.dds")])
-        subs.append(SubMesh(mat, "alD3dVertRSkinNU2U3U3", v, tris.astype("<u2"),
+        subs.append(SubMesh(mat, "alD3dVertRSkinNU2U3U3", v, grid_triangles(GRID),
                             bone_map=np.arange(1, 2, dtype="<u4")))
     bones = [Bone("Root", -1, np.eye(3, 4, dtype="<f4")), Bone("B", 0, np.eye(3, 4, dtype="<f4"))]
     return Model(Skeleton(bones), [Mesh("Big", subs)], Connections(objects=[ObjectConnection(0, 0)]))

@@ -3,21 +3,16 @@ per material socket: the exporter then finds clean PNG files, whose bytes it cop
 .glb holds the same images, under the same names, as the exporter's own encoding gives
 (issue 44); the scene is as it was afterwards."""
 
-import json
-import struct
-
 import numpy as np
 import pytest
+from scene import read_glb
 
 bpy = pytest.importorskip("bpy")
 
 
 def glb_images(path):
     """[(name, bytes)] of a .glb's images, and its materials' JSON."""
-    data = path.read_bytes()
-    (length,) = struct.unpack_from("<I", data, 12)
-    doc = json.loads(data[20:20 + length])
-    binary = data[28 + length:]
+    doc, binary = read_glb(path)
     out = []
     for im in doc.get("images", []):
         view = doc["bufferViews"][im["bufferView"]]
