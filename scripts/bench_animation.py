@@ -1,8 +1,14 @@
 """Benchmark: .ala import onto an armature and export back, 100 bones x 1,000 frames, every
-channel animated.
+channel but scale animated (format #2 files keep scale constant: the game refuses scale frames).
 
 Targets: import in under 1 second; export (pose evaluated at every frame, re-encoded) in
-under 3 seconds, in either format. Run with a Python that has the bpy wheel:
+under 3 seconds, in either format. Then the sizes of the two slowest held-out format #2
+animations (1,501 frames x 77 bones, 911 frames x 183 bones, generated the same way), each
+against the floor in the same process: the bare Blender build of the same F-curves from
+already converted arrays (``fcurves.new``, ``keyframe_points.add``, ``foreach_set`` of keys
+and interpolation, ``update``), best of ``RUNS``; the older add-on is not on this machine, so
+the figure to compare between machines and runs is that ratio. Run with a Python that has the
+bpy wheel:
     .venv/bin/python scripts/bench_animation.py
 """
 
@@ -26,9 +32,21 @@ BONES = 100
 FRAMES = 1000
 TARGET_S = 1.0
 EXPORT_TARGET_S = 3.0
+HELD_OUT = ((77, 1501), (183, 911))     # bones x frames of the two slowest held-out files
+RUNS = 5
 
 
-def make_files(folder):
+def make_files(folder, bones_count=None, frames=None):
+    global BONES, FRAMES
+    saved = BONES, FRAMES
+    BONES, FRAMES = bones_count or BONES, frames or FRAMES
+    try:
+        return _make_files(folder)
+    finally:
+        BONES, FRAMES = saved
+
+
+def _make_files(folder):
     rng = np.random.default_rng(0)
     bones = [Bone("Root", -1, np.eye(3, 4, dtype="<f4"))]
     for i in range(1, BONES):
@@ -45,7 +63,7 @@ def make_files(folder):
     rot[..., 0] = np.sin(angle) * 0.6
     rot[..., 2] = np.sin(angle) * 0.8
     rot[..., 3] = np.cos(angle)
-    scale = 1 + 0.2 * np.sin(t[None, :, None] + phase[:, :, None]) * np.ones(3)
+    scale = np.ones((BONES, FRAMES, 3))     # format #2 files keep scale constant (the game refuses scale frames)
     data = AnimationData(
         fps=30.0, names=[b.name for b in bones], indices=np.arange(BONES),
         translation=trans.astype(np.float32), rotation=rot.astype(np.float32),
@@ -56,6 +74,51 @@ def make_files(folder):
     save(model, alo)
     save(encode_animation(data, 2), ala)
     return alo, ala
+
+
+def bare_keys(armature, action_name, arrays):
+    """The floor: the same F-curves built from ready arrays, nothing else."""
+    from io_alamo.blender import compat
+    action = bpy.data.actions.new(action_name)
+    writer = compat.ActionWriter(action, armature)
+    for path, index, group, co, interp in arrays:
+        fc = writer.fcurve(path, index, group)
+        kp = fc.keyframe_points
+        kp.add(len(interp))
+        kp.foreach_set("co", co)
+        kp.foreach_set("interpolation", interp)
+        fc.update()
+    return action
+
+
+def held_out(import_alo, import_ala, AloImportOptions, AlaImportOptions):
+    """Import of the held-out sizes against the bare F-curve build, best of RUNS each."""
+    from io_alamo.blender import compat
+    for bones, frames in HELD_OUT:
+        alo, ala = make_files(Path(scratch_folder()), bones, frames)
+        imp, bare = [], []
+        for _ in range(RUNS):
+            bpy.ops.wm.read_factory_settings(use_empty=True)
+            arm = import_alo(bpy.context, str(alo),
+                             AloImportOptions(import_animations=False)).armature
+            t = time.perf_counter()
+            action = import_ala(bpy.context, arm, str(ala), AlaImportOptions()).action
+            imp.append(time.perf_counter() - t)
+            arrays = []
+            for fc in compat.action_fcurves(action):
+                n = len(fc.keyframe_points)
+                co, interp = np.empty(2 * n, np.float32), np.empty(n, np.int32)
+                fc.keyframe_points.foreach_get("co", co)
+                fc.keyframe_points.foreach_get("interpolation", interp)
+                arrays.append((fc.data_path, fc.array_index, fc.group.name, co, interp))
+            t = time.perf_counter()
+            bare_keys(arm, "bare", arrays)
+            bare.append(time.perf_counter() - t)
+        i, b = min(imp), min(bare)
+        keys = sum(len(a[4]) for a in arrays)
+        print(f"  held-out size {bones} bones x {frames} frames ({len(arrays)} F-curves, "
+              f"{keys:,} keys): import {i:.3f} s, bare F-curve build {b:.3f} s, "
+              f"ratio {i / b:.2f} (best of {RUNS})")
 
 
 def main():
@@ -93,6 +156,7 @@ def main():
                   f"{'met' if total < EXPORT_TARGET_S else 'NOT met'}); "
                   + ", ".join(f"{k} {v:.3f} s" for k, v in stages.items()))
             ok = ok and total < EXPORT_TARGET_S
+        held_out(import_alo, import_ala, AloImportOptions, AlaImportOptions)
         return 0 if ok else 1
     finally:
         io_alamo.unregister()

@@ -13,6 +13,7 @@ from mathutils import Vector
 
 from ..scratch import remove_scratch_folders
 from .gltf_animation import add_animations, fast_animation_armature, pose_actions
+from .gltf_images import encoded_once
 
 __all__ = ["SceneExtras", "export_glb", "finish", "render_preview"]
 
@@ -77,9 +78,12 @@ def export_glb(target, everything=False, look=None, prepare=None, extras=None):
             for shown, left_out in baked:
                 shown.select_set(True)
                 left_out.select_set(False)
-            bpy.ops.export_scene.gltf(filepath=str(target), export_format="GLB",
-                                      export_animations=arm is None, check_existing=False,
-                                      **options)
+            exported = [o for o in scene.objects
+                        if not options.get("use_selection") or _selected(o)]
+            with encoded_once({slot.material for o in exported for slot in o.material_slots}):
+                bpy.ops.export_scene.gltf(filepath=str(target), export_format="GLB",
+                                          export_animations=arm is None,
+                                          check_existing=False, **options)
             if actions:         # the exporter samples every bone and frame in Python: slow
                 fps = scene.render.fps / scene.render.fps_base
                 try:
@@ -98,6 +102,13 @@ def export_glb(target, everything=False, look=None, prepare=None, extras=None):
             scene.frame_set(before)
         if not enabled:      # Blender 4.2/4.5 crash at exit if its classes stay registered
             addon_utils.disable("io_scene_gltf2", default_set=False)
+
+
+def _selected(obj):
+    try:
+        return obj.select_get()
+    except RuntimeError:          # not in the view layer: not exported either
+        return False
 
 
 def render_preview(context, target, size=256, samples=16, extras=None):

@@ -130,3 +130,12 @@ def reaches(socket, node_type, input_name):
                 seen.add(node.as_pointer())
                 todo.extend(node.outputs)
     return False
+
+
+def read_glb(path):
+    """(JSON document, binary chunk) of a .glb file."""
+    import json
+    import struct
+    data = path.read_bytes()
+    (length,) = struct.unpack_from("<I", data, 12)
+    return json.loads(data[20:20 + length]), data[28 + length:]

@@ -6,19 +6,18 @@ from its evaluated pose moved 1-2 bones of format #1 files by one quantum)."""
 
 import numpy as np
 
-from .. import compat
-from .fingerprint import bone_of_path, curve_parts, digest
+from .fingerprint import action_curves, bone_of_path, digest, keys_parts
 
 KEY = "alamo_bone_keys"        # on an imported action: {Blender bone name: hash}
 
 
-def _bone_digests(action, armature):
+def _bone_digests(action, armature, curves=None):
     parts = {}
-    for fc in compat.action_fcurves(action):
-        name, _ = bone_of_path(fc.data_path)
+    for path, index, co, interp, mute in (action_curves(action) if curves is None else curves):
+        name, _ = bone_of_path(path)
         if name is None:
             continue
-        parts.setdefault(name, {}).update(curve_parts(fc, f"{fc.data_path}[{fc.array_index}]"))
+        parts.setdefault(name, {}).update(keys_parts(co, interp, mute, f"{path}[{index}]"))
     out = {}
     for name, own in parts.items():
         bone = armature.data.bones.get(name)
@@ -36,9 +35,11 @@ def _bone_digests(action, armature):
     return out
 
 
-def remember(action, armature):
-    """Store the hash of every bone the imported action animates (import calls it)."""
-    action[KEY] = _bone_digests(action, armature)
+def remember(action, armature, curves=None):
+    """Store the hash of every bone the imported action animates (import calls it;
+    ``curves``: the keys it wrote, as :func:`~.fingerprint.action_curves` reads them, so
+    they need not be read back)."""
+    action[KEY] = _bone_digests(action, armature, curves)
 
 
 def untouched(action, armature):

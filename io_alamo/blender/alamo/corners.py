@@ -20,14 +20,20 @@ def corner_keys(me):
     lv = compat.corner_vertices(me)
     normals = np.empty(n * 3, np.float32)
     me.corner_normals.foreach_get("vector", normals)
-    words = [co.reshape(-1, 3)[lv], normals.reshape(-1, 3)]
-    if len(me.uv_layers):
-        words.append(compat.uv_layer(me, me.uv_layers[0]).reshape(-1, 2))
-    h = np.full(n, 0x9E3779B97F4A7C15, np.uint64)
+    uv = compat.uv_layer(me, me.uv_layers[0]) if len(me.uv_layers) else None
+    return keys_of(co.reshape(-1, 3)[lv], normals.reshape(-1, 3), uv)
+
+
+def keys_of(corner_co, normals, uv=None):
+    """:func:`corner_keys` of the corners' positions ((loops, 3) float32), normals (the same)
+    and first UV ((loops, 2) float32, or None without UV layers)."""
+    words = [corner_co, normals] + ([uv.reshape(-1, 2)] if uv is not None else [])
+    h = np.full(len(corner_co), 0x9E3779B97F4A7C15, np.uint64)
     with np.errstate(over="ignore"):
         for block in words:
             # + 0 turns -0.0 into 0.0: the same value
-            bits = np.ascontiguousarray(block + np.float32(0)).view(np.uint32)
+            bits = np.ascontiguousarray(np.asarray(block, np.float32) + np.float32(0)).view(
+                np.uint32)
             for k in range(bits.shape[1]):
                 h ^= bits[:, k].astype(np.uint64)
                 h *= np.uint64(0xBF58476D1CE4E5B9)
@@ -35,10 +41,18 @@ def corner_keys(me):
     return (h & np.uint64(0x7FFFFFFF)).astype(np.int32)
 
 
-def store_corner_keys(me):
-    """Keep the corner keys of the mesh as import made it (a hidden integer attribute)."""
+def store_corner_keys(me, written=None):
+    """Keep the corner keys of the mesh as import made it (a hidden integer attribute).
+    ``written``: a function giving the keys of what the importer has just written
+    (:func:`keys_of` its arrays): Blender 4.5+ hands custom normals back exactly as set, so
+    nothing needs to be read back (nor the normals computed). Blender 4.2 stores them
+    re-encoded: there, and without ``written``, they are read back."""
+    if written is None or not compat.HAS_CUSTOM_NORMAL_ATTRIBUTE:
+        keys = corner_keys(me)
+    else:
+        keys = written()
     att = me.attributes.new(KEY_ATTRIBUTE, "INT", "CORNER")
-    att.data.foreach_set("value", corner_keys(me))
+    att.data.foreach_set("value", keys)
 
 
 def unchanged_corners(me):

@@ -25,7 +25,7 @@ def digest(parts):
     for name in sorted(parts):
         a = np.ascontiguousarray(parts[name])
         h.update(f"{name}:{a.dtype.str}:{a.shape}".encode())
-        h.update(a.tobytes())
+        h.update(a if a.ndim else a.tobytes())     # its bytes, not copied
     return h.hexdigest()
 
 
@@ -210,16 +210,36 @@ def bone_of_path(path):
     return None, None
 
 
-def curve_parts(fc, key):
-    """What an F-curve's keys are, for a digest: its key points, their interpolation and
-    whether it is muted, under names that carry ``key``."""
+def curve_arrays(fc):
+    """An F-curve's keys as read back from Blender: (co as float32 (frame, value) pairs,
+    interpolation codes as int32, mute)."""
     n = len(fc.keyframe_points)
     co = np.empty(2 * n, np.float32)
     fc.keyframe_points.foreach_get("co", co)
     interp = np.empty(n, np.int32)
     fc.keyframe_points.foreach_get("interpolation", interp)
-    return {f"co:{key}": co, f"interpolation:{key}": interp,
-            f"mute:{key}": np.array([fc.mute], np.uint8)}
+    return co, interp, fc.mute
+
+
+def action_curves(action):
+    """``[(data_path, array_index, co, interpolation, mute)]`` of every F-curve of an action,
+    each read once (:func:`curve_arrays`). An importer that has just written the keys passes
+    the arrays it wrote instead of reading them back."""
+    return [(fc.data_path, fc.array_index, *curve_arrays(fc))
+            for fc in compat.action_fcurves(action)]
+
+
+def keys_parts(co, interp, mute, key):
+    """What an F-curve's keys are, for a digest: its key points, their interpolation and
+    whether it is muted, under names that carry ``key``."""
+    return {f"co:{key}": np.asarray(co, np.float32),
+            f"interpolation:{key}": np.asarray(interp, np.int32),
+            f"mute:{key}": np.array([mute], np.uint8)}
+
+
+def curve_parts(fc, key):
+    """:func:`keys_parts` of an F-curve, read from Blender."""
+    return keys_parts(*curve_arrays(fc), key)
 
 
 def _path_as_imported(path, import_names):
@@ -232,17 +252,18 @@ def _path_as_imported(path, import_names):
     return f'pose.bones["{escaped}"].{prop}'
 
 
-def action_parts(action, armature):
+def action_parts(action, armature, curves=None):
     """What an imported action's motion depends on: every key of every F-curve (frame, value,
     interpolation), the action's frame range and rate, and the rest pose of the bones the
     model import made (a bone added since is no edit). Bones are named as at import, so a
-    rename alone is not an edit."""
+    rename alone is not an edit. ``curves``: :func:`action_curves` of the action when the
+    caller has them (read from Blender if not given)."""
     parts = {}
     import_names = {b.name: b.alamo.blender_name for b in armature.data.bones
                     if b.alamo.blender_name}
-    for fc in compat.action_fcurves(action):
-        parts.update(curve_parts(
-            fc, f"{_path_as_imported(fc.data_path, import_names)}[{fc.array_index}]"))
+    for path, index, co, interp, mute in (action_curves(action) if curves is None else curves):
+        parts.update(keys_parts(co, interp, mute,
+                                f"{_path_as_imported(path, import_names)}[{index}]"))
     parts["range"] = np.array([*action.frame_range, action.use_frame_range, action.alamo.fps,
                                action.alamo.frames], np.float64)
     def named(bone):

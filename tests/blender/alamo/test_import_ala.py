@@ -119,6 +119,16 @@ def check_animation(arm, result, ala_path):
     return anim
 
 
+def check_hashes_read_back(arm, action):
+    """Import hashes the keys it wrote without reading them back: the hashes must be the ones
+    export computes from what Blender holds, or an unedited action counts as edited."""
+    from io_alamo.blender.alamo import bone_keys, fingerprint
+    assert action[fingerprint.KEY] == fingerprint.digest(fingerprint.action_parts(action, arm))
+    stored = dict(action[bone_keys.KEY])
+    assert stored == bone_keys._bone_digests(action, arm) and stored
+    assert bone_keys.untouched(action, arm) == set(stored)
+
+
 @pytest.mark.parametrize("path", corpus_params(".ala"))
 def test_corpus_animation_matches_the_file(blender, tmp_path, path):
     model = model_for(path)
@@ -127,6 +137,7 @@ def test_corpus_animation_matches_the_file(blender, tmp_path, path):
     arm = import_model(model, import_animations=False)
     result = import_anim(arm, path)
     check_animation(arm, result, path)
+    check_hashes_read_back(arm, result.action)
     from io_alamo.blender.source import get_source
     assert bytes(get_source(result.action)) == path.read_bytes()
     assert isinstance(result.action["alamo_source"], bpy.types.Text)
@@ -148,6 +159,7 @@ def test_fixture_animation_matches_the_file(blender, tmp_path, name):
     arm = import_model(skeleton_for(anim, tmp_path), import_animations=False)
     result = import_anim(arm, path)
     check_animation(arm, result, path)
+    check_hashes_read_back(arm, result.action)
     assert not result.missing
     if name == "fixture_ala_v1_scale_step":
         dec = decode_animation(anim)

@@ -114,7 +114,7 @@ def import_ala(context: bpy.types.Context, armature: bpy.types.Object, filepath:
     modes = [pb.rotation_mode for pb in armature.pose.bones]
     had_animation_data = armature.animation_data is not None
     try:
-        _fill_action(action, armature, anim, targets, start, options.make_active)
+        curves = _fill_action(action, armature, anim, targets, start, options.make_active)
     except BaseException:
         # all or nothing: the action goes, and the armature is as it was
         bpy.data.actions.remove(action)
@@ -132,8 +132,10 @@ def import_ala(context: bpy.types.Context, armature: bpy.types.Object, filepath:
     action[SOURCE_NAME_KEY] = to_blender(base)
     action.use_frame_range = True
     action.frame_range = (start, start + max(frames - 1, 1))
-    action[fingerprint.KEY] = fingerprint.digest(fingerprint.action_parts(action, armature))
-    bone_keys.remember(action, armature)
+    # the keys as written, not read back (reading them back was half the import's time)
+    action[fingerprint.KEY] = fingerprint.digest(
+        fingerprint.action_parts(action, armature, curves))
+    bone_keys.remember(action, armature, curves)
     result.action = action
     result.bones = sum(t is not None for t in targets)
     if options.set_scene_frame_rate and anim.fps > 0:
@@ -146,6 +148,9 @@ def import_ala(context: bpy.types.Context, armature: bpy.types.Object, filepath:
 
 
 def _fill_action(action, armature, anim, targets, start, make_active):
+    """Key every matched bone; returns the keys written, as
+    :func:`~..fingerprint.action_curves` would read them."""
+    curves = []
     writer = compat.ActionWriter(action, armature)
     frames = int(anim.num_frames)
     key_frames = start + np.arange(frames, dtype=np.float64)
@@ -165,11 +170,16 @@ def _fill_action(action, armature, anim, targets, start, make_active):
             n = min(len(values), frames)        # one key for a constant
             for k in range(values.shape[1]):
                 fc = writer.fcurve(f"{path}.{prop}", k, bone.name)
-                compat.set_keys(fc, key_frames[:n], values[:n, k], interp[:n])
+                curves.append((f"{path}.{prop}", k,
+                               *compat.set_keys(fc, key_frames[:n], values[:n, k], interp[:n]),
+                               False))
         if visible is not None:
             vis = visible.astype(np.float64)
             change = np.flatnonzero(np.r_[True, vis[1:] != vis[:-1]])
             fc = writer.fcurve(f"{path}.alamo.visible", 0, bone.name)
-            compat.set_keys(fc, key_frames[change], vis[change], np.full(len(change), constant))
+            curves.append((f"{path}.alamo.visible", 0,
+                           *compat.set_keys(fc, key_frames[change], vis[change],
+                                            np.full(len(change), constant)), False))
     if make_active:
         writer.assign()
+    return curves

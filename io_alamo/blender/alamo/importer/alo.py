@@ -29,7 +29,7 @@ from ...texture_lookup import TextureFinder
 from ...importing import import_file
 from .. import fingerprint, follow
 from ..fingerprint import FILE_COLOR
-from ..corners import store_corner_keys
+from ..corners import keys_of, store_corner_keys
 from ..particle_preview import units as particle_units
 from ..particle_preview import show_system, update_system
 from ..particles.importer import import_particles
@@ -308,8 +308,8 @@ class _ModelBuilder:
                 p = s.vertices["position"]
                 if not np.isfinite(p).all():
                     p = p[np.isfinite(p).all(axis=1)]
-                if len(p):
-                    extent = max(extent, float(np.ptp(p.astype(np.float64), axis=0).max()))
+                if len(p):      # max - min in float64 of the float32 extremes: no copy
+                    extent = max(extent, float((p.max(0).astype(np.float64) - p.min(0)).max()))
         # display lengths only: a file's extreme coordinates must not make degenerate bones
         extent = min(extent, MAX_BONE_LENGTH)
         base = max(extent * 0.03, 0.01)
@@ -416,17 +416,19 @@ class _ModelBuilder:
         me.vertices.add(len(positions))
         me.vertices.foreach_set("co", parts["co"])
         me.loops.add(3 * n_tri)
-        me.loops.foreach_set("vertex_index", parts["loops"])
+        compat.set_corner_vertices(me, parts["loops"])
         me.polygons.add(n_tri)
         me.polygons.foreach_set("loop_start", np.arange(0, 3 * n_tri, 3, dtype=np.int32))
         compat.set_material_indices(me, parts["material_index"])
         me.update(calc_edges=True)
+        first_uv = None
         for k in a.uv_sets():
-            layer = me.uv_layers.new(name=f"UV{k}", do_init=False)
-            uv = a.uv[corner_v, k]
-            uv[:, 1] = 1.0 - uv[:, 1]           # DirectX v runs down, Blender's up
+            vertex_uv = a.uv[:, k].copy()
+            vertex_uv[:, 1] = 1.0 - vertex_uv[:, 1]     # DirectX v runs down, Blender's up
+            uv = vertex_uv[corner_v]
+            layer = compat.new_uv_layer(me, f"UV{k}", uv.ravel())
             parts[f"uv:{layer.name}"] = uv.ravel()
-            layer.data.foreach_set("uv", parts[f"uv:{layer.name}"])
+            first_uv = vertex_uv if first_uv is None else first_uv
         # per-vertex data stays on the vertices while they are the file's, one to one
         if merged_of is None:
             domain, pick = "POINT", slice(None)
@@ -444,10 +446,11 @@ class _ModelBuilder:
                 parts[f"{name}:{domain}"] = np.ascontiguousarray(arr[pick]).ravel()
                 att = me.attributes.new(name, "FLOAT_VECTOR", domain)
                 att.data.foreach_set("vector", parts[f"{name}:{domain}"])
-        me.polygons.foreach_set("use_smooth", np.ones(n_tri, bool))
+        compat.shade_smooth(me)
         compat.set_custom_normals(me, a.normal[corner_v])
-        if a.has_tangents:
-            store_corner_keys(me)          # export keeps these tangents where nothing moved
+        if a.has_tangents:     # export keeps these tangents where nothing moved; a corner
+            # holds its file vertex's position, normal and first UV: hashed per file vertex
+            store_corner_keys(me, lambda: keys_of(a.position, a.normal, first_uv)[corner_v])
         self._parts = parts
         return corner_v, merged_of
 

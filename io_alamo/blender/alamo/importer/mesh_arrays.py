@@ -15,7 +15,8 @@ class MeshArrays:
 
         def cat(name, shape):
             parts = [s.vertices[name] for s in subs]
-            return (np.concatenate(parts) if parts else np.zeros((0,) + shape)).astype(np.float32)
+            return (np.concatenate(parts, dtype=np.float32) if parts
+                    else np.zeros((0,) + shape, np.float32))
 
         self.position = cat("position", (3,))
         self.normal = cat("normal", (3,))
@@ -34,7 +35,9 @@ class MeshArrays:
         self.has_tangents = any(format_has_tangents(s.vertex_format) for s in subs)
         for name in ("position", "normal", "uv", "tangent", "binormal", "color"):
             arr = getattr(self, name)
-            arr[~np.isfinite(arr)] = 0.0
+            # a float64 sum is finite unless something is not: one pass, no mask
+            if not np.isfinite(arr.sum(dtype=np.float64)):
+                arr[~np.isfinite(arr)] = 0.0
 
     def transform(self, k, world):
         """Move sub-mesh ``k`` by ``world`` (positions; normals and tangents by its linear part)."""
@@ -53,7 +56,9 @@ class MeshArrays:
 
     def uv_sets(self):
         """The UV sets that hold data (set 0 always, so there is something to texture)."""
-        used = np.any(self.uv != 0, axis=(0, 2)) if len(self.uv) else np.zeros(4, bool)
+        # rows first (one contiguous pass), then the 4 x 2 columns
+        used = ((self.uv != 0).reshape(len(self.uv), 8).any(axis=0).reshape(4, 2).any(axis=1)
+                if len(self.uv) else np.zeros(4, bool))
         return [k for k in range(4) if k == 0 or used[k]]
 
     def merge_key(self):

@@ -4,6 +4,8 @@ material's Base Color is a texture baked from the recipe's formula (the colorize
 emission over a transparent surface). Everything is put back afterwards."""
 
 import os
+import shutil
+import tempfile
 from contextlib import contextmanager
 
 import bpy
@@ -63,7 +65,7 @@ def surface_pixels(mat, scene):
 @contextmanager
 def gltf_look(scene, materials=None):
     """While inside, materials show glTF their preview's colours as a plain texture."""
-    undo, baked = [], {}
+    undo, baked = [], {"folder": tempfile.mkdtemp(prefix="io_alamo-bake-")}
     try:
         for mat in materials if materials is not None else bpy.data.materials:
             if mat.node_tree is not None and mat.node_tree.nodes.get(BASE_NODE) is not None:
@@ -74,6 +76,7 @@ def gltf_look(scene, materials=None):
     finally:
         for restore in reversed(undo):
             restore()
+        shutil.rmtree(baked.pop("folder"), ignore_errors=True)
         for image, _ in baked.values():
             if image is not None:
                 bpy.data.images.remove(image)
@@ -105,7 +108,17 @@ def _baked_image(mat, scene, baked):
             image = bpy.data.images.new(f"{os.path.splitext(base.name)[0]}_preview", w, h,
                                         alpha=True)
             image.pixels.foreach_set(np.ascontiguousarray(px, np.float32).ravel())
-            # not packed: the glTF exporter encodes the pixels itself
+            # saved as PNG once (in a folder of its own: the file names the glTF image as
+            # the image's name does): the glTF exporter takes a clean PNG file's bytes as
+            # they are, where it would encode the pixels again for every material using them
+            folder = os.path.join(baked["folder"], str(len(baked)))
+            os.makedirs(folder)
+            image.filepath_raw = os.path.join(folder, f"{os.path.splitext(image.name)[0]}.png")
+            image.file_format = "PNG"
+            try:
+                image.save()
+            except RuntimeError:        # unsaved, the exporter encodes the pixels itself
+                image.filepath_raw = ""
         baked[key] = (image, emits)
     return baked[key]
 

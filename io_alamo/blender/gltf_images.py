@@ -1,0 +1,106 @@
+"""Images for Blender's glTF exporter, each encoded once.
+
+The exporter encodes an image again for every material socket that uses it (a unit whose
+parts share a texture has it encoded once per part), unless the image is a PNG or JPEG file
+Blender has not changed: then it copies the file's bytes. While :func:`encoded_once` is
+active, every other image the exporter would read is replaced in the node trees by a copy
+saved once as PNG, made the way the exporter makes its own (copy, pixels, ``save``): the
+.glb holds the same pixels, under the same image names, for one encoding per image.
+"""
+
+import os
+import shutil
+import tempfile
+from contextlib import contextmanager
+
+import bpy
+import numpy as np
+
+# the Principled BSDF inputs glTF writes textures for (directly, or through a Normal Map)
+_SOCKETS = {"Base Color", "Alpha", "Emission Color", "Normal", "Metallic", "Roughness",
+            "Specular IOR Level", "Specular Tint", "Coat Weight", "Coat Normal",
+            "Transmission Weight", "Sheen Color"}
+_MAGIC = (b"\x89PNG", b"\xff\xd8\xff")
+
+
+def _exported_images(materials):
+    """The images of image-texture nodes that feed the BSDF sockets glTF writes."""
+    images = {}
+    for mat in materials:
+        tree = mat.node_tree if mat is not None and mat.use_nodes else None
+        if tree is None:
+            continue
+        for link in tree.links:
+            node, to = link.from_node, link.to_node
+            if to.type == "NORMAL_MAP" or to.type == "BSDF_PRINCIPLED" and \
+                    link.to_socket.name in _SOCKETS:
+                if node.type == "TEX_IMAGE" and node.image is not None:
+                    images[node.image.name] = node.image
+    return list(images.values())
+
+
+def _copies_bytes(image):
+    """Whether the exporter takes this image's bytes as they are (a clean PNG/JPEG file)."""
+    if image.source != "FILE" or image.is_dirty:
+        return False
+    if image.packed_file is not None:
+        return bytes(image.packed_file.data[:4]).startswith(_MAGIC)
+    path = bpy.path.abspath(image.filepath_raw)
+    try:
+        with open(path, "rb") as f:
+            return f.read(4).startswith(_MAGIC)
+    except OSError:
+        return False
+
+
+def _png_copy(image, folder):
+    """A copy of ``image`` saved as ``folder/<name>.png``: a clean PNG file for the exporter,
+    named as the exporter names the image (its name without extension)."""
+    stem = os.path.splitext(image.name)[0] or "Image"
+    os.makedirs(folder)
+    copy = image.copy()
+    try:
+        copy.update()
+        copy.scale(*image.size)
+    except RuntimeError:          # a file that is gone: the exporter copes the same way
+        pass
+    if image.is_dirty:            # unsaved pixels are not copied by copy()
+        px = np.empty(image.size[0] * image.size[1] * image.channels, np.float32)
+        image.pixels.foreach_get(px)
+        copy.pixels.foreach_set(px)
+    copy.filepath_raw = os.path.join(folder, f"{stem}.png")
+    copy.file_format = "PNG"
+    copy.save()
+    return copy
+
+
+@contextmanager
+def encoded_once(materials):
+    """While inside, the exporter finds each image ``materials`` show it as a clean PNG
+    file (see the module's note); the node trees and images are put back afterwards."""
+    folder = tempfile.mkdtemp(prefix="io_alamo-gltf-")
+    swapped, copies = [], []
+    try:
+        stand_in = {}
+        for k, image in enumerate(_exported_images(materials)):
+            if not image.size[0] or not image.size[1] or _copies_bytes(image):
+                continue
+            try:
+                stand_in[image.name] = _png_copy(image, os.path.join(folder, str(k)))
+            except RuntimeError:          # cannot be saved: the exporter tries its own way
+                continue
+            copies.append(stand_in[image.name])
+        for mat in materials:
+            tree = mat.node_tree if mat is not None and mat.use_nodes else None
+            for node in tree.nodes if tree is not None else ():
+                if node.type == "TEX_IMAGE" and node.image is not None and \
+                        node.image.name in stand_in:
+                    swapped.append((node, node.image))
+                    node.image = stand_in[node.image.name]
+        yield
+    finally:
+        for node, image in swapped:
+            node.image = image
+        for copy in copies:
+            bpy.data.images.remove(copy)
+        shutil.rmtree(folder, ignore_errors=True)

@@ -1,0 +1,89 @@
+"""The batch .glb's images are encoded once per image (io_alamo.blender.gltf_images), not once
+per material socket: the exporter then finds clean PNG files, whose bytes it copies, and the
+.glb holds the same images, under the same names, as the exporter's own encoding gives
+(issue 44); the scene is as it was afterwards."""
+
+import numpy as np
+import pytest
+from scene import read_glb
+
+bpy = pytest.importorskip("bpy")
+
+
+def glb_images(path):
+    """[(name, bytes)] of a .glb's images, and its materials' JSON."""
+    doc, binary = read_glb(path)
+    out = []
+    for im in doc.get("images", []):
+        view = doc["bufferViews"][im["bufferView"]]
+        out.append((im.get("name"), binary[view.get("byteOffset", 0):][:view["byteLength"]]))
+    return out, doc["materials"]
+
+
+def scene(tmp_path):
+    """Two materials sharing a TGA base texture (a file the exporter must re-encode) and a
+    generated, unsaved normal map; a third image is in a node glTF does not read."""
+    rng = np.random.default_rng(0)
+    base = bpy.data.images.new("Shared.tga", 16, 8, alpha=True)
+    base.pixels.foreach_set(rng.random(16 * 8 * 4).astype(np.float32))
+    base.filepath_raw = str(tmp_path / "Shared.tga")
+    base.file_format = "TARGA"
+    base.save()
+    normal = bpy.data.images.new("Bumps", 8, 8)
+    normal.pixels.foreach_set(rng.random(8 * 8 * 4).astype(np.float32))
+    loose = bpy.data.images.new("Loose", 4, 4)
+    bpy.ops.mesh.primitive_plane_add()
+    obj = bpy.context.object
+    bpy.ops.object.mode_set(mode="OBJECT")
+    materials = []
+    for k in range(2):
+        mat = bpy.data.materials.new(f"M{k}")
+        mat.use_nodes = True
+        nodes, links = mat.node_tree.nodes, mat.node_tree.links
+        bsdf = nodes["Principled BSDF"]
+        tex = nodes.new("ShaderNodeTexImage")
+        tex.image = base
+        links.new(tex.outputs["Color"], bsdf.inputs["Base Color"])
+        ntex = nodes.new("ShaderNodeTexImage")
+        ntex.image = normal
+        nmap = nodes.new("ShaderNodeNormalMap")
+        links.new(ntex.outputs["Color"], nmap.inputs["Color"])
+        links.new(nmap.outputs["Normal"], bsdf.inputs["Normal"])
+        nodes.new("ShaderNodeTexImage").image = loose
+        obj.data.materials.append(mat)
+        materials.append(mat)
+    return materials
+
+
+def export(path):
+    bpy.ops.export_scene.gltf(filepath=str(path), export_format="GLB", check_existing=False)
+
+
+def test_images_encoded_once_are_the_exporters_own(blender, tmp_path):
+    import addon_utils
+
+    from io_alamo.blender.gltf_images import _copies_bytes, encoded_once
+    materials = scene(tmp_path)
+    nodes_before = [[n.image for n in m.node_tree.nodes if n.type == "TEX_IMAGE"]
+                    for m in materials]
+    images_before = sorted(i.name for i in bpy.data.images)
+    addon_utils.enable("io_scene_gltf2", default_set=False)
+    try:
+        export(tmp_path / "plain.glb")
+        with encoded_once(materials):
+            shown = {n.image.name: n.image for m in materials for n in m.node_tree.nodes
+                     if n.type == "TEX_IMAGE"}
+            # what glTF reads is a clean PNG file (its bytes copied, not encoded again),
+            # one copy per image; the node glTF does not read is left alone
+            assert len(shown) == 3 and "Loose" in shown
+            assert all(_copies_bytes(i) for n, i in shown.items() if n != "Loose")
+            export(tmp_path / "once.glb")
+    finally:
+        addon_utils.disable("io_scene_gltf2", default_set=False)
+    plain, plain_materials = glb_images(tmp_path / "plain.glb")
+    once, once_materials = glb_images(tmp_path / "once.glb")
+    assert len(plain) == 2
+    assert once == plain and once_materials == plain_materials
+    assert [[n.image for n in m.node_tree.nodes if n.type == "TEX_IMAGE"]
+            for m in materials] == nodes_before
+    assert sorted(i.name for i in bpy.data.images) == images_before
