@@ -11,7 +11,7 @@ import json
 import os
 import sys
 
-from . import __version__, batch
+from . import __version__, batch, cli_validate
 from .inputs import expand, nothing_found_line
 from .formats import registry
 from .formats.content import open_input, split_member
@@ -52,11 +52,6 @@ def os_error_line(e, path=None):
     if path is None or str(e).startswith(str(path)):
         return str(e)
     return f"{path}: {e}"
-
-
-def problem_line(problem, path):
-    """A validate problem (a string, or the text of an error) as ``FILE: problem``."""
-    return f"{path}: {without_filename(problem, path)}"
 
 
 def cmd_info(args):
@@ -132,43 +127,13 @@ def cmd_roundtrip(args):
 
 def cmd_validate(args):
     files, missing = verb_files(args.files, "validate")
-    results = []
-    for path in files:
-        try:
-            data, fmt = open_input(path, "validate")
-            problems = [problem_line(p, path) for p in fmt.validate(data, path)]
-            results.append({"file": path, "format": fmt.key, "problems": problems})
-        except (FormatError, OSError) as e:
-            line = error_line(e, path) if isinstance(e, FormatError) else os_error_line(e, path)
-            results.append({"file": path, "format": None, "problems": [line],
-                            "unread": True})
-    for r in results:
-        r["ok"] = not r["problems"]
+    results = cli_validate.check_files(files, jobs=args.jobs)
     if args.json:
         json.dump(results, sys.stdout, indent=1)
         print()
     else:
-        for r in results:
-            for line in r["problems"]:
-                print(line)
-            if r["ok"] and not args.quiet:
-                print(f"{r['file']}: ok")
-        print_validate_summary(results)
-    return 0 if all(r["ok"] for r in results) and not missing else 1
-
-
-def print_validate_summary(results):
-    """``validated 3 files: 1 not read, 1 with 2 problems, 1 ok`` (also with -q)."""
-    read = [r for r in results if not r.get("unread")]
-    unread = len(results) - len(read)
-    bad = [r for r in read if r["problems"]]
-    parts = [f"{unread} not read"] if unread else []
-    if bad:
-        n = sum(len(r["problems"]) for r in bad)
-        parts.append(f"{len(bad)} with {n} problem{'s' if n != 1 else ''}")
-    parts.append(f"{len(read) - len(bad)} ok")
-    print(f"validated {len(results)} file{'s' if len(results) != 1 else ''}: "
-          + ", ".join(parts))
+        cli_validate.print_results(results, quiet=args.quiet)
+    return 1 if missing else cli_validate.exit_status(results, strict=args.strict)
 
 
 def program_name():
@@ -237,12 +202,21 @@ def build_parser(prog=None):
     s = verb("roundtrip", "read and write back in memory; report the first difference "
              "(formats io_alamo writes)", cmd_roundtrip)
     s.add_argument("files", nargs="+", metavar="FILE", help=FILES_HELP)
-    s = verb("validate", "structural checks, one line per problem, then a summary line "
-             "(every format)", cmd_validate)
+    s = verb("validate", "what the game's loaders say of each file, one line per problem "
+             "(FILE: error|warning|note: where: what), then a summary line (every format). "
+             "error: the game refuses the file or would crash; warning: it loads but looks or "
+             "behaves wrong; note: harmless", cmd_validate)
     s.add_argument("files", nargs="+", metavar="FILE", help=FILES_HELP)
     s.add_argument("-q", "--quiet", action="store_true",
                    help="print only the problems, then the summary line")
-    s.add_argument("--json", action="store_true", help="print JSON instead of text")
+    s.add_argument("--json", action="store_true",
+                   help="print JSON instead of text: per file its problems, each "
+                        '{"severity", "message", "where"}')
+    s.add_argument("--strict", action="store_true",
+                   help="exit status 1 for warnings too (by default only errors: what the "
+                        "game refuses or what would crash it)")
+    s.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
+                   help="check the files in N processes (big folders; 0 = one per core)")
     for cli_verb in registry.CLI_VERBS:      # the verbs an engine adds (convert-ala, meg)
         cli_verb.add_parser(_EngineVerbs(sub))
     sub.add_parser("batch", add_help=False,

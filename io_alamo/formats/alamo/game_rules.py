@@ -16,9 +16,11 @@ are not checked here.
 
 import os
 import struct
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from ..errors import AlamoFormatError
+from ..problems import Problem, error
 from .chunks import BytesLike, read_chunks, read_minis
 from .naming import animation_owner
 from .sniff import PARTICLE_ROOTS, is_particle_file
@@ -366,13 +368,15 @@ def _animation(cur, model_bones):
 
 # --- entry points ------------------------------------------------------------------------
 
-def game_problem(data: BytesLike, model_bones=None) -> Refusal | None:
+def game_problem(data: BytesLike, model_bones=None, roots=None) -> Refusal | None:
     """None if the game's loaders take ``data`` (a model, or an animation, checked against
-    ``model_bones``, the upper-case bone names of its model, when given), else why not."""
-    try:
-        roots = read_chunks(data)
-    except AlamoFormatError as e:
-        return Refusal(e.path, "chunks", e.message)
+    ``model_bones``, the upper-case bone names of its model, when given), else why not.
+    ``roots``: the file's chunks when the caller has parsed them already."""
+    if roots is None:
+        try:
+            roots = read_chunks(data)
+        except AlamoFormatError as e:
+            return Refusal(e.path, "chunks", e.message)
     if roots and roots[0].type in PARTICLE_ROOTS:
         return None
     top = _Cursor(_Root(roots))
@@ -397,13 +401,17 @@ def model_bones(data: BytesLike):
         return None
 
 
-def game_lines(data: BytesLike, filename=None) -> list[str]:
-    """``validate``'s lines for the game's loaders: [] or one line. An animation is checked
-    against the model beside ``filename`` (:func:`model_beside`) when there is one."""
-    bones = _bones_of_file(model_beside(filename)) if filename and is_animation(data) \
-        else None
-    refusal = game_problem(data, bones)
-    return [] if refusal is None else [refusal.line()]
+def game_lines(data: BytesLike, filename=None, roots=None) -> list[Problem]:
+    """``validate``'s problems for the game's loaders: [] or one error. An animation is
+    checked against the model beside ``filename`` (:func:`model_beside`) when there is one,
+    and the error names that model."""
+    model = model_beside(filename) if filename and is_animation(data) else None
+    refusal = game_problem(data, _bones_of_file(model), roots)
+    if refusal is None:
+        return []
+    against = f" (checked against the model {os.path.basename(model)})" if model else ""
+    return [error(f"game loader rule '{refusal.rule}': {refusal.message}{against}",
+                  refusal.path or "(file)")]
 
 
 def game_refusals(files) -> list[tuple[str, Refusal]]:
@@ -422,21 +430,73 @@ def game_refusals(files) -> list[tuple[str, Refusal]]:
             if owner is not None:
                 bones = model_bones(written[owner])
             else:
-                bones = _bones_of_file(model_beside(path))
+                bones = _bones_of_file(model_beside(path), cache=False)
         refusal = game_problem(data, bones)
         if refusal is not None:
             out.append((path, refusal))
     return out
 
 
-def _bones_of_file(model):
+# Within one run (``validate`` over a whole mod, :func:`model_cache`): the bones of each model
+# read for the animations beside it and each folder's models, by path, size and mtime: one
+# read per model however many animations it has. Outside a run nothing is kept (files change).
+_BONES_CACHE = {}
+_LISTING_CACHE = {}
+_CACHE_LIMIT = 4096
+_caching = [0]
+
+
+@contextmanager
+def model_cache():
+    """Keep models' bones and folders' model lists for the ``with`` block (one run)."""
+    _caching[0] += 1
+    try:
+        yield
+    finally:
+        _caching[0] -= 1
+        if not _caching[0]:
+            _BONES_CACHE.clear()
+            _LISTING_CACHE.clear()
+
+
+def _stamp(path):
+    st = os.stat(path)
+    return (os.path.abspath(path), st.st_size, st.st_mtime_ns)
+
+
+def _remember(cache, key, value):
+    if not _caching[0]:
+        return value
+    if len(cache) >= _CACHE_LIMIT:
+        cache.clear()
+    cache[key] = value
+    return value
+
+
+def _bones_of_file(model, cache=True):
     if model is None:
         return None
     try:
+        key = _stamp(model)
+        if cache and _caching[0] and key in _BONES_CACHE:
+            return _BONES_CACHE[key]
         with open(model, "rb") as f:
-            return model_bones(f.read())
+            bones = model_bones(f.read())
     except OSError:
         return None
+    return _remember(_BONES_CACHE, key, bones) if cache else bones
+
+
+def _models_in(folder):
+    """The .alo files of ``folder`` (cached by the folder's mtime)."""
+    try:
+        key = _stamp(folder)
+        if _caching[0] and key in _LISTING_CACHE:
+            return _LISTING_CACHE[key]
+        models = [f for f in os.listdir(folder) if f.lower().endswith(".alo")]
+    except OSError:
+        return []
+    return _remember(_LISTING_CACHE, key, models)
 
 
 def is_animation(data: BytesLike) -> bool:
@@ -447,11 +507,7 @@ def model_beside(path):
     """The model an animation plays on, found as the viewer pairs them: ``<dir>/<M>.alo``
     where ``M_`` starts the animation's name (case-insensitive), the longest ``M`` first."""
     folder, name = os.path.split(os.fspath(path))
-    try:
-        models = [f for f in os.listdir(folder or ".") if f.lower().endswith(".alo")]
-    except OSError:
-        return None
-    owner = animation_owner(name, models)
+    owner = animation_owner(name, _models_in(folder or "."))
     return os.path.join(folder, owner) if owner else None
 
 
