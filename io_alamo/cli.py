@@ -57,7 +57,10 @@ def os_error_line(e, path=None):
 def cmd_info(args):
     files, missing = verb_files(args.files, "info")
     status, out = int(bool(missing)), []
-    for path in files:
+    silent = args.json or not sys.stdout.isatty()     # else the lines show the progress
+    for k, path in enumerate(files):
+        if silent and (k % cli_validate.CHUNK == 0 or k == len(files) - 1):
+            cli_validate.progress(k + 1, len(files), verb="info")
         try:
             data, fmt = open_input(path, "info")
             lines = fmt.describe(data, path)
@@ -80,7 +83,7 @@ def cmd_info(args):
         print()
     else:
         bad = sum("error" in r for r in out)
-        print(f"info: {plural(len(out), 'file')}" + (f", {bad} not read" if bad else ""))
+        print(f"info: {plural(len(out), 'file')}" + (f", {bad:,} not read" if bad else ""))
     return status
 
 
@@ -100,8 +103,9 @@ def roundtrip_one(path):
     try:
         data, fmt = open_input(path, "info")
         if not fmt.supports("roundtrip"):
+            hint = f" ({fmt.write_hint})" if fmt.write_hint else ""
             return "not written", (f"{path}: is {fmt.what(data)}, which io_alamo reads but "
-                                   "does not write: no round trip")
+                                   f"does not write: no round trip{hint}")
         out = fmt.roundtrip(data, path)
     except (FormatError, OSError) as e:
         return "not read", (error_line(e, path) if isinstance(e, FormatError)
@@ -114,13 +118,15 @@ def roundtrip_one(path):
 
 
 def cmd_roundtrip(args):
-    files, missing = verb_files(args.files, "roundtrip")
+    # folders give every file io_alamo reads: those it does not write are said so, as when
+    # named one by one (a folder of .p3d: "not written", not "nothing found")
+    files, missing = verb_files(args.files, "info")
     counts = {}
     for path in files:
         outcome, line = roundtrip_one(path)
         counts[outcome] = counts.get(outcome, 0) + 1
         print(line)
-    parts = [f"{n} {k}" for k, n in counts.items()]
+    parts = [f"{n:,} {k}" for k, n in counts.items()]
     print(f"roundtrip: {plural(len(files), 'file')}" + (": " + ", ".join(parts) if parts else ""))
     return 1 if missing or counts.get("differs") or counts.get("not read") else 0
 

@@ -54,13 +54,14 @@ def _validate_many(paths):
         return [validate_one(p) for p in paths]
 
 
-def progress(done, total, stream=None):
-    """``validate: 1,200 of 3,146 files`` over itself on a terminal (nothing elsewhere)."""
+def progress(done, total, stream=None, verb="validate"):
+    """``validate: 1,200 of 3,146 files`` over itself on a terminal's stderr (nothing when
+    it is no terminal, or for fewer than 50 files)."""
     stream = stream or sys.stderr
     if total < 50 or not stream.isatty():
         return
     end = "\n" if done == total else ""
-    stream.write(f"\rvalidate: {done:,} of {total:,} files{end}")
+    stream.write(f"\r{verb}: {done:,} of {total:,} files{end}")
     stream.flush()
 
 

@@ -8,7 +8,7 @@ from ..problems import Problem, warning
 from .alo_read import decode_alo
 from .animation import Animation, convert_animation, decode_ala, read_ala
 from .chunks import BytesLike, TrailingDataError, read_chunks
-from .describe import chunk_tree, summary
+from .describe import chunk_tree, counts, summary
 from ..saving import check_overwrite
 from .choices import ALA_FORMATS
 from .files import encode, read_any, save
@@ -23,6 +23,11 @@ __all__ = ["add_convert_ala_parser", "cmd_convert_ala", "convert", "dump_tree", 
 def info_lines(data: BytesLike, filename: str | None = None) -> list[str]:
     """A readable summary of a model, particle effect or animation, one line each."""
     return summary(read_any(data, filename=filename))
+
+
+def info_json(data: BytesLike, filename: str | None = None) -> dict:
+    """``info --json``'s data of a model or animation: the counts ``info`` prints."""
+    return counts(read_any(data, filename=filename))
 
 
 def problems(data: BytesLike, filename: str | None = None) -> list[Problem]:
@@ -64,6 +69,10 @@ def convert(data: BytesLike, filename: str | None, fmt: int) -> Animation:
 
 
 def cmd_convert_ala(args):
+    if not str(args.output).lower().endswith(".ala"):
+        raise AlamoFormatError("convert-ala writes an animation, and the game loads "
+                               "animations from .ala files only: name the output .ala",
+                               filename=args.output)
     data, fmt = open_input(args.input, "convert-ala")
     replaced = check_overwrite([args.output], args.overwrite)
     anim = fmt.convert(data, args.input, args.format)
@@ -78,8 +87,8 @@ def add_convert_ala_parser(sub):
     text = "convert an animation between formats #1 and #2 (Alamo .ala only)"
     s = sub.add_parser("convert-ala", help=text, description=text)
     s.set_defaults(run=cmd_convert_ala)
-    s.add_argument("input", metavar="INPUT")
-    s.add_argument("output", metavar="OUTPUT")
+    s.add_argument("input", metavar="INPUT", help="an animation (.ala; format #1 or #2)")
+    s.add_argument("output", metavar="OUTPUT", help="the animation to write (.ala)")
     s.add_argument("--format", type=int, choices=sorted(ALA_FORMATS), required=True,
                    help="1 = Empire at War, 2 = Forces of Corruption")
     s.add_argument("--overwrite", action="store_true", help="replace OUTPUT if it exists")
