@@ -2,7 +2,7 @@
 (``--jobs``), with a progress line on a terminal for long runs.
 
 Each file is read and parsed once; the models that animations are checked against are read
-once per run (:func:`~io_alamo.formats.alamo.game_rules.model_cache`). A result is data::
+once per run (:func:`~io_alamo.formats.run_cache.run_cache`). A result is data::
 
     {"file": "x.alo", "format": "alo", "ok": false,
      "problems": [{"severity": "error", "message": "...", "where": "0x400/0x401"}]}
@@ -15,6 +15,7 @@ from concurrent.futures import ProcessPoolExecutor
 from .formats.content import open_input
 from .formats.errors import FormatError, without_filename
 from .formats.problems import SEVERITIES, as_problem, error
+from .formats.run_cache import run_cache
 
 __all__ = ["check_files", "exit_status", "print_results", "progress", "validate_one"]
 
@@ -49,8 +50,7 @@ def _own_text(message, path):
 
 
 def _validate_many(paths):
-    from .formats.alamo.game_rules import model_cache
-    with model_cache():
+    with run_cache():
         return [validate_one(p) for p in paths]
 
 
@@ -105,17 +105,19 @@ def _count(n, word):
 
 
 def summary_line(results):
-    """``validated 3 files: 1 not read; 1 error, 2 warnings, 0 notes; 1 ok``."""
+    """``validated 3 files: 1 not read, 1 with 3 problems (1 error, 2 notes), 1 ok``."""
     unread = sum(1 for r in results if r.get("unread"))
+    bad = [r for r in results if r["problems"] and not r.get("unread")]
     found = dict.fromkeys(SEVERITIES, 0)
-    for r in results:
-        for p in ([] if r.get("unread") else r["problems"]):
+    for r in bad:
+        for p in r["problems"]:
             found[p["severity"]] += 1
-    ok = sum(1 for r in results if r["ok"])
     parts = [f"{unread:,} not read"] if unread else []
-    parts.append(", ".join(_count(found[s], s) for s in SEVERITIES))
-    parts.append(f"{ok:,} ok")
-    return f"validated {_count(len(results), 'file')}: " + "; ".join(parts)
+    if bad:
+        kinds = ", ".join(_count(n, s) for s, n in found.items() if n)
+        parts.append(f"{len(bad):,} with {_count(sum(found.values()), 'problem')} ({kinds})")
+    parts.append(f"{sum(1 for r in results if r['ok']):,} ok")
+    return f"validated {_count(len(results), 'file')}: " + ", ".join(parts)
 
 
 def exit_status(results, strict=False):

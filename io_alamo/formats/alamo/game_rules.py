@@ -16,11 +16,11 @@ are not checked here.
 
 import os
 import struct
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 from ..errors import AlamoFormatError
 from ..problems import Problem, error
+from ..run_cache import remember
 from .chunks import BytesLike, read_chunks, read_minis
 from .naming import animation_owner
 from .sniff import PARTICLE_ROOTS, is_particle_file
@@ -437,66 +437,39 @@ def game_refusals(files) -> list[tuple[str, Refusal]]:
     return out
 
 
-# Within one run (``validate`` over a whole mod, :func:`model_cache`): the bones of each model
-# read for the animations beside it and each folder's models, by path, size and mtime: one
-# read per model however many animations it has. Outside a run nothing is kept (files change).
-_BONES_CACHE = {}
-_LISTING_CACHE = {}
-_CACHE_LIMIT = 4096
-_caching = [0]
-
-
-@contextmanager
-def model_cache():
-    """Keep models' bones and folders' model lists for the ``with`` block (one run)."""
-    _caching[0] += 1
-    try:
-        yield
-    finally:
-        _caching[0] -= 1
-        if not _caching[0]:
-            _BONES_CACHE.clear()
-            _LISTING_CACHE.clear()
-
+# Within one run (``validate`` over a whole mod, :func:`~io_alamo.formats.run_cache.run_cache`)
+# the bones of each model read for the animations beside it and each folder's models are
+# kept by path, size and mtime: one read per model however many animations it has.
 
 def _stamp(path):
     st = os.stat(path)
     return (os.path.abspath(path), st.st_size, st.st_mtime_ns)
 
 
-def _remember(cache, key, value):
-    if not _caching[0]:
-        return value
-    if len(cache) >= _CACHE_LIMIT:
-        cache.clear()
-    cache[key] = value
-    return value
+def _read_bones(model):
+    with open(model, "rb") as f:
+        return model_bones(f.read())
 
 
 def _bones_of_file(model, cache=True):
     if model is None:
         return None
     try:
-        key = _stamp(model)
-        if cache and _caching[0] and key in _BONES_CACHE:
-            return _BONES_CACHE[key]
-        with open(model, "rb") as f:
-            bones = model_bones(f.read())
+        if not cache:
+            return _read_bones(model)
+        return remember(("model bones",) + _stamp(model), lambda: _read_bones(model))
     except OSError:
         return None
-    return _remember(_BONES_CACHE, key, bones) if cache else bones
 
 
 def _models_in(folder):
-    """The .alo files of ``folder`` (cached by the folder's mtime)."""
+    """The .alo files of ``folder``."""
+    def listing():
+        return [f for f in os.listdir(folder) if f.lower().endswith(".alo")]
     try:
-        key = _stamp(folder)
-        if _caching[0] and key in _LISTING_CACHE:
-            return _LISTING_CACHE[key]
-        models = [f for f in os.listdir(folder) if f.lower().endswith(".alo")]
+        return remember(("models in",) + _stamp(folder), listing)
     except OSError:
         return []
-    return _remember(_LISTING_CACHE, key, models)
 
 
 def is_animation(data: BytesLike) -> bool:

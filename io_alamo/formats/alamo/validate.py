@@ -9,6 +9,7 @@ list means the file is sound."""
 import numpy as np
 
 from ..problems import Problem, error, note, warning
+from . import shaders
 
 from .animation import Animation
 from .chunk_types import ChunkType
@@ -40,7 +41,6 @@ def file_problems(obj, filename=None) -> list[Problem]:
 
 
 def _material_problems(model):
-    from . import shaders
     out, seen = [], set()
     for mesh in model.meshes:
         for si, sub in enumerate(mesh.submeshes):
@@ -214,8 +214,10 @@ def _finite_problems(sub, where):
         bad = ~np.isfinite(values.reshape(len(values), -1)).all(axis=1)
         if bad.any():
             first = int(np.flatnonzero(bad)[0])
-            out.append(warning(f"{int(bad.sum()):,} vertex {field}s have NaN or infinite "
-                               f"values (first: vertex {first})", where))
+            n = int(bad.sum())
+            what = f"1 vertex {field} has" if n == 1 else f"{n:,} vertex {field}s have"
+            out.append(warning(f"{what} NaN or infinite values (first: vertex {first})",
+                               where))
     return out
 
 

@@ -125,7 +125,7 @@ def test_nan_normal_and_model_named_ala_are_warnings(tmp_path, capsys):
     assert main(["validate", str(path)]) == 0           # warnings: exit 0
     assert main(["validate", "--strict", str(path)]) == 1
     out = capsys.readouterr().out
-    assert f"{path}: warning: " in out and "0 errors, 1 warning" in out
+    assert f"{path}: warning: " in out and "1 with 1 problem (1 warning)" in out
 
 
 def test_trailing_bytes_are_named_as_such(tmp_path, capsys):
