@@ -16,6 +16,7 @@ from .inputs import expand, nothing_found_line
 from .formats import registry
 from .formats.content import open_input, split_member
 from .formats.errors import FormatError, without_filename
+from .formats.problems import as_problem
 from .formats.files import first_difference
 from .formats.saving import SaveError
 
@@ -111,10 +112,20 @@ def roundtrip_one(path):
         return "not read", (error_line(e, path) if isinstance(e, FormatError)
                             else os_error_line(e, path))
     at = first_difference(data, out)
-    if at is None:
-        return "identical", f"{path}: identical"
-    return "differs", (f"{path}: differs, {len(data)} bytes in, {len(out)} out "
-                       f"({fmt.where(data, at)})")
+    line = f"{path}: identical" if at is None else (
+        f"{path}: differs, {len(data)} bytes in, {len(out)} out ({fmt.where(data, at)})")
+    return ("identical" if at is None else "differs"), line + _worth_saying(data, fmt, path)
+
+
+def _worth_saying(data, fmt, path):
+    """What validate warns of in a file that round-trips (NaN values, ...): one more line
+    each, as validate prints them; a lossless copy of a broken file is still broken."""
+    try:
+        found = [as_problem(p) for p in fmt.validate(data, path)]
+    except (FormatError, OSError):
+        return ""
+    lines = [f"\n{path}: {p.severity}: {p}" for p in found if p.severity != "note"]
+    return "".join(lines)
 
 
 def cmd_roundtrip(args):

@@ -179,3 +179,77 @@ def test_validate_jobs_gives_the_same_results(tmp_path, capsys):
     one = json.loads(capsys.readouterr().out)
     assert main(["validate", "--json", "--jobs", "2", str(tmp_path)]) == 1
     assert json.loads(capsys.readouterr().out) == one
+
+
+# --- the newcomer's messages (issue 40, point 4) ------------------------------------------
+
+def test_roundtrip_of_a_nan_normal_says_so(tmp_path, capsys):
+    model = sample_model()
+    model.meshes[0].submeshes[0].vertices["normal"][0, 0] = np.nan
+    path = tmp_path / "tank.alo"
+    path.write_bytes(write_alo(model))
+    assert main(["roundtrip", str(path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"{path}: identical"
+    assert out[1].startswith(f"{path}: warning: ") and "normal has NaN" in out[1]
+
+
+def test_convert_ala_refuses_an_alo_output(tmp_path, capsys):
+    from io_alamo.formats.alamo import convert_animation, write_ala
+    from io_alamo.sample import sample_animation
+    src = tmp_path / "Tank_Idle.ala"
+    src.write_bytes(write_ala(convert_animation(sample_animation(sample_model()), 2)))
+    out = tmp_path / "Tank_Idle_eaw.alo"
+    assert main(["convert-ala", str(src), str(out), "--format", "1"]) == 1
+    assert not out.exists() and "name the output .ala" in capsys.readouterr().err
+
+
+def test_info_json_counts_models_and_animations(tmp_path, capsys):
+    from io_alamo.formats.alamo import convert_animation, write_ala
+    from io_alamo.sample import sample_animation
+    model = sample_model()
+    (tmp_path / "Tank.alo").write_bytes(write_alo(model))
+    anim = convert_animation(sample_animation(model), 2)
+    (tmp_path / "Tank_Idle.ala").write_bytes(write_ala(anim))
+    assert main(["info", "--json", str(tmp_path)]) == 0
+    got = {r["file"].rsplit("/", 1)[-1]: r for r in json.loads(capsys.readouterr().out)}
+    m, a = got["Tank.alo"], got["Tank_Idle.ala"]
+    assert (m["kind"], m["bones"], m["meshes"], m["proxies"]) == (
+        "model", len(model.bones), len(model.meshes), len(model.connections.proxies))
+    assert {"materials", "lights", "dazzles", "vertices", "triangles"} <= set(m)
+    assert (a["kind"], a["animation_format"], a["frames"], a["bones_animated"]) == (
+        "animation", 2, anim.num_frames, len(anim.bones))
+    assert a["fps"] == pytest.approx(float(anim.fps))
+
+
+def test_meg_without_a_verb_lists_its_verbs(capsys):
+    assert main(["meg"]) == 2
+    out = capsys.readouterr().out
+    assert all(verb in out for verb in ("list", "extract", "create"))
+
+
+def test_roundtrip_of_an_archive_points_to_meg_create(tmp_path, capsys):
+    from megbuild import write_meg
+    path = tmp_path / "Models.meg"
+    write_meg(path, {"DATA\\ART\\MODELS\\M.ALO": write_alo(sample_model())})
+    main(["roundtrip", str(path)])
+    assert "io-alamo meg create" in capsys.readouterr().out
+
+
+def test_a_folder_of_p3d_and_one_p3d_agree(tmp_path, capsys):
+    from p3d_build import build_odol, grid_lod
+    one = tmp_path / "tank.p3d"
+    one.write_bytes(build_odol(47, [grid_lod(1.0, 4, 4)]))
+    single = main(["roundtrip", str(one)])
+    out_one = capsys.readouterr().out
+    folder = main(["roundtrip", str(tmp_path)])
+    out_folder = capsys.readouterr().out
+    assert single == folder == 0 and out_one == out_folder
+    assert "1 not written" in out_folder
+
+
+def test_info_of_a_blend_says_it_is_one(tmp_path, capsys):
+    path = tmp_path / "scene.blend"
+    path.write_bytes(b"BLENDER-v405REND" + bytes(40))
+    assert main(["info", str(path)]) == 1
+    assert "is a Blender file (.blend)" in capsys.readouterr().err
