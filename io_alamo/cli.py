@@ -214,7 +214,7 @@ def build_parser(prog=None):
     s.add_argument("--json", action="store_true", help="print JSON instead of text")
     s = verb("dump", "the chunk tree with types, sizes, hex offsets and mini-chunks "
              "(Alamo .alo/.ala only)", cmd_dump)
-    s.add_argument("file", metavar="FILE")
+    s.add_argument("file", metavar="FILE", help="an Alamo .alo or .ala file (or ARCHIVE.meg:NAME)")
     s.add_argument("--json", action="store_true", help="print JSON instead of text")
     s = verb("roundtrip", "read and write back in memory; report the first difference "
              "(formats io_alamo writes)", cmd_roundtrip)
