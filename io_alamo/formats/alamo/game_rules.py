@@ -22,7 +22,7 @@ from ..errors import AlamoFormatError
 from ..problems import Problem, error
 from ..run_cache import remember
 from .chunks import BytesLike, read_chunks, read_minis
-from .naming import animation_owner
+from .naming import animation_owner, animation_owners
 from .sniff import PARTICLE_ROOTS, is_particle_file
 
 # --- the rules as data -----------------------------------------------------------------
@@ -403,15 +403,46 @@ def model_bones(data: BytesLike):
 
 def game_lines(data: BytesLike, filename=None, roots=None) -> list[Problem]:
     """``validate``'s problems for the game's loaders: [] or one error. An animation is
-    checked against the model beside ``filename`` (:func:`model_beside`) when there is one,
-    and the error names that model."""
-    model = model_beside(filename) if filename and is_animation(data) else None
-    refusal = game_problem(data, _bones_of_file(model), roots)
-    if refusal is None:
-        return []
+    checked as the viewer pairs it: against each ``<dir>/<B>.alo`` whose ``B_`` starts its
+    name (any case), the longest first; it loads if it loads on one of them (a model the
+    loader refuses takes no animation). The error names the model."""
+    if not (filename and is_animation(data)):
+        refusal = game_problem(data, None, roots)
+        return [] if refusal is None else [_refusal_problem(refusal)]
+    first = None
+    for model in models_beside(filename) or [None]:
+        bones, broken = _model_verdict(model) if model else (None, None)
+        if broken is not None:
+            refusal = Refusal("", "model loads", f"its model {os.path.basename(model)} is "
+                                                 f"refused by the game ({broken.message})")
+        else:
+            refusal = game_problem(data, bones, roots)
+        if refusal is None:
+            return []
+        first = first or (refusal, model)
+    refusal, model = first
     against = f" (checked against the model {os.path.basename(model)})" if model else ""
-    return [error(f"game loader rule '{refusal.rule}': {refusal.message}{against}",
-                  refusal.path or "(file)")]
+    return [_refusal_problem(refusal, against)]
+
+
+def _refusal_problem(refusal, against=""):
+    return error(f"game loader rule '{refusal.rule}': {refusal.message}{against}",
+                 refusal.path or "(file)")
+
+
+def _model_verdict(model):
+    """(the model's bones, or None; why the loader refuses the model, or None), once per
+    model in a run."""
+    def read():
+        with open(model, "rb") as f:
+            data = f.read()
+        if is_particle_file(data):
+            return None, Refusal("", "model", "it is a particle effect")
+        return model_bones(data), game_problem(data)
+    try:
+        return remember(("model verdict",) + _stamp(model), read)
+    except OSError:
+        return None, None
 
 
 def game_refusals(files) -> list[tuple[str, Refusal]]:
@@ -474,6 +505,13 @@ def _models_in(folder):
 
 def is_animation(data: BytesLike) -> bool:
     return len(data) >= 4 and struct.unpack_from("<I", data)[0] == 0x1000
+
+
+def models_beside(path):
+    """Every model an animation may play on, as the viewer tries them: ``<dir>/<B>.alo``
+    where ``B_`` starts the animation's name (case-insensitive), the longest ``B`` first."""
+    folder, name = os.path.split(os.fspath(path))
+    return [os.path.join(folder, m) for m in animation_owners(name, _models_in(folder or "."))]
 
 
 def model_beside(path):

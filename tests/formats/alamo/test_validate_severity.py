@@ -253,3 +253,33 @@ def test_info_of_a_blend_says_it_is_one(tmp_path, capsys):
     path.write_bytes(b"BLENDER-v405REND" + bytes(40))
     assert main(["info", str(path)]) == 1
     assert "is a Blender file (.blend)" in capsys.readouterr().err
+
+
+def _unit(folder, model_name, anim_name, model_bytes):
+    from io_alamo.formats.alamo import convert_animation, write_ala
+    from io_alamo.sample import sample_animation
+    (folder / model_name).write_bytes(model_bytes)
+    path = folder / anim_name
+    path.write_bytes(write_ala(convert_animation(sample_animation(sample_model()), 2)))
+    return path
+
+
+@pytest.mark.parametrize("case", ["shorter model takes it", "its model is refused"])
+def test_animations_are_paired_as_the_viewer_pairs_them(case, tmp_path):
+    """The viewer tries every <dir>/<B>.alo whose B_ starts the animation's name, longest
+    first; a model it refuses takes no animation. validate agrees with it on both."""
+    other = sample_model()
+    other.bones[1].name = "SOMETHING_ELSE"
+    if case == "shorter model takes it":
+        (tmp_path / "Tank.alo").write_bytes(write_alo(sample_model()))
+        path = _unit(tmp_path, "Tank_Blue.alo", "Tank_Blue_Idle.ala", write_alo(other))
+    else:
+        path = _unit(tmp_path, "Tank.alo", "Tank_Idle.ala", write_alo(sample_model())[:-20])
+    found = _errors(_validate(path.read_bytes(), str(path)))
+    assert bool(found) == (case == "its model is refused")
+    if found:
+        assert "its model Tank.alo is refused" in found[0].message
+    if alo_viewer.viewer() is None:
+        pytest.skip(alo_viewer.reason())
+    ok, line = alo_viewer.check([path])[str(path)]
+    assert ok == (not found), line
