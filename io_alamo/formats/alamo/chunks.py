@@ -30,11 +30,12 @@ BytesLike = bytes | bytearray | memoryview
 class Chunk:
     """One chunk: ``data`` (bytes-like) for a data chunk, ``children`` for a container."""
 
-    __slots__ = ("type", "data", "children", "offset", "path", "budget")
+    __slots__ = ("type", "data", "children", "offset", "path", "budget", "parsed")
 
     def __init__(self, type, data=None, children=None, offset=None, path="", budget=None):
         if (data is None) == (children is None):
             raise ValueError("a chunk has either data or children")
+        self.parsed = None          # (data, its mini-chunks): read_minis parses a body once
         self.type = type
         self.data = data
         self.children = children
@@ -231,7 +232,17 @@ class Mini:
 
 
 def read_minis(chunk: Chunk) -> list[Mini]:
-    """Split a data chunk's body into mini-chunks; they must fill it exactly."""
+    """Split a data chunk's body into mini-chunks; they must fill it exactly. A body is
+    parsed once (the readers and the game rules both ask); a new list each call, of the same
+    Mini records (their data is bytes: nobody edits a Mini in place)."""
+    if chunk.parsed is not None and chunk.parsed[0] is chunk.data:
+        return list(chunk.parsed[1])
+    minis = _parse_minis(chunk)
+    chunk.parsed = (chunk.data, minis)
+    return list(minis)
+
+
+def _parse_minis(chunk):
     data = chunk.data
     minis = []
     pos = 0

@@ -390,10 +390,10 @@ def game_problem(data: BytesLike, model_bones=None, roots=None) -> Refusal | Non
     return None
 
 
-def model_bones(data: BytesLike):
+def model_bones(data: BytesLike, roots=None):
     """The upper-case bone names the loader reads from a model (None if it has none)."""
     try:
-        roots = read_chunks(data)
+        roots = read_chunks(data) if roots is None else roots
         if not roots or roots[0].type != 0x200:
             return None
         return _skeleton(_Cursor(_Root(roots)))
@@ -408,6 +408,8 @@ def game_lines(data: BytesLike, filename=None, roots=None) -> list[Problem]:
     loader refuses takes no animation). The error names the model."""
     if not (filename and is_animation(data)):
         refusal = game_problem(data, None, roots)
+        if filename and not is_particle_file(data):       # its animations ask for it next
+            _keep_verdict(filename, lambda: (model_bones(data, roots), refusal))
         return [] if refusal is None else [_refusal_problem(refusal)]
     first = None
     for model in models_beside(filename) or [None]:
@@ -428,6 +430,13 @@ def game_lines(data: BytesLike, filename=None, roots=None) -> list[Problem]:
 def _refusal_problem(refusal, against=""):
     return error(f"game loader rule '{refusal.rule}': {refusal.message}{against}",
                  refusal.path or "(file)")
+
+
+def _keep_verdict(model, verdict):
+    try:
+        remember(("model verdict",) + _stamp(model), verdict)
+    except OSError:
+        pass
 
 
 def _model_verdict(model):

@@ -203,13 +203,26 @@ def _collision_problem(text, where):
     return warning(text, where)
 
 
+_FINITE_FIELDS = ("position", "normal", "uv", "tangent", "binormal")
+
+
 def _finite_problems(sub, where):
-    """NaN or infinite vertex values: the game loads them and draws garbage (or nothing)."""
-    out = []
+    """NaN or infinite vertex values: the game loads them and draws garbage (or nothing).
+    One whole-buffer test; the fields are looked at only when it fails."""
     vertices = sub.vertices
-    for field in ("position", "normal", "tangent", "binormal", "uv"):
-        if vertices.dtype.names is None or field not in vertices.dtype.names:
-            continue
+    names = vertices.dtype.names or ()
+    fields = [f for f in _FINITE_FIELDS if f in names]
+    if not len(vertices) or not fields:
+        return []
+    ends = [vertices.dtype.fields[f][1] + vertices.dtype[f].itemsize for f in fields]
+    if (vertices.flags.c_contiguous and vertices.dtype.itemsize % 4 == 0
+            and vertices.dtype[fields[0]].base == np.float32 and max(ends) == sum(
+                vertices.dtype[f].itemsize for f in fields)):
+        head = vertices.view(np.float32).reshape(len(vertices), -1)[:, :max(ends) // 4]
+        if np.isfinite(head).all():
+            return []
+    out = []
+    for field in fields:
         values = vertices[field]
         bad = ~np.isfinite(values.reshape(len(values), -1)).all(axis=1)
         if bad.any():
@@ -238,7 +251,11 @@ def validate_animation(anim: Animation) -> list[Problem]:
                                                     "default rotation")):
             if q is None or not len(q):
                 continue
-            norm = np.linalg.norm(np.asarray(q, np.float64) / 32767.0, axis=1)
+            q = np.asarray(q, np.float32)
+            square = np.einsum("ij,ij->i", q, q) * np.float32(1 / 32767.0 ** 2)
+            near = np.abs(square - 1) <= 0.0199          # |norm - 1| <= 0.01, most frames
+            norm = np.ones(len(q))
+            norm[~near] = np.linalg.norm(q[~near].astype(np.float64) / 32767.0, axis=1)
             bad = np.flatnonzero(np.abs(norm - 1) > 0.01)
             if bad.size:
                 problems.append(warning(f"{what} is not a unit quaternion at {bad.size} "

@@ -7,8 +7,8 @@ import os
 from ...errors import AlamoFormatError
 from ..chunks import BytesLike, Chunk, read_chunks, read_minis
 from . import codec
-from .read import (EMITTER, EMITTER_CHUNKS, LINK_SCHEMA, ROOT, read_particles,
-                   track_schema)
+from .read import (EMITTER, EMITTER_CHUNKS, LINK_SCHEMA, ROOT, decode_particles,
+                   read_particles, track_schema)
 from .records import (BLEND_MODES, NO_EMITTER, PROPERTY_BY_ID, ParticleSystem,
                       UawParticleSystem)
 from ...problems import Problem, note, warning
@@ -90,7 +90,10 @@ def problems(data: BytesLike, filename: str | None = None) -> list[Problem]:
     except AlamoFormatError as e:
         raise e.with_filename(filename)
     out = particle_problems(roots=roots)
-    system = read_particles(data, filename)
+    try:
+        system = decode_particles(roots)
+    except AlamoFormatError as e:
+        raise e.with_filename(filename)
     out += _name_problem(system, filename)
     if isinstance(system, UawParticleSystem):
         return out
