@@ -69,12 +69,12 @@ def convert(data: BytesLike, filename: str | None, fmt: int) -> Animation:
 
 
 def cmd_convert_ala(args):
+    data, fmt = open_input(args.input, "convert-ala")
+    replaced = check_overwrite([args.output], args.overwrite)
     if not str(args.output).lower().endswith(".ala"):
         raise AlamoFormatError("convert-ala writes an animation, and the game loads "
                                "animations from .ala files only: name the output .ala",
                                filename=args.output)
-    data, fmt = open_input(args.input, "convert-ala")
-    replaced = check_overwrite([args.output], args.overwrite)
     anim = fmt.convert(data, args.input, args.format)
     save(anim, args.output)
     print(f"{args.output}: format #{args.format}, {anim.num_frames} frames, "
