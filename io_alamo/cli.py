@@ -163,6 +163,18 @@ FILES_HELP = ("files, folders (searched recursively for the files this verb read
               "wildcards (*.alo, Models/**/*.ALO; any case)")
 
 
+VALIDATE_OPTIONS = (
+    (("-q", "--quiet"), {"action": "store_true",
+                         "help": "print only the problems, then the summary line"}),
+    (("--json",), {"action": "store_true", "help": "print JSON instead of text: per file its "
+                   'problems, each {"severity", "message", "where"}'}),
+    (("--strict",), {"action": "store_true", "help": "exit status 1 for warnings too (by "
+                     "default only errors: what the game refuses or what would crash it)"}),
+    (("-j", "--jobs"), {"type": int, "default": 1, "metavar": "N", "help": "check the files "
+                        "in N processes (big folders; 0 = one per core)"}),
+)
+
+
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
     """Defaults shown after each option; the examples kept as written."""
 
@@ -224,16 +236,8 @@ def build_parser(prog=None):
              "error: the game refuses the file or would crash; warning: it loads but looks or "
              "behaves wrong; note: harmless", cmd_validate)
     s.add_argument("files", nargs="+", metavar="FILE", help=FILES_HELP)
-    s.add_argument("-q", "--quiet", action="store_true",
-                   help="print only the problems, then the summary line")
-    s.add_argument("--json", action="store_true",
-                   help="print JSON instead of text: per file its problems, each "
-                        '{"severity", "message", "where"}')
-    s.add_argument("--strict", action="store_true",
-                   help="exit status 1 for warnings too (by default only errors: what the "
-                        "game refuses or what would crash it)")
-    s.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
-                   help="check the files in N processes (big folders; 0 = one per core)")
+    for flags, more in VALIDATE_OPTIONS:
+        s.add_argument(*flags, **more)
     for cli_verb in registry.CLI_VERBS:      # the verbs an engine adds (convert-ala, meg)
         cli_verb.add_parser(_EngineVerbs(sub))
     sub.add_parser("batch", add_help=False,

@@ -89,18 +89,7 @@ def check_particles(paths):
     exe = particle_viewer()
     if exe is None:
         raise RuntimeError(reason("particle_check"))
-    paths = [str(p) for p in paths]
-    if not paths:
-        return {}
-    run = subprocess.run([exe, "--files-from", "-"], input="\n".join(paths) + "\n",
-                         capture_output=True, text=True, timeout=600)
-    lines = [ln for ln in run.stdout.splitlines() if ln.startswith(("OK ", "FAIL "))]
-    if len(lines) != len(paths):
-        raise RuntimeError(f"particle_check gave {len(lines)} lines for {len(paths)} files: "
-                           f"{run.stdout[-500:]} {run.stderr[-500:]}")
-    RUNS["particle files"] += len(paths)
-    RUNS["calls"] += 1
-    return {p: (ln.startswith("OK "), ln) for p, ln in zip(paths, lines)}
+    return _run(exe, [], paths, "particle files")
 
 
 def check(paths, model=None):
@@ -109,18 +98,22 @@ def check(paths, model=None):
     exe = viewer()
     if exe is None:
         raise RuntimeError(reason())
+    # options before --files-from: alo_check ignores a --model after it
+    return _run(exe, ["--model", str(model)] if model else [], paths, "files")
+
+
+def _run(exe, options, paths, counter):
+    """One run of a checker over ``paths``: its OK/FAIL line per path, in input order."""
     paths = [str(p) for p in paths]
     if not paths:
         return {}
-    # options before --files-from: alo_check ignores a --model after it
-    cmd = [exe] + (["--model", str(model)] if model else []) + ["--files-from", "-"]
-    run = subprocess.run(cmd, input="\n".join(paths) + "\n", capture_output=True, text=True,
-                         timeout=600)
+    run = subprocess.run([exe, *options, "--files-from", "-"], input="\n".join(paths) + "\n",
+                         capture_output=True, text=True, timeout=600)
     lines = [ln for ln in run.stdout.splitlines() if ln.startswith(("OK ", "FAIL "))]
     if len(lines) != len(paths):
-        raise RuntimeError(f"alo_check gave {len(lines)} lines for {len(paths)} files: "
+        raise RuntimeError(f"{Path(exe).name} gave {len(lines)} lines for {len(paths)} files: "
                            f"{run.stdout[-500:]} {run.stderr[-500:]}")
-    RUNS["files"] += len(paths)
+    RUNS[counter] += len(paths)
     RUNS["calls"] += 1
     return {p: (ln.startswith("OK "), ln) for p, ln in zip(paths, lines)}
 
