@@ -219,7 +219,8 @@ def test_batch_export_of_a_game_file_says_so_and_leaves_no_out_folder(blender, t
     batch.run(["export", str(model), "--out", str(tmp_path / "o")], "test")
     out = capsys.readouterr().out
     line = out.strip().splitlines()[0]
-    assert "failed" in line and "is no .blend file" in line and "batch import" in line
+    assert "failed" in line and "is an Alamo model, not a .blend" in line
+    assert "batch import" in line
     assert "File format is not supported" not in out
     assert out.strip().splitlines()[-1].startswith("1 file in ")
     assert not (tmp_path / "o").exists()
