@@ -141,7 +141,8 @@ class BatchReport:
         for r in self.done:
             counts[r["status"]] = counts.get(r["status"], 0) + 1
         parts = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
-        line = f"{len(self.done)} files in {seconds:.1f} s: {parts or 'nothing to do'}"
+        n = len(self.done)
+        line = f"{n:,} file{'' if n == 1 else 's'} in {seconds:.1f} s: {parts or 'nothing to do'}"
         warned = [r for r in self.done if r.get("warnings")]
         if warned:
             every = [w for r in warned for w in r["warnings"]]

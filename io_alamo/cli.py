@@ -11,11 +11,12 @@ import json
 import os
 import sys
 
-from . import __version__, batch
+from . import __version__, batch, cli_validate
 from .inputs import expand, nothing_found_line
 from .formats import registry
 from .formats.content import open_input, split_member
 from .formats.errors import FormatError, without_filename
+from .formats.problems import as_problem
 from .formats.files import first_difference
 from .formats.saving import SaveError
 
@@ -54,15 +55,13 @@ def os_error_line(e, path=None):
     return f"{path}: {e}"
 
 
-def problem_line(problem, path):
-    """A validate problem (a string, or the text of an error) as ``FILE: problem``."""
-    return f"{path}: {without_filename(problem, path)}"
-
-
 def cmd_info(args):
     files, missing = verb_files(args.files, "info")
     status, out = int(bool(missing)), []
-    for path in files:
+    silent = args.json or not sys.stdout.isatty()     # else the lines show the progress
+    for k, path in enumerate(files):
+        if silent and (k % cli_validate.CHUNK == 0 or k == len(files) - 1):
+            cli_validate.progress(k + 1, len(files), verb="info")
         try:
             data, fmt = open_input(path, "info")
             lines = fmt.describe(data, path)
@@ -85,7 +84,7 @@ def cmd_info(args):
         print()
     else:
         bad = sum("error" in r for r in out)
-        print(f"info: {plural(len(out), 'file')}" + (f", {bad} not read" if bad else ""))
+        print(f"info: {plural(len(out), 'file')}" + (f", {bad:,} not read" if bad else ""))
     return status
 
 
@@ -105,70 +104,53 @@ def roundtrip_one(path):
     try:
         data, fmt = open_input(path, "info")
         if not fmt.supports("roundtrip"):
+            hint = f" ({fmt.write_hint})" if fmt.write_hint else ""
             return "not written", (f"{path}: is {fmt.what(data)}, which io_alamo reads but "
-                                   "does not write: no round trip")
+                                   f"does not write: no round trip{hint}")
         out = fmt.roundtrip(data, path)
     except (FormatError, OSError) as e:
         return "not read", (error_line(e, path) if isinstance(e, FormatError)
                             else os_error_line(e, path))
     at = first_difference(data, out)
-    if at is None:
-        return "identical", f"{path}: identical"
-    return "differs", (f"{path}: differs, {len(data)} bytes in, {len(out)} out "
-                       f"({fmt.where(data, at)})")
+    line = f"{path}: identical" if at is None else (
+        f"{path}: differs, {len(data)} bytes in, {len(out)} out ({fmt.where(data, at)})")
+    return ("identical" if at is None else "differs"), line + _worth_saying(data, fmt, path)
+
+
+def _worth_saying(data, fmt, path):
+    """What validate warns of in a file that round-trips (NaN values, ...): one more line
+    each, as validate prints them; a lossless copy of a broken file is still broken."""
+    try:
+        found = [as_problem(p) for p in fmt.validate(data, path)]
+    except (FormatError, OSError):
+        return ""
+    lines = [f"\n{path}: {p.severity}: {p}" for p in found if p.severity != "note"]
+    return "".join(lines)
 
 
 def cmd_roundtrip(args):
-    files, missing = verb_files(args.files, "roundtrip")
+    # folders give every file io_alamo reads: those it does not write are said so, as when
+    # named one by one (a folder of .p3d: "not written", not "nothing found")
+    files, missing = verb_files(args.files, "info")
     counts = {}
     for path in files:
         outcome, line = roundtrip_one(path)
         counts[outcome] = counts.get(outcome, 0) + 1
         print(line)
-    parts = [f"{n} {k}" for k, n in counts.items()]
+    parts = [f"{n:,} {k}" for k, n in counts.items()]
     print(f"roundtrip: {plural(len(files), 'file')}" + (": " + ", ".join(parts) if parts else ""))
     return 1 if missing or counts.get("differs") or counts.get("not read") else 0
 
 
 def cmd_validate(args):
     files, missing = verb_files(args.files, "validate")
-    results = []
-    for path in files:
-        try:
-            data, fmt = open_input(path, "validate")
-            problems = [problem_line(p, path) for p in fmt.validate(data, path)]
-            results.append({"file": path, "format": fmt.key, "problems": problems})
-        except (FormatError, OSError) as e:
-            line = error_line(e, path) if isinstance(e, FormatError) else os_error_line(e, path)
-            results.append({"file": path, "format": None, "problems": [line],
-                            "unread": True})
-    for r in results:
-        r["ok"] = not r["problems"]
+    results = cli_validate.check_files(files, jobs=args.jobs)
     if args.json:
         json.dump(results, sys.stdout, indent=1)
         print()
     else:
-        for r in results:
-            for line in r["problems"]:
-                print(line)
-            if r["ok"] and not args.quiet:
-                print(f"{r['file']}: ok")
-        print_validate_summary(results)
-    return 0 if all(r["ok"] for r in results) and not missing else 1
-
-
-def print_validate_summary(results):
-    """``validated 3 files: 1 not read, 1 with 2 problems, 1 ok`` (also with -q)."""
-    read = [r for r in results if not r.get("unread")]
-    unread = len(results) - len(read)
-    bad = [r for r in read if r["problems"]]
-    parts = [f"{unread} not read"] if unread else []
-    if bad:
-        n = sum(len(r["problems"]) for r in bad)
-        parts.append(f"{len(bad)} with {n} problem{'s' if n != 1 else ''}")
-    parts.append(f"{len(read) - len(bad)} ok")
-    print(f"validated {len(results)} file{'s' if len(results) != 1 else ''}: "
-          + ", ".join(parts))
+        cli_validate.print_results(results, quiet=args.quiet)
+    return 1 if missing else cli_validate.exit_status(results, strict=args.strict)
 
 
 def program_name():
@@ -179,6 +161,18 @@ def program_name():
 
 FILES_HELP = ("files, folders (searched recursively for the files this verb reads) or "
               "wildcards (*.alo, Models/**/*.ALO; any case)")
+
+
+VALIDATE_OPTIONS = (
+    (("-q", "--quiet"), {"action": "store_true",
+                         "help": "print only the problems, then the summary line"}),
+    (("--json",), {"action": "store_true", "help": "print JSON instead of text: per file its "
+                   'problems, each {"severity", "message", "where"}'}),
+    (("--strict",), {"action": "store_true", "help": "exit status 1 for warnings too (by "
+                     "default only errors: what the game refuses or what would crash it)"}),
+    (("-j", "--jobs"), {"type": int, "default": 1, "metavar": "N", "help": "check the files "
+                        "in N processes (big folders; 0 = one per core)"}),
+)
 
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
@@ -232,17 +226,18 @@ def build_parser(prog=None):
     s.add_argument("--json", action="store_true", help="print JSON instead of text")
     s = verb("dump", "the chunk tree with types, sizes, hex offsets and mini-chunks "
              "(Alamo .alo/.ala only)", cmd_dump)
-    s.add_argument("file", metavar="FILE")
+    s.add_argument("file", metavar="FILE", help="an Alamo .alo or .ala file (or ARCHIVE.meg:NAME)")
     s.add_argument("--json", action="store_true", help="print JSON instead of text")
     s = verb("roundtrip", "read and write back in memory; report the first difference "
              "(formats io_alamo writes)", cmd_roundtrip)
     s.add_argument("files", nargs="+", metavar="FILE", help=FILES_HELP)
-    s = verb("validate", "structural checks, one line per problem, then a summary line "
-             "(every format)", cmd_validate)
+    s = verb("validate", "what the game's loaders say of each file, one line per problem "
+             "(FILE: error|warning|note: where: what), then a summary line (every format). "
+             "error: the game refuses the file or would crash; warning: it loads but looks or "
+             "behaves wrong; note: harmless", cmd_validate)
     s.add_argument("files", nargs="+", metavar="FILE", help=FILES_HELP)
-    s.add_argument("-q", "--quiet", action="store_true",
-                   help="print only the problems, then the summary line")
-    s.add_argument("--json", action="store_true", help="print JSON instead of text")
+    for flags, more in VALIDATE_OPTIONS:
+        s.add_argument(*flags, **more)
     for cli_verb in registry.CLI_VERBS:      # the verbs an engine adds (convert-ala, meg)
         cli_verb.add_parser(_EngineVerbs(sub))
     sub.add_parser("batch", add_help=False,

@@ -213,13 +213,13 @@ def main(argv=None):
                   "PATH; --no-validate skips this check)", file=sys.stderr)
             print("\n".join(map(str, targets)))
             return 0
-        for target in targets:
+        print(f"validating with {Path(validator).relative_to(Path(validator).parents[5])}:")
+        for target in targets:                  # each zip's verdict, not only the last one's
             ok, text = validate(target, validator)
             if not ok:
                 print(f"error: {target.name} does not validate:\n{text}", file=sys.stderr)
                 return 1
-        print(f"validated with {Path(validator).relative_to(Path(validator).parents[5])}: "
-              f"{text or 'ok'}")
+            print(f"  {target.name}: {' '.join(text.split()) or 'ok'}")
     print("\n".join(map(str, targets)))
     return 0
 

@@ -1,5 +1,6 @@
-"""The game's loaders in the tests: the alo-viewer's model and animation loaders, built from
-``../shared/tools/alo-viewer-check`` as a Linux command (``alo_check``).
+"""The game's loaders in the tests: the alo-viewer's model and animation loaders and its
+particle-system loader, built from ``../shared/tools/alo-viewer-check`` as two Linux commands
+(``alo_check``, ``particle_check``).
 
 The sources are copied to ``<repo>/.cache/alo-viewer-check/`` (gitignored) and built there
 with ``make`` when a C++ compiler that can build 32-bit programs is present (the viewer is an
@@ -20,7 +21,7 @@ SOURCE = ROOT.parent / "shared" / "tools" / "alo-viewer-check"
 BUILD = ROOT / ".cache" / "alo-viewer-check"
 SOURCE_PARTS = ("Makefile", "compat", "harness", "src", "orig")
 
-RUNS = {"files": 0, "calls": 0}
+RUNS = {"files": 0, "calls": 0, "particle files": 0}
 _state = {}
 
 
@@ -31,30 +32,41 @@ def viewer():
     return _state["path"]
 
 
-def reason():
+def particle_viewer():
+    """Path of the built ``particle_check``, or None (see :func:`reason`)."""
+    if "particle path" not in _state:
+        _state["particle path"], why = _build("particle_check")
+        _state.setdefault("reason", why)
+        _state["particle reason"] = why
+    return _state["particle path"]
+
+
+def reason(tool="alo_check"):
+    if tool == "particle_check":
+        particle_viewer()
+        return _state["particle reason"]
     viewer()
     return _state["reason"]
 
 
-def _build():
+def _build(tool="alo_check"):
     if not SOURCE.is_dir():
         return None, f"alo-viewer-check not found at {SOURCE} (../shared beside the checkout)"
     if shutil.which(os.environ.get("CXX", "g++")) is None or shutil.which("make") is None:
         return None, "no C++ compiler or make: install g++-multilib and make to run the " \
                      "game's loaders in the tests"
-    exe = BUILD / "alo_check"
+    exe = BUILD / tool
     if exe.exists() and _fresh(exe):
         return str(exe), ""
     BUILD.mkdir(parents=True, exist_ok=True)
-    for part in SOURCE_PARTS:
+    for part in SOURCE_PARTS:     # copytree keeps mtimes: the other tool's objects stay built
         src, dst = SOURCE / part, BUILD / part
         if src.is_dir():
             shutil.rmtree(dst, ignore_errors=True)
             shutil.copytree(src, dst)
         elif src.exists():
             shutil.copy2(src, dst)
-    run = subprocess.run(["make", "-C", str(BUILD), "alo_check"], capture_output=True,
-                         text=True)
+    run = subprocess.run(["make", "-C", str(BUILD), tool], capture_output=True, text=True)
     if run.returncode != 0 or not exe.exists():
         tail = (run.stdout + run.stderr).strip().splitlines()[-3:]
         return None, "could not build alo-viewer-check (a compiler with 32-bit support, " \
@@ -72,24 +84,36 @@ def _fresh(exe):
     return True
 
 
+def check_particles(paths):
+    """``{path: (ok, line)}`` from the viewer's particle-system loader for each of ``paths``."""
+    exe = particle_viewer()
+    if exe is None:
+        raise RuntimeError(reason("particle_check"))
+    return _run(exe, [], paths, "particle files")
+
+
 def check(paths, model=None):
     """``{path: (ok, line)}`` from the viewer's loaders for each of ``paths`` (animations
     against ``model``, else the model beside them the viewer's way)."""
     exe = viewer()
     if exe is None:
         raise RuntimeError(reason())
+    # options before --files-from: alo_check ignores a --model after it
+    return _run(exe, ["--model", str(model)] if model else [], paths, "files")
+
+
+def _run(exe, options, paths, counter):
+    """One run of a checker over ``paths``: its OK/FAIL line per path, in input order."""
     paths = [str(p) for p in paths]
     if not paths:
         return {}
-    # options before --files-from: alo_check ignores a --model after it
-    cmd = [exe] + (["--model", str(model)] if model else []) + ["--files-from", "-"]
-    run = subprocess.run(cmd, input="\n".join(paths) + "\n", capture_output=True, text=True,
-                         timeout=600)
+    run = subprocess.run([exe, *options, "--files-from", "-"], input="\n".join(paths) + "\n",
+                         capture_output=True, text=True, timeout=600)
     lines = [ln for ln in run.stdout.splitlines() if ln.startswith(("OK ", "FAIL "))]
     if len(lines) != len(paths):
-        raise RuntimeError(f"alo_check gave {len(lines)} lines for {len(paths)} files: "
+        raise RuntimeError(f"{Path(exe).name} gave {len(lines)} lines for {len(paths)} files: "
                            f"{run.stdout[-500:]} {run.stderr[-500:]}")
-    RUNS["files"] += len(paths)
+    RUNS[counter] += len(paths)
     RUNS["calls"] += 1
     return {p: (ln.startswith("OK "), ln) for p, ln in zip(paths, lines)}
 
@@ -141,4 +165,5 @@ def refused_written(paths, models=()):
 def summary_line():
     if "path" in _state and _state["path"] is None:
         return f"alo-viewer loaders: not run ({_state['reason']})"
-    return f"alo-viewer loaders: {RUNS['files']} file checks in {RUNS['calls']} runs"
+    return (f"alo-viewer loaders: {RUNS['files']} model/animation and "
+            f"{RUNS['particle files']} particle file checks in {RUNS['calls']} runs")

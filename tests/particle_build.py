@@ -186,11 +186,12 @@ def _plugin_bytes(slot, spec):
 
 
 def uaw_system(name="p_uaw_test", emitters=None) -> tuple[bytes, dict]:
-    """A 0x1500 system in the order the notes give: name, 0x1, emitter list, 0x2."""
+    """A 0x1500 system in the order the game's loader reads (``ReadFormat_V2``): name, the
+    optional 0x1 and 0x2, then the emitter list (the loader refuses a 0x2 after the list)."""
     emitters = emitters if emitters is not None else [uaw_emitter("fire")]
     body = [container(0x1540, chunk(0x0, cstr(e["name"])),
                       *(_plugin_bytes(slot, spec) for slot, spec in e["plugins"]))
             for e in emitters]
-    data = container(0x1500, chunk(0x0, cstr(name)), chunk(0x1, b"\x01"),
-                     container(0x1520, *body), chunk(0x2, b"\x00"))
+    data = container(0x1500, chunk(0x0, cstr(name)), chunk(0x1, b"\x01"), chunk(0x2, b"\x00"),
+                     container(0x1520, *body))
     return data, {"name": name, "emitters": emitters}

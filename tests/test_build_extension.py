@@ -83,3 +83,19 @@ def test_one_zip_per_platform_holds_only_its_wheels(tmp_path):
         assert manifest["platforms"] == [platform]
         assert {w.rpartition("/")[2] for w in manifest["wheels"]} == held
         assert {n.rpartition("/")[2] for n in z.namelist() if n.startswith("wheels/")} == held
+
+
+def test_each_zip_prints_its_own_validation(tmp_path, capsys, monkeypatch):
+    """Issue 40: every zip's verdict is printed, not only the last one's."""
+    spec = importlib.util.spec_from_file_location("build_extension",
+                                                  ROOT / "scripts" / "build_extension.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    validator = tmp_path / "a" / "b" / "c" / "d" / "e" / "f" / "blender_ext.py"
+    monkeypatch.setattr(module, "find_validator", lambda: str(validator))
+    seen = []
+    monkeypatch.setattr(module, "validate",
+                        lambda z, v: seen.append(z) or (True, f"checked {Path(z).name}"))
+    assert module.main(["--out", str(tmp_path), "--no-wheels"]) == 0
+    out = capsys.readouterr().out
+    assert seen and all(f"  {Path(z).name}: checked {Path(z).name}" in out for z in seen)

@@ -52,8 +52,8 @@ def test_info_and_validate_on_every_engine(engines, capsys, name):
         assert status == 0 and out.startswith(f"{path}:\n  ") and err == ""
     status, out, err = run(capsys, "validate", path)
     if name == "picture.png":
-        assert (status, out.strip()) == (1, f"{path}: {NOT_ALAMO}\nvalidated 1 file: 1 not "
-                                            "read, 0 ok")
+        assert (status, out.strip()) == (1, f"{path}: error: {NOT_ALAMO}\nvalidated 1 file: "
+                                            "1 not read, 0 ok")
     else:
         assert status == 0 and out.splitlines() == [f"{path}: ok", "validated 1 file: 1 ok"]
 
@@ -126,12 +126,15 @@ def test_validate_json_and_summary(engines, capsys, tmp_path):
     assert status == 1
     got = {r["file"]: r for r in json.loads(out)}
     assert got[engines["wave.alm"]]["ok"] and got[engines["wave.alm"]]["problems"] == []
-    assert not got[str(bad)]["ok"] and "3 bytes after the faces" in got[str(bad)]["problems"][0]
-    assert got[str(bad)]["problems"][0].startswith(f"{bad}: ")
-    assert got[engines["picture.png"]]["problems"] == [f"{engines['picture.png']}: {NOT_ALAMO}"]
+    problem = got[str(bad)]["problems"][0]
+    assert not got[str(bad)]["ok"] and "3 bytes after the faces" in problem["message"]
+    assert problem["severity"] == "error" and not problem["message"].startswith(str(bad))
+    assert got[engines["picture.png"]]["problems"] == [
+        {"severity": "error", "message": NOT_ALAMO, "where": ""}]
     status, out, _ = run(capsys, "validate", engines["wave.alm"], str(bad),
                          engines["picture.png"])
-    assert out.splitlines()[-1] == "validated 3 files: 1 not read, 1 with 1 problem, 1 ok"
+    assert out.splitlines()[-1] == ("validated 3 files: 1 not read, 1 with 1 problem (1 error), "
+                                    "1 ok")
 
 
 def test_a_damaged_file_of_another_engine_names_the_place(tmp_path, capsys):
@@ -139,7 +142,7 @@ def test_a_damaged_file_of_another_engine_names_the_place(tmp_path, capsys):
     cut.write_bytes(alm1build.wave_grid(2).data[:900])
     status, out, _ = run(capsys, "validate", str(cut))
     line, summary = out.splitlines()
-    assert summary == "validated 1 file: 1 with 1 problem, 0 ok"
+    assert summary == "validated 1 file: 1 with 1 problem (1 error), 0 ok"
     assert status == 1 and line.startswith(f"{cut}: ") and line.count("cut.alm") == 1
     assert "offset 0x" in line and "Error" not in line
 

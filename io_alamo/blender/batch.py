@@ -132,8 +132,17 @@ def run(argv, prog, blender_binary=None):
     if args.verbose and options.get("texture_folders") and not args.worker:
         print("texture folders (after each model's own): "
               + ", ".join(options["texture_folders"]), flush=True)
+    made = bool(args.out) and not args.out.exists() and not args.worker
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
+    try:
+        return _convert(args, tasks, options, blender_binary, start)
+    finally:
+        if made and args.out.is_dir() and not any(args.out.iterdir()):
+            args.out.rmdir()        # a run that wrote nothing leaves no empty --out folder
+
+
+def _convert(args, tasks, options, blender_binary, start):
     report = BatchReport(len(tasks), sys.stdout, verbose=args.verbose)
     if args.jobs > 1 and len(tasks) > 1 and not args.worker:
         args.jobs = min(args.jobs, len(tasks))

@@ -56,6 +56,7 @@ class Format:
     # this format's although they look like it (Alamo: "not an Alamo file (starts with ..)")
     explain: Optional[Callable[[bytes, Optional[str]], None]] = None
     refusal_hint: str = ""                    # added when a verb refuses the format's files
+    write_hint: str = ""                      # how to write one when roundtrip cannot
     batch: tuple = ()                         # BATCH_VERBS the batch converter offers it
     dump_lines: Optional[Callable[[list], list]] = None     # dump's tree as text lines
     info_json: Optional[Callable[[bytes, Optional[str]], dict]] = None   # more for info --json

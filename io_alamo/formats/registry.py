@@ -118,6 +118,10 @@ def recognise(data: bytes, filename: Optional[str] = None) -> Format:
     89 50 4e 47)``) when it is in none."""
     fmt = identify(data)
     if fmt is None:
+        if bytes(data[:7]) == b"BLENDER":    # a scene, not a game file: say so first
+            raise FormatError("is a Blender file (.blend); io_alamo reads the games' files: "
+                              "open it in Blender, or write its units as .alo with "
+                              "io-alamo batch export", filename=filename)
         for entry in declared("FORMATS"):    # an entry may say why these bytes are not its own
             if entry.explain:
                 entry.explain(data, filename)

@@ -74,7 +74,7 @@ def test_import_export_roundtrip_through_blend_files(blender, sample, tmp_path, 
     blends, alos = tmp_path / "blend", tmp_path / "alo"
     r = run_cli("import", sample, "--out", blends, "--glb", "--preview")
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
-    assert "[1/1] ok" in r.stdout and "1 files in" in r.stdout
+    assert "[1/1] ok" in r.stdout and "1 file in" in r.stdout
     stem = blends / "units" / "Sample_Tank"             # the folder structure is kept
     assert stem.with_suffix(".blend").stat().st_size > 0
     assert stem.with_suffix(".glb").read_bytes()[:4] == b"glTF"

@@ -209,3 +209,18 @@ def test_failures_name_the_file_once(blender, tmp_path, capsys):
     for name in ("Picture.alo", "Broken.alo"):
         assert lines[name].count(name) == 1, lines[name]
     assert "2 failed, 1 ok" in out
+
+
+def test_batch_export_of_a_game_file_says_so_and_leaves_no_out_folder(blender, tmp_path, capsys):
+    """Issue 40: batch export of an .alo gets a clear line (not Blender's "File format is not
+    supported"), and a run that wrote nothing leaves no empty --out folder behind."""
+    write_sample(tmp_path / "models")
+    model = next((tmp_path / "models").glob("*.alo"))
+    batch.run(["export", str(model), "--out", str(tmp_path / "o")], "test")
+    out = capsys.readouterr().out
+    line = out.strip().splitlines()[0]
+    assert "failed" in line and "is an Alamo model, not a .blend" in line
+    assert "batch import" in line
+    assert "File format is not supported" not in out
+    assert out.strip().splitlines()[-1].startswith("1 file in ")
+    assert not (tmp_path / "o").exists()

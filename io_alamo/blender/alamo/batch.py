@@ -78,7 +78,13 @@ def replaced_note(replaced):
 
 
 def do_export(path, rel, out, ala_format=None, overwrite=False, stage=no_stage, **_):
-
+    with open(path, "rb") as f:
+        head = f.read(64)
+    fmt = registry.identify(head)   # Blender's own message: "File format is not supported"
+    if fmt is not None:
+        raise ValueError(f"is {fmt.what(head)}, not a .blend: batch export writes the units of "
+                         ".blend scenes; to convert game files use batch import (or batch "
+                         "roundtrip)")
     stage("opening .blend")
     bpy.ops.wm.open_mainfile(filepath=str(path), load_ui=False, use_scripts=False)
     scene = bpy.context.scene

@@ -125,14 +125,14 @@ def image_for(arma_path, finder, warn):
         return _pixels_image(name, np.tile(np.array(colour, np.float32), (4, 4, 1)), arma_path)
     path = finder.find(arma_path)
     if path is None:
-        warn(f"texture {arma_path!r} not found below the model's folders or the texture "
-             "folders of the preferences")
+        warn(f"texture '{arma_path}' not found below the model's folders or the texture "
+             "folders (batch: --textures DIR; Blender: the add-on preferences)")
         return None
     if path.lower().endswith((".paa", ".pac")):
         try:
             tex = read_paa(read_file_bytes(path), filename=path)
         except FormatError as e:
-            warn(f"texture {arma_path!r}: {e}")
+            warn(f"texture '{arma_path}': {e}")
             return None
         dds = dds_of(tex)
         if dds is not None:                 # DXT: the blocks as a packed DDS (no decoding)

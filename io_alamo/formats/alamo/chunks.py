@@ -8,6 +8,7 @@ only. Bit 31 of ``size`` set means the body is a run of child chunks. Mini-chunk
 import struct
 
 from ..errors import AlamoFormatError
+from .sniff import PARTICLE_ROOTS, ROOT_TYPES
 
 CONTAINER_BIT = 0x80000000
 MAX_SIZE = 0x7FFFFFFF
@@ -29,11 +30,12 @@ BytesLike = bytes | bytearray | memoryview
 class Chunk:
     """One chunk: ``data`` (bytes-like) for a data chunk, ``children`` for a container."""
 
-    __slots__ = ("type", "data", "children", "offset", "path", "budget")
+    __slots__ = ("type", "data", "children", "offset", "path", "budget", "parsed")
 
     def __init__(self, type, data=None, children=None, offset=None, path="", budget=None):
         if (data is None) == (children is None):
             raise ValueError("a chunk has either data or children")
+        self.parsed = None          # (data, its mini-chunks): read_minis parses a body once
         self.type = type
         self.data = data
         self.children = children
@@ -97,6 +99,27 @@ def _past_end(size, left, at_file_end):
     return f"chunk size {size} runs past the end of its parent ({left} bytes left)"
 
 
+class TrailingDataError(AlamoFormatError):
+    """Bytes after the file's last whole chunk that are no chunk (``at``: where they start).
+    The game's loaders stop after the chunks they read and ignore them."""
+
+    def __init__(self, at, end):
+        self.at, self.size = at, end - at
+        super().__init__(f"{end - at:,} bytes of trailing data after the last chunk (no Alamo "
+                         f"chunk starts there); the game ignores them: cut the file there",
+                         offset=at)
+
+
+def _trailing(view, pos, end, chunks, depth):
+    """Whether what does not fit at ``pos`` is trailing data after a whole file: at the top
+    level, after at least one chunk, no known root chunk type (or too short for a header)."""
+    if depth or not chunks or end != len(view):
+        return False
+    if end - pos < 8:
+        return True
+    return _HEADER.unpack_from(view, pos)[0] not in ROOT_TYPES | PARTICLE_ROOTS
+
+
 def read_chunks(data: BytesLike, start: int = 0, end: int | None = None, parent_path: str = "",
                 depth: int = 0, budget: _Budget | None = None) -> list[Chunk]:
     """Parse chunks in ``data[start:end]`` into a list of :class:`Chunk`.
@@ -116,6 +139,9 @@ def read_chunks(data: BytesLike, start: int = 0, end: int | None = None, parent_
     pos = start
     budget = budget or _Budget()
     while pos < end:
+        if _trailing(view, pos, end, chunks, depth) and (
+                end - pos < 8 or (_HEADER.unpack_from(view, pos)[1] & MAX_SIZE) > end - pos - 8):
+            raise TrailingDataError(pos, end)
         if end - pos < 8:
             raise AlamoFormatError(
                 f"{end - pos} stray bytes where a chunk header (8 bytes) should start",
@@ -206,7 +232,17 @@ class Mini:
 
 
 def read_minis(chunk: Chunk) -> list[Mini]:
-    """Split a data chunk's body into mini-chunks; they must fill it exactly."""
+    """Split a data chunk's body into mini-chunks; they must fill it exactly. A body is
+    parsed once (the readers and the game rules both ask); a new list each call, of the same
+    Mini records (their data is bytes: nobody edits a Mini in place)."""
+    if chunk.parsed is not None and chunk.parsed[0] is chunk.data:
+        return list(chunk.parsed[1])
+    minis = _parse_minis(chunk)
+    chunk.parsed = (chunk.data, minis)
+    return list(minis)
+
+
+def _parse_minis(chunk):
     data = chunk.data
     minis = []
     pos = 0

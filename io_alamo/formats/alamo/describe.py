@@ -146,16 +146,38 @@ def format_tree(nodes, indent=0):
     return lines
 
 
+def _n(n, word, words=None):
+    """``1 bone``, ``2,048 bones``: one thousands separator style everywhere."""
+    return f"{n:,} {word if n == 1 else (words or word + 's')}"
+
+
+def counts(obj) -> dict:
+    """What ``info`` counts, as data (``info --json``): a model's bones, meshes, materials,
+    lights, proxies and dazzles; an animation's format, frames, fps and bones animated."""
+    if isinstance(obj, Animation):
+        return {"kind": "animation", "animation_format": int(obj.format),
+                "frames": int(obj.num_frames), "fps": float(obj.fps),
+                "bones_animated": len(obj.bones)}
+    conn = obj.connections
+    return {"kind": "model", "bones": len(obj.bones), "meshes": len(obj.meshes),
+            "materials": sum(len(m.submeshes) for m in obj.meshes),
+            "vertices": sum(len(s.vertices) for m in obj.meshes for s in m.submeshes),
+            "triangles": sum(len(s.indices) for m in obj.meshes for s in m.submeshes),
+            "lights": len(obj.lights), "proxies": len(conn.proxies) if conn else 0,
+            "dazzles": len(conn.dazzles) if conn else 0}
+
+
 def summary(obj):
     """A readable multi-line summary of a Model, ParticleEffect or Animation."""
     if isinstance(obj, Animation):
         return _animation_summary(obj)
     if not isinstance(obj, Model):
-        return [f"particle effect (root 0x{obj.root_type:x}), {len(obj.chunks)} root chunk(s), "
-                "kept as raw chunks"]
-    lines = [f"model: {len(obj.bones)} bones, {len(obj.meshes)} meshes, "
-             f"{len(obj.lights)} lights, {len(obj.connections.proxies) if obj.connections else 0}"
-             f" proxies, {len(obj.connections.dazzles) if obj.connections else 0} dazzles"]
+        return [f"particle effect (root 0x{obj.root_type:x}), {_n(len(obj.chunks), 'root chunk')}"
+                ", kept as raw chunks"]
+    c = counts(obj)
+    lines = ["model: " + ", ".join(_n(c[k], w, ws) for k, w, ws in (
+        ("bones", "bone", None), ("meshes", "mesh", "meshes"), ("lights", "light", None),
+        ("proxies", "proxy", "proxies"), ("dazzles", "dazzle", None)))]
     for i, b in enumerate(obj.bones):
         flags = ("" if b.visible else " hidden") + (f" billboard={b.billboard}" if b.billboard else "")
         lines.append(f"  bone {i} {b.name!r} parent {b.parent}{flags}")
@@ -167,15 +189,17 @@ def summary(obj):
             nv = sum(len(s.vertices) for s in o.submeshes)
             nt = sum(len(s.indices) for s in o.submeshes)
             flags = (" hidden" if o.hidden else "") + (" collision" if o.collision else "")
-            lines.append(f"  mesh {o.name!r}{at}: {len(o.submeshes)} sub-meshes, {nv} vertices, "
-                         f"{nt} triangles{flags}")
+            lines.append(f"  mesh {o.name!r}{at}: {_n(len(o.submeshes), 'sub-mesh', 'sub-meshes')}"
+                         f", {_n(nv, 'vertex', 'vertices')}, {_n(nt, 'triangle')}{flags}")
             for s in o.submeshes:
-                skin = f", skinned to {len(s.bone_map)} bones" if s.bone_map is not None else ""
-                tree = (f", collision tree {len(s.collision_tree.nodes)} nodes"
+                skin = f", skinned to {_n(len(s.bone_map), 'bone')}" if s.bone_map is not None \
+                    else ""
+                tree = (f", collision tree {_n(len(s.collision_tree.nodes), 'node')}"
                         if s.collision_tree is not None else "")
                 tex = [p.value for p in s.material.params if p.type == ChunkType.PARAM_TEXTURE]
-                lines.append(f"    {s.material.shader} / {s.vertex_format}: {len(s.vertices)} "
-                             f"vertices, {len(s.indices)} triangles{skin}{tree}"
+                lines.append(f"    {s.material.shader} / {s.vertex_format}: "
+                             f"{_n(len(s.vertices), 'vertex', 'vertices')}, "
+                             f"{_n(len(s.indices), 'triangle')}{skin}{tree}"
                              + (f", textures {', '.join(tex)}" if tex else ""))
         else:
             kinds = {0: "omni", 1: "directional", 2: "spot"}
@@ -193,7 +217,8 @@ def summary(obj):
 
 def _animation_summary(anim):
     lines = [f"animation: format #{anim.format} ({'EaW' if anim.format == 1 else 'FoC'}), "
-             f"{anim.num_frames} frames at {float(anim.fps):g} fps, {len(anim.bones)} bones"]
+             f"{_n(anim.num_frames, 'frame')} at {float(anim.fps):g} fps, "
+             f"{_n(len(anim.bones), 'bone')}"]
     for b in anim.bones:
         tracks = [name for name in ("translation", "rotation", "scale", "visibility", "step")
                   if getattr(b, name) is not None]

@@ -36,7 +36,7 @@ FORMATS = (
            import_operator="import_scene.alo", import_label="Alamo Model (.alo)",
            export_operator="export_scene.alo", export_label="Alamo Model (.alo)",
            error=AlamoFormatError, explain=_explain, batch=("import", "export", "roundtrip"),
-           dump_lines=format_tree),
+           dump_lines=format_tree, info_json=alamo_verbs.info_json),
     Format("ala", "Alamo", "an Alamo animation", (".ala",),
            lambda head: _root_type(head) == ChunkType.ANIMATION,
            read_ala, alamo_verbs.info_lines, alamo_verbs.problems, write=write_ala,
@@ -44,11 +44,12 @@ FORMATS = (
            convert=alamo_verbs.convert, locate=chunk_path_at,
            import_operator="import_anim.alamo_ala", import_label="Alamo Animation (.ala)",
            export_operator="export_anim.alamo_ala", export_label="Alamo Animation (.ala)",
-           error=AlamoFormatError, dump_lines=format_tree),
+           error=AlamoFormatError, dump_lines=format_tree, info_json=alamo_verbs.info_json),
     # MEG has no magic: a guess from its header, so it comes after every format that has one
     Format("meg", "Alamo", "a Petroglyph MEG archive", (".meg",), meg.looks_like_meg,
            meg.MegArchive, meg.info_lines, meg.problems, error=meg.MegFormatError, order=90,
-           refusal_hint="; its members: io-alamo meg list"),
+           refusal_hint="; its members: io-alamo meg list",
+           write_hint="io-alamo meg create packs a folder into one"),
 )
 
 CLI_VERBS = (

@@ -13,6 +13,7 @@ from .chunk_types import ChunkType
 from .chunks import BytesLike, read_chunks
 from .game_rules import GameRefusedError, game_refusals
 from .model import Model, ParticleEffect
+from .particles.game_rules import particle_refusals
 
 
 def load_alo(path: PathLike) -> Model | ParticleEffect:
@@ -67,8 +68,8 @@ def save_all(items, *, keep=(), game_check=True) -> None:
     encoded = [(encode(obj), os.fspath(path)) for obj, path in items]
     if game_check:
         kept = {bytes(k) for k in keep if k is not None}
-        refused = [(p, r) for p, r in game_refusals(encoded) if not kept
-                   or next(d for d, q in encoded if q == p) not in kept]
+        refused = [(p, r) for p, r in game_refusals(encoded) + particle_refusals(encoded)
+                   if not kept or next(d for d, q in encoded if q == p) not in kept]
         if refused:
             raise GameRefusedError(refused)
     write_all(encoded)

@@ -19,8 +19,10 @@ import struct
 from dataclasses import dataclass
 
 from ..errors import AlamoFormatError
+from ..problems import Problem, error
+from ..run_cache import remember
 from .chunks import BytesLike, read_chunks, read_minis
-from .naming import animation_owner
+from .naming import animation_owner, animation_owners
 from .sniff import PARTICLE_ROOTS, is_particle_file
 
 # --- the rules as data -----------------------------------------------------------------
@@ -366,13 +368,15 @@ def _animation(cur, model_bones):
 
 # --- entry points ------------------------------------------------------------------------
 
-def game_problem(data: BytesLike, model_bones=None) -> Refusal | None:
+def game_problem(data: BytesLike, model_bones=None, roots=None) -> Refusal | None:
     """None if the game's loaders take ``data`` (a model, or an animation, checked against
-    ``model_bones``, the upper-case bone names of its model, when given), else why not."""
-    try:
-        roots = read_chunks(data)
-    except AlamoFormatError as e:
-        return Refusal(e.path, "chunks", e.message)
+    ``model_bones``, the upper-case bone names of its model, when given), else why not.
+    ``roots``: the file's chunks when the caller has parsed them already."""
+    if roots is None:
+        try:
+            roots = read_chunks(data)
+        except AlamoFormatError as e:
+            return Refusal(e.path, "chunks", e.message)
     if roots and roots[0].type in PARTICLE_ROOTS:
         return None
     top = _Cursor(_Root(roots))
@@ -386,10 +390,10 @@ def game_problem(data: BytesLike, model_bones=None) -> Refusal | None:
     return None
 
 
-def model_bones(data: BytesLike):
+def model_bones(data: BytesLike, roots=None):
     """The upper-case bone names the loader reads from a model (None if it has none)."""
     try:
-        roots = read_chunks(data)
+        roots = read_chunks(data) if roots is None else roots
         if not roots or roots[0].type != 0x200:
             return None
         return _skeleton(_Cursor(_Root(roots)))
@@ -397,13 +401,57 @@ def model_bones(data: BytesLike):
         return None
 
 
-def game_lines(data: BytesLike, filename=None) -> list[str]:
-    """``validate``'s lines for the game's loaders: [] or one line. An animation is checked
-    against the model beside ``filename`` (:func:`model_beside`) when there is one."""
-    bones = _bones_of_file(model_beside(filename)) if filename and is_animation(data) \
-        else None
-    refusal = game_problem(data, bones)
-    return [] if refusal is None else [refusal.line()]
+def game_lines(data: BytesLike, filename=None, roots=None) -> list[Problem]:
+    """``validate``'s problems for the game's loaders: [] or one error. An animation is
+    checked as the viewer pairs it: against each ``<dir>/<B>.alo`` whose ``B_`` starts its
+    name (any case), the longest first; it loads if it loads on one of them (a model the
+    loader refuses takes no animation). The error names the model."""
+    if not (filename and is_animation(data)):
+        refusal = game_problem(data, None, roots)
+        if filename and not is_particle_file(data):       # its animations ask for it next
+            _keep_verdict(filename, lambda: (model_bones(data, roots), refusal))
+        return [] if refusal is None else [_refusal_problem(refusal)]
+    first = None
+    for model in models_beside(filename) or [None]:
+        bones, broken = _model_verdict(model) if model else (None, None)
+        if broken is not None:
+            refusal = Refusal("", "model loads", f"its model {os.path.basename(model)} is "
+                                                 f"refused by the game ({broken.message})")
+        else:
+            refusal = game_problem(data, bones, roots)
+        if refusal is None:
+            return []
+        first = first or (refusal, model)
+    refusal, model = first
+    against = f" (checked against the model {os.path.basename(model)})" if model else ""
+    return [_refusal_problem(refusal, against)]
+
+
+def _refusal_problem(refusal, against=""):
+    return error(f"game loader rule '{refusal.rule}': {refusal.message}{against}",
+                 refusal.path or "(file)")
+
+
+def _keep_verdict(model, verdict):
+    try:
+        remember(("model verdict",) + _stamp(model), verdict)
+    except OSError:
+        pass
+
+
+def _model_verdict(model):
+    """(the model's bones, or None; why the loader refuses the model, or None), once per
+    model in a run."""
+    def read():
+        with open(model, "rb") as f:
+            data = f.read()
+        if is_particle_file(data):
+            return None, Refusal("", "model", "it is a particle effect")
+        return model_bones(data), game_problem(data)
+    try:
+        return remember(("model verdict",) + _stamp(model), read)
+    except OSError:
+        return None, None
 
 
 def game_refusals(files) -> list[tuple[str, Refusal]]:
@@ -422,36 +470,64 @@ def game_refusals(files) -> list[tuple[str, Refusal]]:
             if owner is not None:
                 bones = model_bones(written[owner])
             else:
-                bones = _bones_of_file(model_beside(path))
+                bones = _bones_of_file(model_beside(path), cache=False)
         refusal = game_problem(data, bones)
         if refusal is not None:
             out.append((path, refusal))
     return out
 
 
-def _bones_of_file(model):
+# Within one run (``validate`` over a whole mod, :func:`~io_alamo.formats.run_cache.run_cache`)
+# the bones of each model read for the animations beside it and each folder's models are
+# kept by path, size and mtime: one read per model however many animations it has.
+
+def _stamp(path):
+    st = os.stat(path)
+    return (os.path.abspath(path), st.st_size, st.st_mtime_ns)
+
+
+def _read_bones(model):
+    with open(model, "rb") as f:
+        return model_bones(f.read())
+
+
+def _bones_of_file(model, cache=True):
     if model is None:
         return None
     try:
-        with open(model, "rb") as f:
-            return model_bones(f.read())
+        if not cache:
+            return _read_bones(model)
+        return remember(("model bones",) + _stamp(model), lambda: _read_bones(model))
     except OSError:
         return None
+
+
+def _models_in(folder):
+    """The .alo files of ``folder``."""
+    def listing():
+        return [f for f in os.listdir(folder) if f.lower().endswith(".alo")]
+    try:
+        return remember(("models in",) + _stamp(folder), listing)
+    except OSError:
+        return []
 
 
 def is_animation(data: BytesLike) -> bool:
     return len(data) >= 4 and struct.unpack_from("<I", data)[0] == 0x1000
 
 
+def models_beside(path):
+    """Every model an animation may play on, as the viewer tries them: ``<dir>/<B>.alo``
+    where ``B_`` starts the animation's name (case-insensitive), the longest ``B`` first."""
+    folder, name = os.path.split(os.fspath(path))
+    return [os.path.join(folder, m) for m in animation_owners(name, _models_in(folder or "."))]
+
+
 def model_beside(path):
     """The model an animation plays on, found as the viewer pairs them: ``<dir>/<M>.alo``
     where ``M_`` starts the animation's name (case-insensitive), the longest ``M`` first."""
     folder, name = os.path.split(os.fspath(path))
-    try:
-        models = [f for f in os.listdir(folder or ".") if f.lower().endswith(".alo")]
-    except OSError:
-        return None
-    owner = animation_owner(name, models)
+    owner = animation_owner(name, _models_in(folder or "."))
     return os.path.join(folder, owner) if owner else None
 
 

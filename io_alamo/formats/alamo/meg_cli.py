@@ -133,17 +133,27 @@ def cmd_extract(args):
     return 0
 
 
+def _verbs_help(parser):
+    """``io-alamo meg`` without a verb: its verbs, and exit status 2 (a usage error)."""
+    parser.print_help()
+    return 2
+
+
 def add_parser(sub):
     """The ``meg`` verb and its ``list`` and ``extract`` verbs."""
-    s = sub.add_parser("meg", help="list, extract or create game archives (.meg)")
-    verbs = s.add_subparsers(dest="meg_verb", required=True)
-    v = verbs.add_parser("list", help="the archive's files with their sizes")
-    v.add_argument("archive")
+    text = "list, extract or create game archives (.meg)"
+    s = sub.add_parser("meg", help=text, description=text + ": meg VERB --help for each")
+    verbs = s.add_subparsers(dest="meg_verb", metavar="VERB", title="verbs")
+    s.set_defaults(run=lambda args: _verbs_help(s))
+    text = "the archive's files with their sizes and offsets"
+    v = verbs.add_parser("list", help=text, description=text)
+    v.add_argument("archive", metavar="ARCHIVE", help="a .meg archive (Data/*.meg of a game)")
     v.add_argument("--json", action="store_true", help="print JSON instead of text")
     v.set_defaults(run=cmd_list)
-    v = verbs.add_parser("extract", help="extract files, keeping the archive's folders")
-    v.add_argument("archive")
-    v.add_argument("out", help="output folder (made if missing)")
+    text = "extract files, keeping the archive's folders"
+    v = verbs.add_parser("extract", help=text, description=text)
+    v.add_argument("archive", metavar="ARCHIVE", help="a .meg archive (Data/*.meg of a game)")
+    v.add_argument("out", metavar="OUT", help="output folder (made if missing)")
     v.add_argument("patterns", nargs="*", metavar="PATTERN",
                    help="names or wildcards (DATA\\ART\\MODELS\\*.ALO, *.TEC; any case); "
                         "all files without")

@@ -46,13 +46,16 @@ def animation_owner(animation_name, model_names):
     """The model an ``<MODEL>_*.ala`` file belongs to: of the model names (file names or
     stems) that prefix it followed by ``_``, ignoring case, the longest; None if none does.
     ``A_Blue_IDLE_00.ala`` belongs to ``A_Blue.alo``, not ``A.alo``, when both exist."""
+    owners = animation_owners(animation_name, model_names)
+    return owners[0] if owners else None
+
+
+def animation_owners(animation_name, model_names):
+    """Every model name that prefixes ``animation_name`` followed by ``_`` (any case), the
+    longest first: the models the viewer tries an animation on, in its order."""
     stem = _stem(animation_name).lower()
-    best, best_length = None, -1
-    for model in model_names:
-        prefix = _stem(model).lower() + "_"
-        if stem.startswith(prefix) and len(prefix) > best_length:
-            best, best_length = model, len(prefix)
-    return best
+    found = [m for m in model_names if stem.startswith(_stem(m).lower() + "_")]
+    return sorted(found, key=lambda m: -len(_stem(m)))
 
 
 def model_animation_names(model_name, folder_names):

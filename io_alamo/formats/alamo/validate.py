@@ -1,7 +1,15 @@
 """Structural checks beyond what reading enforces: indices in range, parent order, limits,
-collision trees. Each problem is one line of text; an empty list means the file is sound."""
+collision trees, values the game cannot draw. Each problem is a
+:class:`~io_alamo.formats.problems.Problem` (a line of text with a severity): an *error* is
+what would crash the game or what its loaders refuse, a *warning* loads but looks or behaves
+wrong (NaN or infinite values, unknown modes), a *note* is harmless to the game (a mesh
+connected to no bone, a collision tree the game does not read the way we check it). An empty
+list means the file is sound."""
 
 import numpy as np
+
+from ..problems import Problem, error, note, warning
+from . import shaders
 
 from .animation import Animation
 from .chunk_types import ChunkType
@@ -9,9 +17,48 @@ from .collision import check_collision_tree
 from .model import Billboard, LightType, Mesh, Model
 
 MAX_SKIN_BONES = 24
+MAX_PATH = 259          # the game's file names (textures, the file itself) are Windows paths
 
 
-def validate(obj) -> list[str]:
+def file_problems(obj, filename=None) -> list[Problem]:
+    """What the file's name and the names it holds mean to the game: a model named ``.ala``
+    (or an animation named ``.alo``) the game never looks at as such, shader names the game
+    has no shader for, texture names longer than a Windows path."""
+    out = []
+    low = str(filename or "").lower()
+    if isinstance(obj, Model) and low.endswith(".ala"):
+        out.append(warning("is a model but is named .ala; the game loads models from .alo "
+                           "files: rename it to .alo"))
+    elif isinstance(obj, Animation) and low.endswith(".alo"):
+        out.append(warning("is an animation but is named .alo; the game loads animations "
+                           "from .ala files: rename it to .ala"))
+    if len(str(filename or "")) > MAX_PATH:
+        out.append(warning(f"the file's path is {len(str(filename)):,} characters long; the "
+                           f"game's limit is {MAX_PATH}"))
+    if isinstance(obj, Model):
+        out += _material_problems(obj)
+    return out
+
+
+def _material_problems(model):
+    out, seen = [], set()
+    for mesh in model.meshes:
+        for si, sub in enumerate(mesh.submeshes):
+            where = f"mesh {mesh.name!r} sub-mesh {si}"
+            shader = sub.material.shader
+            if shader and shader not in seen and shaders.find(shader) is None:
+                seen.add(shader)
+                out.append(warning(f"shader {shader!r} is none of the game's shaders: the "
+                                   "game draws nothing (or its default) for it", where))
+            for p in sub.material.params:
+                if isinstance(p.value, str) and len(p.value) > MAX_PATH:
+                    out.append(warning(f"texture name of {p.name!r} is {len(p.value):,} "
+                                       f"characters long; the game's limit is {MAX_PATH}",
+                                       where))
+    return out
+
+
+def validate(obj) -> list[Problem]:
     if isinstance(obj, Animation):
         return validate_animation(obj)
     if isinstance(obj, Model):
@@ -21,11 +68,11 @@ def validate(obj) -> list[str]:
 
 def _count_problems(layout, where):
     counts = getattr(layout, "counts", None) or {}
-    return [f"{where}: header says {declared} {key}, the data holds {found}"
+    return [error(f"header says {declared} {key}, the data holds {found}", where)
             for key, (declared, found) in counts.items()]
 
 
-def validate_model(model: Model) -> list[str]:
+def validate_model(model: Model) -> list[Problem]:
     problems = []
     if model.skeleton is not None:
         problems += _count_problems(model.skeleton.layout, "skeleton")
@@ -41,50 +88,58 @@ def validate_model(model: Model) -> list[str]:
     bones = model.bones
     nb = len(bones)
     if model.skeleton is None:
-        problems.append("model has no skeleton (0x200)")
+        problems.append(error("model has no skeleton (0x200)"))
     elif nb == 0:
-        problems.append("skeleton has no bones")
+        problems.append(error("skeleton has no bones"))
     for i, b in enumerate(bones):
         if i == 0 and b.parent != -1:
-            problems.append(f"bone 0 ({b.name!r}) is the root but has parent {b.parent}")
+            problems.append(error(f"is the root but has parent {b.parent}",
+                                  f"bone 0 ({b.name!r})"))
         elif i > 0 and not 0 <= b.parent < i:
-            problems.append(f"bone {i} ({b.name!r}) has parent {b.parent}; "
-                            f"must be a lower bone index (0..{i - 1})")
+            problems.append(error(f"has parent {b.parent}; must be a lower bone index "
+                                  f"(0..{i - 1})", f"bone {i} ({b.name!r})"))
         if b.chunk_type == ChunkType.BONE_DATA and b.billboard not in Billboard._value2member_map_:
-            problems.append(f"bone {i} ({b.name!r}) has unknown billboard mode {b.billboard}")
+            problems.append(warning(f"unknown billboard mode {b.billboard}",
+                                    f"bone {i} ({b.name!r})"))
         if not np.all(np.isfinite(b.matrix)):
-            problems.append(f"bone {i} ({b.name!r}) matrix has NaN or infinite values")
+            problems.append(warning("matrix has NaN or infinite values",
+                                    f"bone {i} ({b.name!r})"))
     for oi, obj in enumerate(model.objects):
         if isinstance(obj, Mesh):
             problems += _mesh_problems(obj, oi, nb)
         elif obj.type not in LightType._value2member_map_:
-            problems.append(f"light {obj.name!r}: unknown light type {obj.type}")
+            problems.append(warning(f"unknown light type {obj.type}", f"light {obj.name!r}"))
     conn = model.connections
     if conn is None:
         if model.objects:
-            problems.append("model has objects but no connections chunk (0x600)")
+            problems.append(error("model has objects but no connections chunk (0x600)"))
         return problems
     connected = set()
     for k, c in enumerate(conn.objects):
         if not 0 <= c.object < len(model.objects):
-            problems.append(f"object connection {k}: object {c.object} out of range "
-                            f"({len(model.objects)} objects)")
+            problems.append(error(f"object {c.object} out of range ({len(model.objects)} "
+                                  "objects)", f"object connection {k}"))
         if not 0 <= c.bone < nb:
-            problems.append(f"object connection {k}: bone {c.bone} out of range ({nb} bones)")
+            problems.append(error(f"bone {c.bone} out of range ({nb} bones)",
+                                  f"object connection {k}"))
         if c.object in connected:
-            problems.append(f"object {c.object} is connected more than once")
+            problems.append(note(f"object {c.object} is connected more than once (the last "
+                                 "connection wins)"))
         connected.add(c.object)
     for oi, obj in enumerate(model.objects):
         if oi not in connected:
-            problems.append(f"{type(obj).__name__.lower()} {obj.name!r} is connected to no bone")
+            problems.append(note("is connected to no bone (the game draws it at the root)",
+                                 f"{type(obj).__name__.lower()} {obj.name!r}"))
     for k, p in enumerate(conn.proxies):
         if not 0 <= p.bone < nb:
-            problems.append(f"proxy {k} ({p.name!r}): bone {p.bone} out of range ({nb} bones)")
+            problems.append(error(f"bone {p.bone} out of range ({nb} bones)",
+                                  f"proxy {k} ({p.name!r})"))
     for k, d in enumerate(conn.dazzles):
         if not 0 <= d.bone < nb:
-            problems.append(f"dazzle {k} ({d.name!r}): bone {d.bone} out of range ({nb} bones)")
+            problems.append(error(f"bone {d.bone} out of range ({nb} bones)",
+                                  f"dazzle {k} ({d.name!r})"))
         if d.tex_size is not None and d.tex_size == 0:
-            problems.append(f"dazzle {k} ({d.name!r}): texture grid size is 0")
+            problems.append(warning("texture grid size is 0", f"dazzle {k} ({d.name!r})"))
     return problems
 
 
@@ -92,69 +147,122 @@ def _mesh_problems(mesh, oi, nb):
     out = []
     name = f"mesh {mesh.name!r}"
     if not mesh.submeshes:
-        out.append(f"{name} has no sub-meshes")
+        out.append(note("has no sub-meshes (nothing to draw)", name))
     if np.any(np.asarray(mesh.bbox_min) > np.asarray(mesh.bbox_max)):
-        out.append(f"{name}: bounding box min is above max")
+        out.append(warning("bounding box min is above max", name))
     trees = [s.collision_tree is not None for s in mesh.submeshes]
     if mesh.collision and not all(trees):
-        out.append(f"{name} has collision enabled but not every sub-mesh has a collision tree")
+        out.append(warning("has collision enabled but not every sub-mesh has a collision "
+                           "tree", name))
     if not mesh.collision and any(trees):
-        out.append(f"{name} has collision trees but collision is not enabled")
+        out.append(note("has collision trees but collision is not enabled", name))
     for si, sub in enumerate(mesh.submeshes):
         where = f"{name} sub-mesh {si}"
         nv = len(sub.vertices)
         if nv > 65535:
-            out.append(f"{where}: {nv} vertices (at most 65,535)")
+            out.append(error(f"{nv:,} vertices (at most 65,535)", where))
         if sub.indices.size and int(sub.indices.max()) >= nv:
-            out.append(f"{where}: vertex index {int(sub.indices.max())} out of range "
-                       f"({nv} vertices)")
+            out.append(error(f"vertex index {int(sub.indices.max())} out of range "
+                             f"({nv:,} vertices)", where))
         if not sub.vertex_format:
-            out.append(f"{where}: empty vertex format")
+            out.append(warning("empty vertex format", where))
         if sub.bone_map is not None:
             k = len(sub.bone_map)
             if not 1 <= k <= MAX_SKIN_BONES:
-                out.append(f"{where}: bone map has {k} entries (1 to {MAX_SKIN_BONES} allowed)")
+                out.append(error(f"bone map has {k} entries (1 to {MAX_SKIN_BONES} allowed)",
+                                 where))
             if k and int(sub.bone_map.max()) >= nb:
-                out.append(f"{where}: bone map names bone {int(sub.bone_map.max())}, "
-                           f"skeleton has {nb}")
+                out.append(error(f"bone map names bone {int(sub.bone_map.max())}, "
+                                 f"skeleton has {nb}", where))
             if nv and k:
                 weights = sub.vertices["bone_weights"]
                 used = sub.vertices["bone_indices"][weights > 0]
                 first = sub.vertices["bone_indices"][:, 0]
                 worst = max(int(used.max()) if used.size else 0, int(first.max()))
                 if worst >= k:
-                    out.append(f"{where}: vertex bone index {worst} beyond the bone map "
-                               f"({k} entries)")
+                    out.append(error(f"vertex bone index {worst} beyond the bone map "
+                                     f"({k} entries)", where))
         if sub.collision_tree is not None:
             positions = sub.vertices["position"]
             for p in check_collision_tree(sub.collision_tree, positions, sub.indices):
-                out.append(f"{where} collision tree: {p}")
+                out.append(_collision_problem(p, f"{where} collision tree"))
+        out += _finite_problems(sub, where)
     return out
 
 
-def validate_animation(anim: Animation) -> list[str]:
+# what the model loader does not read and the game tolerates: boxes that do not hold their
+# triangles exactly, a root box short of 0..255 (real files' flat meshes have z 0..0)
+_COLLISION_NOTES = ("poke out of their leaf's box", "root node box is ")
+
+
+def _collision_problem(text, where):
+    """A collision tree problem: a note for what real files have and the game takes, a
+    warning for the rest (the model loads; collisions may go wrong)."""
+    if any(s in text for s in _COLLISION_NOTES):
+        return note(text, where)
+    return warning(text, where)
+
+
+_FINITE_FIELDS = ("position", "normal", "uv", "tangent", "binormal")
+
+
+def _finite_problems(sub, where):
+    """NaN or infinite vertex values: the game loads them and draws garbage (or nothing).
+    One whole-buffer test; the fields are looked at only when it fails."""
+    vertices = sub.vertices
+    names = vertices.dtype.names or ()
+    fields = [f for f in _FINITE_FIELDS if f in names]
+    if not len(vertices) or not fields:
+        return []
+    ends = [vertices.dtype.fields[f][1] + vertices.dtype[f].itemsize for f in fields]
+    if (vertices.flags.c_contiguous and vertices.dtype.itemsize % 4 == 0
+            and vertices.dtype[fields[0]].base == np.float32 and max(ends) == sum(
+                vertices.dtype[f].itemsize for f in fields)):
+        head = vertices.view(np.float32).reshape(len(vertices), -1)[:, :max(ends) // 4]
+        if np.isfinite(head).all():
+            return []
+    out = []
+    for field in fields:
+        values = vertices[field]
+        bad = ~np.isfinite(values.reshape(len(values), -1)).all(axis=1)
+        if bad.any():
+            first = int(np.flatnonzero(bad)[0])
+            n = int(bad.sum())
+            what = f"1 vertex {field} has" if n == 1 else f"{n:,} vertex {field}s have"
+            out.append(warning(f"{what} NaN or infinite values (first: vertex {first})",
+                               where))
+    return out
+
+
+def validate_animation(anim: Animation) -> list[Problem]:
     problems = _count_problems(anim.layout, "animation")
     if not anim.fps > 0:
-        problems.append(f"frame rate {anim.fps} is not positive")
+        problems.append(warning(f"frame rate {anim.fps} is not positive"))
     if anim.num_frames < 1:
-        problems.append("animation has no frames")
+        problems.append(warning("animation has no frames"))
     seen = {}
     for i, b in enumerate(anim.bones):
         if b.index in seen:
-            problems.append(f"bones {seen[b.index]} and {i} both animate skeleton bone {b.index}")
+            problems.append(warning(f"bones {seen[b.index]} and {i} both animate skeleton bone "
+                                    f"{b.index}"))
         seen.setdefault(b.index, i)
         for q, what in ((b.rotation, "rotation"), (None if b.default_rotation is None
                                                     else np.asarray(b.default_rotation)[None],
                                                     "default rotation")):
             if q is None or not len(q):
                 continue
-            norm = np.linalg.norm(np.asarray(q, np.float64) / 32767.0, axis=1)
+            q = np.asarray(q, np.float32)
+            square = np.einsum("ij,ij->i", q, q) * np.float32(1 / 32767.0 ** 2)
+            near = np.abs(square - 1) <= 0.0199          # |norm - 1| <= 0.01, most frames
+            norm = np.ones(len(q))
+            norm[~near] = np.linalg.norm(q[~near].astype(np.float64) / 32767.0, axis=1)
             bad = np.flatnonzero(np.abs(norm - 1) > 0.01)
             if bad.size:
-                problems.append(f"bone {i} ({b.name!r}): {what} is not a unit quaternion at "
-                                f"{bad.size} frame(s), first {int(bad[0])} (length "
-                                f"{norm[bad[0]]:.4f})")
+                problems.append(warning(f"{what} is not a unit quaternion at {bad.size} "
+                                        f"frame(s), first {int(bad[0])} (length "
+                                        f"{norm[bad[0]]:.4f})", f"bone {i} ({b.name!r})"))
         for name in ("translation_offset", "translation_scale", "scale_offset", "scale_scale"):
             if not np.all(np.isfinite(getattr(b, name))):
-                problems.append(f"bone {i} ({b.name!r}): {name} has NaN or infinite values")
+                problems.append(warning(f"{name} has NaN or infinite values",
+                                        f"bone {i} ({b.name!r})"))
     return problems

@@ -4,14 +4,17 @@ format gives it (info lines, problems, round trip), and the two verbs only Alamo
 
 from ..content import open_input
 from ..errors import AlamoFormatError
-from .animation import Animation, convert_animation, read_ala
-from .chunks import BytesLike, read_chunks
-from .describe import chunk_tree, summary
+from ..problems import Problem, warning
+from .alo_read import decode_alo
+from .animation import Animation, convert_animation, decode_ala, read_ala
+from .chunks import BytesLike, TrailingDataError, read_chunks
+from .describe import chunk_tree, counts, summary
 from ..saving import check_overwrite
 from .choices import ALA_FORMATS
 from .files import encode, read_any, save
-from .game_rules import game_lines
-from .validate import validate
+from ..errors import AlamoFormatError
+from .game_rules import game_lines, is_animation
+from .validate import file_problems, validate
 
 __all__ = ["add_convert_ala_parser", "cmd_convert_ala", "convert", "dump_tree", "info_lines",
            "problems", "roundtrip"]
@@ -22,11 +25,29 @@ def info_lines(data: BytesLike, filename: str | None = None) -> list[str]:
     return summary(read_any(data, filename=filename))
 
 
-def problems(data: BytesLike, filename: str | None = None) -> list[str]:
-    """Structural problems, one line each, then what the game's loaders would refuse (an
-    animation checked against the model beside it, as the alo-viewer pairs them); [] for a
-    good file."""
-    return validate(read_any(data, filename=filename)) + game_lines(data, filename)
+def info_json(data: BytesLike, filename: str | None = None) -> dict:
+    """``info --json``'s data of a model or animation: the counts ``info`` prints."""
+    return counts(read_any(data, filename=filename))
+
+
+def problems(data: BytesLike, filename: str | None = None) -> list[Problem]:
+    """Structural problems, then what the game's loaders would refuse (an animation checked
+    against the model beside it, as the alo-viewer pairs them), each with its severity;
+    [] for a good file. The chunks are parsed once for both. Bytes after the last chunk
+    are a warning (the game ignores them), and the file before them is checked."""
+    try:
+        roots = read_chunks(data)
+    except TrailingDataError as e:
+        cut = problems(memoryview(data)[:e.at], filename)
+        return [warning(e.message, f"offset 0x{e.at:x}")] + cut
+    except AlamoFormatError as e:
+        raise e.with_filename(filename)
+    try:
+        obj = decode_ala(roots) if is_animation(data) else decode_alo(roots)
+    except AlamoFormatError as e:
+        raise e.with_filename(filename)
+    return (validate(obj) + file_problems(obj, filename)
+            + game_lines(data, filename, roots=roots))
 
 
 def roundtrip(data: BytesLike, filename: str | None = None) -> bytes:
@@ -50,6 +71,10 @@ def convert(data: BytesLike, filename: str | None, fmt: int) -> Animation:
 def cmd_convert_ala(args):
     data, fmt = open_input(args.input, "convert-ala")
     replaced = check_overwrite([args.output], args.overwrite)
+    if not str(args.output).lower().endswith(".ala"):
+        raise AlamoFormatError("convert-ala writes an animation, and the game loads "
+                               "animations from .ala files only: name the output .ala",
+                               filename=args.output)
     anim = fmt.convert(data, args.input, args.format)
     save(anim, args.output)
     print(f"{args.output}: format #{args.format}, {anim.num_frames} frames, "
@@ -62,8 +87,8 @@ def add_convert_ala_parser(sub):
     text = "convert an animation between formats #1 and #2 (Alamo .ala only)"
     s = sub.add_parser("convert-ala", help=text, description=text)
     s.set_defaults(run=cmd_convert_ala)
-    s.add_argument("input", metavar="INPUT")
-    s.add_argument("output", metavar="OUTPUT")
+    s.add_argument("input", metavar="INPUT", help="an animation (.ala; format #1 or #2)")
+    s.add_argument("output", metavar="OUTPUT", help="the animation to write (.ala)")
     s.add_argument("--format", type=int, choices=sorted(ALA_FORMATS), required=True,
                    help="1 = Empire at War, 2 = Forces of Corruption")
     s.add_argument("--overwrite", action="store_true", help="replace OUTPUT if it exists")

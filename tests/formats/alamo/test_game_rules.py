@@ -246,7 +246,8 @@ def test_validate_names_the_file_the_chunk_path_and_the_rule(tmp_path, capsys):
     assert main(["validate", str(path)]) == 1
     lines = [ln for ln in capsys.readouterr().out.splitlines() if "game loader rule" in ln]
     assert len(lines) == 1
-    assert lines[0].startswith(f"{path}: 0x1000/0x1002/0x1003: game loader rule 'bone header'")
+    assert lines[0].startswith(f"{path}: error: 0x1000/0x1002/0x1003: game loader rule "
+                               "'bone header'")
     assert "mini-chunk 14 (translation index)" in lines[0]
 
 

@@ -132,7 +132,8 @@ def test_uaw_system_is_listed_and_kept_byte_for_byte():
     assert system.emitters[1].info["renderer"] == "Kites Renderer"
     assert write_particles(system) == data
     tree = registry.by_key("alo-particles").dump(data, "p_uaw.alo")
-    emitter = tree[0]["children"][2]["children"][0]
+    emitters = next(c for c in tree[0]["children"] if c["type"] == "0x1520")
+    emitter = emitters["children"][0]
     assert emitter["name"] == "emitter" and emitter["children"][0]["text"] == "fire"
     assert [k["name"] for k in emitter["children"][1:5]] == [
         "creator plugin", "translater plugin", "killer plugin", "renderer plugin"]

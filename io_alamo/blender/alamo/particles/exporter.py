@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass
 
 from ....formats.alamo.particles import Emitter, ParticleSystem, codec, read_particles
+from ....formats.alamo.particles.game_rules import particle_refusal
 from ....formats.alamo.particles.scale import scale_emitter
 from ....formats.alamo.particles.write import write_particles
 from ....formats.saving import write_all
@@ -141,6 +142,11 @@ def export_particles(context, filepath, system_obj=None) -> ParticleExportResult
         result.warnings.append(f"the system's name {system.name!r} does not match the file "
                                f"name {stem!r}; the game needs them equal")
     data = write_particles(system)
+    refusal = particle_refusal(data)[0]
+    if refusal is not None:
+        raise ExportError([f"the game would refuse {filepath}: {refusal.message} (at "
+                           f"{refusal.path or 'the start'}, rule '{refusal.rule}'); nothing "
+                           "was written"], [system_obj])
     write_all([(data, filepath)])
     for obj in emitter_objects(system_obj):
         forget_dropped(obj)                 # named once, in this export's warnings

@@ -9,8 +9,10 @@ import numpy as np
 from ...errors import AlamoFormatError
 from ..chunks import BytesLike, Chunk, read_chunks, read_minis
 from . import codec
-from .read import (EMITTER, EMITTER_CHUNKS, LINK_SCHEMA, ROOT, read_particles,
-                   track_schema)
+from ...problems import Problem, note, warning
+from .game_rules import particle_problems
+from .read import (EMITTER, EMITTER_CHUNKS, LINK_SCHEMA, ROOT, decode_particles,
+                   read_particles, track_schema)
 from .records import (BLEND_MODES, GROUP_DTYPE, GROUP_TYPES, NO_EMITTER, PROPERTY_BY_ID,
                       ParticleSystem, UawParticleSystem)
 from .write import write_particles
@@ -81,34 +83,61 @@ def info_lines(data: BytesLike, filename: str | None = None) -> list[str]:
     return lines
 
 
-def problems(data: BytesLike, filename: str | None = None) -> list[str]:
-    """What the game needs of a particle file, one line per problem; [] for a good file."""
-    system = read_particles(data, filename)
+def problems(data: BytesLike, filename: str | None = None) -> list[Problem]:
+    """What the game needs of a particle file, with severities: the particle loader's rules
+    (:mod:`.game_rules`: errors, and notes for the editors' chunks), then what it takes but
+    plays wrong (warnings) and what is only worth knowing (notes); [] for a good file."""
+    try:
+        roots = read_chunks(data)
+    except AlamoFormatError as e:
+        raise e.with_filename(filename)
+    out = particle_problems(roots=roots)
+    try:
+        system = decode_particles(roots)
+    except AlamoFormatError as e:
+        raise e.with_filename(filename)
+    out += _name_problem(system, filename)
     if isinstance(system, UawParticleSystem):
-        return _name_problem(system, filename)
-    out = _name_problem(system, filename)
+        return out
     emitters = [e for e in system.emitters if not isinstance(e, Chunk)]
-    if len(emitters) != len(system.emitters):
-        out.append("the emitter list holds chunks that are not emitters (0x700)")
-    n = len(emitters)
     for i, e in enumerate(emitters):
         who = f"emitter {i} ({e.name!r})"
         if e.index != i:
-            out.append(f"{who}: index {e.index}, but it is emitter {i} of the file")
+            out.append(note(f"index {e.index}, but it is emitter {i} of the file (no loader "
+                            "reads the index)", who))
         for link in ("birth", "death"):
-            value = getattr(e, link)
-            if value != NO_EMITTER and value >= n:
-                out.append(f"{who}: {link} emitter {value} does not exist ({n} emitters)")
-            elif value == i:
-                out.append(f"{who}: {link} emitter is the emitter itself")
+            if getattr(e, link) == i:
+                out.append(warning(f"{link} emitter is the emitter itself", who))
         g = e.groups[1]
         life = codec.decode("f32", codec.encode("f32", e.lifetime))
-        if g.type != 1 or not codec.same(float(g.max_y), life):
-            out.append(f"{who}: the lifetime group does not match the lifetime {life:g} "
-                       "(type 1, max_y = lifetime)")
-        if not e.texture:
-            out.append(f"{who}: no texture")
-        out.extend(f"{who}: {note}" for note in e.layout.notes if e.layout)
+        if g.type != 1 or not (codec.same(float(g.max_y), life)
+                               or codec.same(float(g.max_x), life)):
+            out.append(note(f"the lifetime group does not hold the lifetime {life:g} (no "
+                            "loader reads it)", who))
+        out += _value_problems(e, who)
+        out.extend(note(text, who) for text in e.layout.notes if e.layout)
+    return out
+
+
+def _value_problems(e, who):
+    """Values the loader takes but the game plays wrong."""
+    out = []
+    if not e.texture:
+        out.append(warning("no texture: the game draws untextured quads", who))
+    mode = e.blend_mode
+    if not 0 <= mode < len(BLEND_MODES):
+        out.append(warning(f"blend mode {mode} is none of the {len(BLEND_MODES)} modes; the "
+                           f"loader takes it modulo {len(BLEND_MODES)} (as "
+                           f"{BLEND_MODES[mode % len(BLEND_MODES)]})", who))
+    cells = e.num_texture_elements
+    if not 1 <= cells <= 64:
+        out.append(warning(f"the texture is cut into {cells:,} sprite cells per side; the "
+                           "game draws slivers (or nothing) for such a sheet: 1 to 64", who))
+    bad = [name for name, value in e.properties().items() if isinstance(value, float)
+           and not math.isfinite(value)]
+    if bad:
+        out.append(warning(f"{', '.join(bad)} NaN or infinite: the game draws nothing or "
+                           "garbage", who))
     return out
 
 
@@ -117,8 +146,9 @@ def _name_problem(system, filename):
         return []
     stem = os.path.splitext(os.path.basename(str(filename).replace("\\", "/")))[0]
     if system.name.lower() != stem.lower():
-        return [f"the system's name {system.name!r} does not match the file name {stem!r}; "
-                "the game needs them equal"]
+        return [warning(f"the system's name {system.name!r} does not match the file name "
+                        f"{stem!r}; the game finds effects by their system's name: rename "
+                        "one of them")]
     return []
 
 

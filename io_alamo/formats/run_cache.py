@@ -1,0 +1,46 @@
+"""What one run may keep between files (neutral; stdlib only): ``io-alamo validate`` over a
+whole mod reads each model once, however many animations beside it are checked against it.
+
+Inside ``with run_cache():`` :func:`remember` keeps what it computed by key; outside it
+computes every time (files change between calls of a library)::
+
+    with run_cache():
+        for path in files:
+            check(path)          # check() calls remember(("bones", stamp), read_bones)
+"""
+
+from contextlib import contextmanager
+
+__all__ = ["active", "remember", "run_cache"]
+
+_depth = [0]
+_store = {}
+LIMIT = 8192         # entries kept at most (a run over a huge tree starts over)
+
+
+@contextmanager
+def run_cache():
+    """Keep what :func:`remember` computes until the outermost block ends."""
+    _depth[0] += 1
+    try:
+        yield
+    finally:
+        _depth[0] -= 1
+        if not _depth[0]:
+            _store.clear()
+
+
+def active() -> bool:
+    return _depth[0] > 0
+
+
+def remember(key, compute):
+    """``compute()``, kept under ``key`` while a :func:`run_cache` block runs."""
+    if not _depth[0]:
+        return compute()
+    if key in _store:
+        return _store[key]
+    if len(_store) >= LIMIT:
+        _store.clear()
+    value = _store[key] = compute()
+    return value
