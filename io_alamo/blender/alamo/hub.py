@@ -8,7 +8,7 @@ another engine's package may import; everything else in it is Alamo's own.
     refresh_preview(mat, folders)                    # its node preview redrawn
     shown = default_visibility(names)                # the names the game draws (LOD0, ALT0)
     digest(arrays)                                   # the fingerprint an edit is told by
-    STEPS = {"p3d": unit_batch_step(import_fn)}      # the batch converts it to a unit
+    STEPS = {"p3d": unit_batch_step(import_p3d, P3dImportOptions)}   # batch: to a unit
 """
 
 from ...formats.alamo.naming import default_visibility

@@ -8,14 +8,14 @@ from ...formats.registry import by_key
 from ..armature import AnimationTargetError, find_armature
 from ..file_operators import (drop_handler, export_base, export_reported, import_base, import_each,
                               leave_edit_modes, menu_entries, menu_registration)
-from ..prefs import default_ala_format, user_texture_folders
+from ..prefs import preference, user_texture_folders
 from ..progress import reports_progress
 from . import archive_import
 from .exporter import textures as textures_out
 from .exporter.ala import AlaExportOptions, armature_actions, export_ala
 from .exporter.alo import AloExportOptions, export_alo
 from .importer.ala import AlaImportOptions, import_ala
-from .importer.alo import AloImportOptions, import_alo
+from .importer.alo import import_alo
 from .particles.exporter import export_particles
 from .particles.exporter import system_object as particle_system_object
 
@@ -28,28 +28,9 @@ class IMPORT_SCENE_OT_alo(bpy.types.Operator, import_base(MODEL)):
 
     bl_label = "Import Alamo Model"
 
-    merge_vertices: BoolProperty(
-        name="Merge Vertices",
-        description="Merge vertices that share a position (and skinning) for easier editing. "
-                    "Off keeps the file's vertices one to one, which exports back unchanged",
-        default=False)
-    import_animations: BoolProperty(
-        name="Import Animations",
-        description="Also import the model's animations found beside it (<MODEL>_*.ala)",
-        default=True)
-    show_effects: BoolProperty(
-        name="Show Particle Effects",
-        description="Play the particle effects the model's proxies name (found beside the "
-                    "model, in the mod's Data/Art/Models or in the game's archives) at their "
-                    "bones. They are a preview only: the model is exported without them",
-        default=True)
-
     @reports_progress
     def execute(self, context):
-        options = AloImportOptions(merge_vertices=self.merge_vertices,
-                                   texture_folders=user_texture_folders(context),
-                                   import_animations=self.import_animations,
-                                   show_effects=self.show_effects)
+        options = self.declared_options(texture_folders=user_texture_folders(context))
         leave_edit_modes(context)
         return import_each(self, self.paths(), lambda path, _: import_alo(context, path, options),
                            more_lines=lambda result: result.left_notes())
@@ -111,7 +92,6 @@ class EXPORT_SCENE_OT_alo(bpy.types.Operator, export_base(MODEL)):
         name="Texture Format", default=textures_out.TEXTURE_FORMAT_ITEMS[0][0],
         items=textures_out.TEXTURE_FORMAT_ITEMS,
         description="How Write Textures writes .dds files")
-    ala_format: EnumProperty(name="Animation Format", default="0", items=AS_IMPORTED_FORMAT_ITEMS)
 
     @reports_progress
     def execute(self, context):
@@ -119,7 +99,7 @@ class EXPORT_SCENE_OT_alo(bpy.types.Operator, export_base(MODEL)):
         options = AloExportOptions(scope=self.scope, apply_modifiers=self.apply_modifiers,
                                    own_bones=self.own_bones, animations=self.animations,
                                    ala_format=int(self.ala_format) or None,
-                                   new_ala_format=int(default_ala_format(context)))
+                                   new_ala_format=int(preference(context, "new_ala_format")))
         system = particle_system_object(context)
         if system is not None:                   # a particle effect selected: that is written
             return export_reported(self, context,
@@ -215,7 +195,7 @@ class EXPORT_ANIM_OT_ala(bpy.types.Operator, export_base(ANIMATION)):
             return {"CANCELLED"}
         leave_edit_modes(context, ("OBJECT", "POSE"))
         options = AlaExportOptions(format=int(self.format) or None,
-                                   new_format=int(default_ala_format(context)),
+                                   new_format=int(preference(context, "new_ala_format")),
                                    frame_range=self.frame_range,
                                    frame_rate=self.frame_rate)
         return export_reported(self, context,

@@ -17,6 +17,7 @@ from ....formats.alamo import AlamoFormatError, Mesh, ParticleEffect
 from ....formats.files import read_file_bytes
 from ....formats.alamo.sniff import is_particle_file
 from ....formats.alamo.naming import format_is_b4i4, model_animation_names
+from ....formats.alamo.options import AloImportOptions
 from ... import compat
 from ...armature import BONE_REACH
 from ...matrices import inverse, nearest_rotation, rigid_inverse
@@ -43,14 +44,6 @@ from .mesh_arrays import MeshArrays
 BILLBOARD_IDS = {value: ident for ident, _, _, value in BILLBOARD_ITEMS}
 LIGHT_TYPES = {0: "POINT", 1: "SUN", 2: "SPOT"}
 MAX_BONE_LENGTH = 1e5                # drawn bone length at most (models span a few thousand)
-
-
-@dataclass
-class AloImportOptions:
-    merge_vertices: bool = False      # merge vertices by position (editing) instead of 1:1
-    texture_folders: list = field(default_factory=list)   # searched after the model's own
-    import_animations: bool = True    # also import <MODEL>_*.ala found beside the model
-    show_effects: bool = True         # show the particle effects the proxies name (issue 34)
 
 
 @dataclass
