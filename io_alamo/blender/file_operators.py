@@ -93,8 +93,9 @@ def options_base(cls):
 def import_base(fmt):
     """The base of a format's File > Import operator (with ``bpy.types.Operator``): the
     operator's name from the format's registry entry, its file filter, the properties of its
-    declared options (``fmt.import_options``; ``self.declared_options()`` fills the dataclass), several
-    files at once and drops (:class:`FileListImport`), undo and presets."""
+    declared options (``fmt.import_options``; ``self.declared_options()`` fills the
+    dataclass), several files at once and drops (:class:`FileListImport`), undo and
+    presets."""
     filters, options = _file_filter(fmt), _with_options(fmt.import_options)
     options["__annotations__"].update(filters.pop("__annotations__"))
     return type(f"{fmt.key.upper()}_Import", (FileListImport, DeclaredOptions),

@@ -20,7 +20,7 @@ from ...formats.alamo.meg import member_label
 from ..file_operators import import_each, leave_edit_modes, options_base
 from ..prefs import preference, user_texture_folders
 from ..progress import reports_progress
-from .importer.alo import AloImportOptions, import_alo
+from .importer.alo import AloImportOptions, import_alamo
 
 GAMES = (("FOC", "Forces of Corruption"), ("EAW", "Empire at War"))
 FALLBACK = {"FOC": ("EAW",), "EAW": ()}
@@ -91,8 +91,8 @@ def import_from_archives(context, game_key, member, folders, options=None):
             animations.append((member_label(a_path, a_entry.name), a_meg.read(a_entry)))
     options = replace(options, texture_folders=games.data_folders(game_key)
                       + list(options.texture_folders))
-    result = import_alo(context, member_label(path, entry.name), options,
-                        data=meg.read(entry), animations=animations)
+    result = import_alamo(context, member_label(path, entry.name), options,
+                          data=meg.read(entry), animations=animations)
     result.left_animations = left            # as for loose files: others' animations named
     return result
 

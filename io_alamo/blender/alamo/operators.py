@@ -15,7 +15,7 @@ from .exporter import textures as textures_out
 from .exporter.ala import AlaExportOptions, armature_actions, export_ala
 from .exporter.alo import AloExportOptions, export_alo
 from .importer.ala import AlaImportOptions, import_ala
-from .importer.alo import import_alo
+from .importer.alo import import_alamo
 from .particles.exporter import export_particles
 from .particles.exporter import system_object as particle_system_object
 
@@ -32,7 +32,7 @@ class IMPORT_SCENE_OT_alo(bpy.types.Operator, import_base(MODEL)):
     def execute(self, context):
         options = self.declared_options(texture_folders=user_texture_folders(context))
         leave_edit_modes(context)
-        return import_each(self, self.paths(), lambda path, _: import_alo(context, path, options),
+        return import_each(self, self.paths(), lambda path, _: import_alamo(context, path, options),
                            more_lines=lambda result: result.left_notes())
 
 
