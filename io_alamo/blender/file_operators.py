@@ -56,6 +56,8 @@ def declared_property(default, opt):
         return EnumProperty(items=[tuple(i) for i in opt.items], default=default, **common)
     if isinstance(default, bool):
         return BoolProperty(default=default, **common)
+    if opt.limits:
+        common.update(min=opt.limits[0], max=opt.limits[1])
     if isinstance(default, int):
         return IntProperty(default=default, **common)
     if isinstance(default, float):

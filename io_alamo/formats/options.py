@@ -37,6 +37,7 @@ class Option:
     items: tuple = ()              # enum items ((id, label, description), ...)
     places: tuple = ("operator", "batch")
     subtype: str = ""              # a string's Blender subtype ("DIR_PATH")
+    limits: tuple = ()             # a number's (min, max)
 
 
 def option(default, label, description, **kw):
