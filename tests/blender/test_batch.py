@@ -161,3 +161,8 @@ def test_a_folder_of_models_and_effects_imports_and_round_trips(blender, sample,
     assert batch.run(["roundtrip", str(sample)], "t") == 0
     text = capsys.readouterr().out
     assert "p_smoke.alo" in text and "byte-identical" in text and "2 identical" in text, text
+    alos = tmp_path / "alo"                      # and back from the .blend, as a model is
+    assert batch.run(["export", str(out), "--out", str(alos)], "t") == 0
+    text = capsys.readouterr().out
+    assert "p_smoke.alo: particle effect, 1 emitters" in text, text
+    assert (alos / "units" / "p_smoke.alo").read_bytes() == data

@@ -83,6 +83,9 @@ def do_export(path, rel, out, ala_format=None, overwrite=False, stage=no_stage, 
     bpy.ops.wm.open_mainfile(filepath=str(path), load_ui=False, use_scripts=False)
     scene = bpy.context.scene
     arms = [o for o in scene.objects if o.type == "ARMATURE"]
+    systems = [o for o in scene.objects if o.alamo_particle_system.is_system]
+    if systems and not arms:               # a particle effect's .blend: the effects
+        return _export_effects(systems, rel, out, overwrite, stage)
     outputs, summaries, warnings, replaced = [], [], [], []
     for arm in arms or [None]:
         name = rel if len(arms) <= 1 else rel.parent / arm.name
@@ -101,6 +104,25 @@ def do_export(path, rel, out, ala_format=None, overwrite=False, stage=no_stage, 
         c = result.counts
         summaries.append(f"{target.name}: {c['bones']} bones, {c['meshes']} meshes, "
                          f"{len(result.animations)} animations")
+    return "ok", "; ".join(summaries) + replaced_note(replaced), outputs, warnings
+
+
+def _export_effects(systems, rel, out, overwrite, stage):
+    """Each particle system of the scene written as an .alo below ``out`` (one: named as the
+    .blend; several: by their objects' names)."""
+    outputs, summaries, warnings, replaced = [], [], [], []
+    for system in systems:
+        name = rel if len(systems) == 1 else rel.parent / system.name
+        target = out / name.with_suffix(".alo")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        stage(f"writing {target.name}")
+        result, written = write_staged(
+            target, lambda staged, s=system: export_particles(bpy.context, str(staged), s),
+            overwrite)
+        replaced += written
+        warnings += result.warnings
+        outputs.append(target)
+        summaries.append(f"{target.name}: particle effect, {result.emitters} emitters")
     return "ok", "; ".join(summaries) + replaced_note(replaced), outputs, warnings
 
 
