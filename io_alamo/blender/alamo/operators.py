@@ -9,6 +9,7 @@ from ..armature import AnimationTargetError, find_armature
 from ..file_operators import (drop_handler, export_base, export_reported, import_base, import_each,
                               leave_edit_modes, menu_entries, menu_registration)
 from ..prefs import preference, user_texture_folders
+from .. import props
 from ..progress import reports_progress
 from . import archive_import
 from .exporter import textures as textures_out
@@ -214,4 +215,16 @@ menu_export = menu_entries((EXPORT_SCENE_OT_alo, MODEL.export_label),
 CLASSES = (IMPORT_SCENE_OT_alo, IMPORT_ANIM_OT_ala, EXPORT_SCENE_OT_alo, EXPORT_ANIM_OT_ala,
            ALAMO_FH_alo) + archive_import.CLASSES
 
-register, unregister = menu_registration(CLASSES, menu_import, menu_export)
+_register, _unregister = menu_registration(CLASSES, menu_import, menu_export)
+
+
+def register():
+    """Alamo's data model (``.alamo`` on bones, materials, objects) first: every engine's
+    import makes Alamo units (through the hub), and the sidebar shows it."""
+    props.register()
+    _register()
+
+
+def unregister():
+    _unregister()
+    props.unregister()

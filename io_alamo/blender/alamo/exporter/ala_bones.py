@@ -14,8 +14,8 @@ import numpy as np
 from ....formats.alamo import AlamoFormatError, convert_animation, decode_bone, read_ala
 from ....formats.alamo.ala_codec import unpack_bits
 from ....formats.alamo.animation import drop_step_bits
-from ...armature import match_bones
 from ...source import get_source
+from ..unit_actions import match_bones
 
 
 @dataclass(slots=True)
