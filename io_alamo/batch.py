@@ -11,7 +11,7 @@ Verbs:
         model, the mod's Data/Art/Textures found from the model and from each input folder,
         the add-on's folders) and in --textures (folders, game Data folders or .meg files),
         then in the archives of the Data folders found from the model
-    export FILES_OR_DIRS --out DIR [--ala-format 1|2]
+    export FILES_OR_DIRS --out DIR
         each .blend back to .alo, and its armature's actions to .ala
     roundtrip FILES_OR_DIRS
         import and export each model (and its animations) and report which come back
@@ -21,7 +21,8 @@ Directories are walked recursively. One line per file with its time and its warn
 counted (``--verbose``: each warning, and Blender's own output, which is hidden otherwise);
 on a terminal a progress line with the count, rate and time left; a failure is reported and
 the run goes on; a summary at the end; exit status 1 if any file failed (or, for roundtrip,
-differs). ``--jobs N`` runs the files in N worker processes.
+differs). ``--jobs N`` runs the files in N worker processes. The engines' own options
+(``VERB --help`` lists them) are flags made from their declarations (io_alamo.formats.options).
 """
 
 import sys

@@ -11,7 +11,7 @@ import threading
 from pathlib import Path
 
 from .formats import registry
-from .formats.alamo.choices import ALA_FORMATS
+from .formats.options import add_flags, worker_flags
 from .inputs import expand
 
 RESULT_PREFIX = "@@alamo-result "
@@ -36,6 +36,20 @@ def verb_extensions(verb):
         return tuple(dict.fromkeys((".blend",) + tuple(ext for fmt in formats
                                                         for ext in fmt.extensions)))
     return tuple(dict.fromkeys(ext for fmt in verb_formats(verb) for ext in fmt.extensions))
+
+
+def verb_option_classes(verb):
+    """The option dataclasses whose batch flags ``verb`` takes: the import options of its
+    formats for import; for export the export options of the formats it writes, and the
+    import options of the formats it converts (imported, then written as Alamo units)."""
+    if verb == "import":
+        classes = [fmt.import_options for fmt in verb_formats(verb)]
+    elif verb == "export":
+        classes = [fmt.export_options for fmt in verb_formats(verb)] + \
+            [fmt.import_options for fmt in registry.FORMATS if "convert" in fmt.batch]
+    else:
+        classes = []
+    return [cls for cls in dict.fromkeys(classes) if cls is not None]
 NEEDS_BPY = ("{prog}: needs Blender's Python module bpy, which this Python ({version}) does "
              "not have. Either install it beside io_alamo (Python 3.11 only):\n"
              "    pip install bpy==4.5.* 'numpy<2'\n"
@@ -73,16 +87,9 @@ def _worker_command(args, files, blender_binary):
         rest.append("--preview")
     if getattr(args, "overwrite", False):
         rest.append("--overwrite")
-    if getattr(args, "ala_format", None):
-        rest += ["--ala-format", str(args.ala_format)]
     for folder in getattr(args, "textures", None) or ():
         rest += ["--textures", str(folder)]
-    for flag in ("metres", "not_on_ground", "no_parts", "uncompressed_textures"):
-        if getattr(args, flag, False):
-            rest.append("--" + flag.replace("_", "-"))
-    for value in ("texture_size", "max_triangles"):           # the budget of an export
-        if getattr(args, value, None) is not None:
-            rest += ["--" + value.replace("_", "-"), str(getattr(args, value))]
+    rest += worker_flags(args, verb_option_classes(args.verb))
     if args.verbose:
         rest.append("--verbose")
     if blender_binary:
@@ -133,27 +140,6 @@ def run_parallel(args, tasks, report, blender_binary=None):
         t.join()
 
 
-def _other_engine_options(p):
-    """The File menu's options for Arma models and the textures of an exported unit."""
-    p.add_argument("--metres", action="store_true",
-                   help=".p3d: keep metres (default: the Alamo games' scale, 5 units a metre)")
-    p.add_argument("--not-on-ground", action="store_true",
-                   help=".p3d: keep the file's height (default: lowest point at the origin)")
-    p.add_argument("--no-parts", action="store_true",
-                   help=".p3d: leave proxies as empties (default: the .p3d files they name "
-                        "are imported as parts where found)")
-    p.add_argument("--uncompressed-textures", action="store_true",
-                   help="export of a .p3d/.alm: write 32-bit uncompressed .dds textures "
-                        "(default: DXT1/DXT5 with mipmaps)")
-    p.add_argument("--texture-size", type=int, default=None, metavar="PIXELS",
-                   help="export of a .p3d/.alm: the largest side of a written texture, larger "
-                        "ones halved until they fit (default 1024, the largest the games' "
-                        "units use; 0: as they are)")
-    p.add_argument("--max-triangles", type=int, default=None, metavar="N",
-                   help="export of a .p3d/.alm: at most N triangles per LOD of the drawn "
-                        "meshes, decimated (default: all of them)")
-
-
 def build_parser(prog):
     ap = argparse.ArgumentParser(prog=prog, description="Batch conversion of Alamo models "
                                  "and animations with Blender, headless.")
@@ -170,8 +156,7 @@ def build_parser(prog):
         p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
         p.add_argument("--verbose", "-v", action="store_true",
                        help="list every warning, and show Blender's own output")
-        if verb in ("import", "export"):
-            _other_engine_options(p)
+        add_flags(p, verb_option_classes(verb))   # the options the engines declare
         if verb == "import":
             p.add_argument("--textures", action="append", default=[], metavar="DIR",
                            help="also look for textures in DIR (repeatable): a folder, a "
@@ -194,8 +179,4 @@ def build_parser(prog):
             p.add_argument("--overwrite", action="store_true",
                            help="replace files that exist in --out (without it such a file "
                                 "is left as it is and its input reported as failed)")
-        if verb == "export":
-            p.add_argument("--ala-format", type=int, choices=sorted(ALA_FORMATS), default=None,
-                           help="animation format: 2 Forces of Corruption, 1 Empire at War "
-                                "(default: each action's own, #2 for new ones)")
     return ap

@@ -28,7 +28,7 @@ import bpy  # noqa: E402
 import particle_build as pb  # noqa: E402
 
 import io_alamo  # noqa: E402
-from io_alamo.blender.alamo.importer.alo import import_alo  # noqa: E402
+from io_alamo.blender.alamo.importer.alo import import_alamo  # noqa: E402
 from io_alamo.blender.alamo.particle_preview import nodes, scene_systems  # noqa: E402
 from io_alamo.blender.alamo.particle_preview.systems import models  # noqa: E402
 from io_alamo.formats.alamo.particles import simulate  # noqa: E402
@@ -47,7 +47,7 @@ def play(path, first, frames):
     bpy.ops.wm.read_factory_settings(use_empty=True)
     scene = bpy.context.scene
     scene.render.fps, scene.frame_start = FPS, 1
-    import_alo(bpy.context, str(path))
+    import_alamo(bpy.context, str(path))
     cam = bpy.data.objects.new("camera", bpy.data.cameras.new("camera"))
     scene.collection.objects.link(cam)
     cam.location = (0.0, -200.0, 60.0)

@@ -996,7 +996,7 @@ class BlenderCheck:
     def check(self, data, suffix):
         from io_alamo.blender.alamo.exporter.alo import ExportError, AloExportOptions, export_alo
         from io_alamo.blender.alamo.importer.ala import import_ala
-        from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
+        from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alamo
         if self.count % self.RESET_EVERY == 0:
             self._reset()
         self.count += 1
@@ -1009,7 +1009,7 @@ class BlenderCheck:
         try:
             with np.errstate(all="ignore"), watchdog(HANG_LIMIT):
                 if suffix == ".alo":
-                    import_alo(self.bpy.context, path, AloImportOptions(import_animations=False))
+                    import_alamo(self.bpy.context, path, AloImportOptions(import_animations=False))
                     readable = True
                     try:
                         export_alo(self.bpy.context, os.path.join(self.folder, "out.alo"),

@@ -2,7 +2,7 @@
 AlodFormatError comes out, that each read is quick, and that what reads also writes back
 byte for byte.
 
-    python scripts/fuzz_alod.py --seconds 60 [--seed 1]
+    python scripts/fuzz_alod.py --minutes 1 [--seed 1]
 """
 
 import argparse
@@ -81,10 +81,11 @@ def run(seconds=10.0, iterations=None, seed=0):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seconds", type=float, default=10.0)
+    ap.add_argument("--minutes", type=float, default=1 / 6, help="how long to run "
+                    "(default 10 seconds)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
-    stats = run(args.seconds, seed=args.seed)
+    stats = run(args.minutes * 60, seed=args.seed)
     for text in stats["unexpected"][:5]:
         print(text)
     print(f"{stats['inputs']} inputs: {stats['accepted']} read, {stats['rejected']} refused "

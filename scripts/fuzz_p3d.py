@@ -7,10 +7,10 @@ bytes set to 0x00/0xFF/0x7F/0x80, 32-bit words set to extreme counts, truncation
 inserted or removed, NUL bytes turned into spaces. Every input goes through ``read_p3d`` and
 the command line's ``info`` lines.
 
-    python scripts/fuzz_p3d.py --seconds 120 [--seed S]
+    python scripts/fuzz_p3d.py --minutes 2 [--seed S] [--out DIR]
 
 Prints what it ran and every failure (other exceptions, or an input taking over a second);
-exits 1 if there was one. Failing inputs are written to ``--save DIR`` when given.
+exits 1 if there was one. Failing inputs are written to ``--out DIR`` when given.
 """
 
 import argparse
@@ -100,11 +100,11 @@ def run(seconds, seed, save):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seconds", type=float, default=60.0)
+    ap.add_argument("--minutes", type=float, default=1.0, help="how long to run (default 1)")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--save", help="folder for failing inputs")
+    ap.add_argument("--out", help="where failing inputs are saved")
     args = ap.parse_args(argv)
-    return run(args.seconds, args.seed, args.save)
+    return run(args.minutes * 60, args.seed, args.out)
 
 
 if __name__ == "__main__":

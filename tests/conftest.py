@@ -1,10 +1,4 @@
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[1]
-for p in (str(ROOT), str(ROOT / "tests")):
-    if p not in sys.path:
-        sys.path.insert(0, p)
+# the package and tests/ are on sys.path by pytest's ``pythonpath`` (pyproject.toml)
 
 
 def pytest_report_header(config):

@@ -38,21 +38,15 @@ ENGINES = ("alamo", "alithia", "alod", "arma")
 NEUTRAL_FORMAT_MODULES = {"io_alamo.formats", "io_alamo.formats.registry", "io_alamo.formats.entry",
                           "io_alamo.formats.content", "io_alamo.formats.keep",
                           "io_alamo.formats.errors", "io_alamo.formats.files",
-                          "io_alamo.formats.saving"}
+                          "io_alamo.formats.saving", "io_alamo.formats.options"}
 # The Alamo package's public API for the other engines (Alamo is the hub: their imports
 # become Alamo units). The one module of another engine's package an engine may import.
 HUB_API = {"io_alamo.blender.alamo.hub"}
 # Known crossings, each with why it is still there (may only shrink, as the lists above).
 KNOWN_CROSSINGS = {
-    # The add-on's one preferences class holds Alamo's default .ala format beside the
-    # texture folders every engine uses.
-    ("io_alamo.blender.prefs", "io_alamo.formats.alamo.choices"),
     # The Alamo properties every panel shows use Alamo's enums; blender/props.py is neutral
     # by place only (it registers before any engine's operators).
     ("io_alamo.blender.props", "io_alamo.formats.alamo.model"),
-    # The batch's export options are Alamo's (--ala-format); batch options are not declared
-    # per engine yet (its steps and input formats are).
-    ("io_alamo.batch_jobs", "io_alamo.formats.alamo.choices"),
     # ``python -m io_alamo.sample`` (a documented command) writes the Alamo sample model.
     ("io_alamo.sample", "io_alamo.formats.alamo"),
 }

@@ -5,16 +5,17 @@ sidebar (``alamo.ui``). Engines' ``operators`` and ``ui`` modules are registered
 discovery (:mod:`.discovery`), none by name. Everything here may import bpy; nothing in
 io_alamo.formats does."""
 
-from . import prefs, props
+from . import prefs
 from .discovery import engine_modules
 
 __all__ = ["modules", "register", "unregister"]
 
 
 def modules():
-    """What register() registers, in order: the neutral properties and preferences, every
-    engine's ``operators`` modules (found by name), then every engine's ``ui``."""
-    return [props, prefs] + engine_modules("operators") + engine_modules("ui")
+    """What register() registers, in order: the preferences, every engine's ``operators``
+    modules (found by name; Alamo's registers its data model, the ``.alamo`` properties,
+    first), then every engine's ``ui``."""
+    return [prefs] + engine_modules("operators") + engine_modules("ui")
 
 
 # found when the package is imported, as they were imported by name before: all their

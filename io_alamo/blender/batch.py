@@ -13,11 +13,12 @@ from pathlib import Path
 import bpy
 
 from ..batch_jobs import (RESULT_PREFIX, build_parser, gather, run_parallel, verb_extensions,
-                          verb_formats)
+                          verb_formats, verb_option_classes)
 from ..batch_report import BatchReport, blender_output_hidden
 from ..formats import registry
 from ..formats.content import is_archive_file
 from ..formats.errors import FormatError, without_filename
+from ..formats.options import flag_values
 from ..inputs import nothing_found_line
 from .discovery import declared_batch_steps
 from .outputs import finish
@@ -91,16 +92,16 @@ def _context():
 
 
 def _options(args):
-    other = {k: getattr(args, k) for k in ("metres", "not_on_ground", "no_parts",
-                                           "uncompressed_textures", "texture_size",
-                                           "max_triangles")
-             if getattr(args, k, None) is not None}
+    """The options every step is given: the run's, and the engines' declared options (by
+    name, as their flags set them; each step picks its own)."""
+    declared = flag_values(args, verb_option_classes(args.verb))
     if args.verb == "import":
         return {"glb": args.glb, "preview": args.preview, "glb_all": args.glb_all,
-                "texture_folders": search_folders(args), "overwrite": args.overwrite, **other}
+                "texture_folders": search_folders(args), "overwrite": args.overwrite,
+                **declared}
     if args.verb == "export":
-        return {"ala_format": args.ala_format, "overwrite": args.overwrite, **other}
-    return {}
+        return {"overwrite": args.overwrite, **declared}
+    return declared
 
 
 def run(argv, prog, blender_binary=None):

@@ -5,10 +5,12 @@ entries. Each format's operators module keeps only its options and its calls."""
 import os
 
 import bpy
-from bpy.props import CollectionProperty, StringProperty
+from bpy.props import (BoolProperty, CollectionProperty, EnumProperty, FloatProperty,
+                       IntProperty, StringProperty)
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
 from ..formats.errors import FormatError
+from ..formats.options import declared
 from .progress import advance, expect
 from .results import ExportError
 
@@ -47,21 +49,71 @@ def _file_filter(fmt):
                                                               options={"HIDDEN"})}}
 
 
+def declared_property(default, opt):
+    """The Blender property of a declared option (:mod:`io_alamo.formats.options`)."""
+    common = {"name": opt.label, "description": opt.description}
+    if opt.items:
+        return EnumProperty(items=[tuple(i) for i in opt.items], default=default, **common)
+    if isinstance(default, bool):
+        return BoolProperty(default=default, **common)
+    if opt.limits:
+        common.update(min=opt.limits[0], max=opt.limits[1])
+    if isinstance(default, int):
+        return IntProperty(default=default, **common)
+    if isinstance(default, float):
+        return FloatProperty(default=default, **common)
+    return StringProperty(default=default, subtype=opt.subtype or "NONE", **common)
+
+
+def declared_properties(cls, place="operator"):
+    """{name: Blender property} of the options the dataclass ``cls`` declares for ``place``."""
+    return {name: declared_property(default, opt) for name, default, opt in declared(cls, place)}
+
+
+class DeclaredOptions:
+    """``declared_options(**more)``: the format's options dataclass filled from the operator's
+    properties made from it (and ``more``, the values no property holds)."""
+
+    options_class = None
+
+    def declared_options(self, **more):
+        values = {name: getattr(self, name) for name, _, _ in declared(self.options_class,
+                                                                        "operator")}
+        return self.options_class(**values, **more)
+
+
+def _with_options(cls):
+    return {"options_class": cls, "__annotations__": declared_properties(cls)}
+
+
+def options_base(cls):
+    """The base of an operator (not a File menu entry's) offering the options ``cls``
+    declares, as :class:`DeclaredOptions`."""
+    return type(f"{cls.__name__}_Operator", (DeclaredOptions,), _with_options(cls))
+
+
 def import_base(fmt):
     """The base of a format's File > Import operator (with ``bpy.types.Operator``): the
-    operator's name from the format's registry entry, its file filter, several files at once
-    and drops (:class:`FileListImport`), undo and presets."""
-    return type(f"{fmt.key.upper()}_Import", (FileListImport,),
+    operator's name from the format's registry entry, its file filter, the properties of its
+    declared options (``fmt.import_options``; ``self.declared_options()`` fills the
+    dataclass), several files at once and drops (:class:`FileListImport`), undo and
+    presets."""
+    filters, options = _file_filter(fmt), _with_options(fmt.import_options)
+    options["__annotations__"].update(filters.pop("__annotations__"))
+    return type(f"{fmt.key.upper()}_Import", (FileListImport, DeclaredOptions),
                 {"bl_idname": fmt.import_operator, "bl_options": {"REGISTER", "UNDO", "PRESET"},
-                 **_file_filter(fmt)})
+                 **filters, **options})
 
 
 def export_base(fmt, operator=None):
     """The base of a format's File > Export operator: its name from the registry entry (or
-    ``operator``), its file filter, presets."""
-    return type(f"{fmt.key.upper()}_Export", (ExportHelper,),
+    ``operator``), its file filter, the properties of its declared options
+    (``fmt.export_options``), presets."""
+    filters, options = _file_filter(fmt), _with_options(fmt.export_options)
+    options["__annotations__"].update(filters.pop("__annotations__"))
+    return type(f"{fmt.key.upper()}_Export", (ExportHelper, DeclaredOptions),
                 {"bl_idname": operator or fmt.export_operator,
-                 "bl_options": {"REGISTER", "PRESET"}, **_file_filter(fmt)})
+                 "bl_options": {"REGISTER", "PRESET"}, **filters, **options})
 
 
 def drop_handler(name, label, fmt):

@@ -14,7 +14,7 @@ from ..formats import registry
 from ..formats.files import read_file_bytes
 from .transaction import Transaction
 
-__all__ = ["import_file", "read_checked"]
+__all__ = ["import_file", "import_identified", "read_checked"]
 
 
 def read_checked(path, key, data=None):
@@ -33,3 +33,16 @@ def import_file(context, path, key, build, data=None, check=None):
         check(record)
     with Transaction(context) as tx:
         return build(tx, record, data)
+
+
+def import_identified(context, path, importers, key, data=None, **options):
+    """One way in for formats that share a file ending (Alamo's models and particle effects,
+    both .alo): ``importers[fmt.key](context, path, data=data, **options)`` of the format the
+    file is (:func:`registry.identify`); a file of none of them is refused as ``key``'s
+    import refuses it (what it is, and the File > Import entry that opens it)."""
+    data = read_file_bytes(path) if data is None else data
+    fmt = registry.identify(data)
+    if fmt is None or fmt.key not in importers:
+        registry.require(data, path, key)            # raises: what the file is instead
+        fmt = registry.by_key(key)
+    return importers[fmt.key](context, path, data=data, **options)

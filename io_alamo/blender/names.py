@@ -42,8 +42,3 @@ def export_name(blender_name, file_name, import_name):
     if file_name and blender_name == import_name:
         return file_name
     return blender_name
-
-
-def object_export_name(obj):
-    """:func:`export_name` of an object (mesh, light, proxy, dazzle)."""
-    return export_name(obj.name, obj.alamo.name, obj.get(IMPORT_NAME_KEY))

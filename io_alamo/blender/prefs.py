@@ -1,10 +1,13 @@
-"""Add-on preferences: where to look for textures, the games' folders (their archives), the
-default animation format."""
+"""Add-on preferences: where to look for textures (every engine), and the options the
+engines declare as preferences (:mod:`io_alamo.formats.options`: Alamo's games' folders, its
+default animation format), read with :func:`preference`."""
 
 import bpy
-from bpy.props import CollectionProperty, EnumProperty, StringProperty
+from bpy.props import CollectionProperty, StringProperty
 
-from ..formats.alamo.choices import ALA_FORMAT_ITEMS
+from ..formats import registry
+from ..formats.options import declared
+from .file_operators import declared_properties
 
 ADDON_ID = __package__.rpartition(".")[0]     # "io_alamo", or "bl_ext.<repo>.io_alamo"
 
@@ -15,31 +18,29 @@ class AlamoTextureFolder(bpy.types.PropertyGroup):
                                      "Data folder or a .meg file: its archives are searched")
 
 
+def _declared_classes():
+    return [cls for fmt in registry.FORMATS for cls in (fmt.import_options, fmt.export_options)
+            if cls is not None]
+
+
+def _declared_preferences():
+    """{name: Blender property} of every option an engine declares as a preference."""
+    props = {}
+    for cls in dict.fromkeys(_declared_classes()):
+        props.update(declared_properties(cls, "preference"))
+    return props
+
+
 class AlamoPreferences(bpy.types.AddonPreferences):
     bl_idname = ADDON_ID
-
-    texture_folders: CollectionProperty(type=AlamoTextureFolder, name="Texture Folders")
-    eaw_folder: StringProperty(
-        name="Empire at War", subtype="DIR_PATH",
-        description="Empire at War's game folder (GameData) or its Data folder: models and "
-                    "textures are read from its archives (.meg)")
-    foc_folder: StringProperty(
-        name="Forces of Corruption", subtype="DIR_PATH",
-        description="Forces of Corruption's game folder (corruption) or its Data folder: "
-                    "models and textures are read from its archives (.meg), then Empire at "
-                    "War's")
-    ala_format: EnumProperty(
-        name="Animation Format", default="2",
-        description="Format of animations made in Blender (imported ones keep their own)",
-        items=ALA_FORMAT_ITEMS)
+    __annotations__ = {"texture_folders": CollectionProperty(type=AlamoTextureFolder,
+                                                             name="Texture Folders"),
+                       **_declared_preferences()}
 
     def draw(self, context):
-        self.layout.prop(self, "ala_format")
         col = self.layout.column()
-        col.label(text="Game folders (File > Import > Alamo Model from Game Archives; their "
-                       "archives are searched for textures):")
-        col.prop(self, "foc_folder")
-        col.prop(self, "eaw_folder")
+        for name in _declared_preferences():
+            col.prop(self, name)
         col = self.layout.column()
         col.label(text="Texture folders (searched after the model's folder and the mod's "
                        "Data/Art/Textures; a game's Data folder or a .meg also works):")
@@ -89,22 +90,17 @@ def user_texture_folders(context):
     return [bpy.path.abspath(f.path) for f in addon.preferences.texture_folders if f.path]
 
 
-def game_folders(context):
-    """{"FOC": folder, "EAW": folder} of the games set in the preferences."""
+def preference(context, name):
+    """The preference ``name`` an engine declares (its declared default when the add-on is
+    not enabled as such)."""
     addon = context.preferences.addons.get(ADDON_ID)
-    if addon is None or addon.preferences is None:
-        return {}
-    p = addon.preferences
-    return {key: bpy.path.abspath(folder) for key, folder in
-            (("FOC", p.foc_folder), ("EAW", p.eaw_folder)) if folder}
-
-
-def default_ala_format(context):
-    """"1" or "2": the animation format from the preferences ("2" when not set)."""
-    addon = context.preferences.addons.get(ADDON_ID)
-    if addon is None or addon.preferences is None:
-        return "2"
-    return addon.preferences.ala_format
+    if addon is not None and addon.preferences is not None:
+        return getattr(addon.preferences, name)
+    for cls in _declared_classes():
+        for option_name, default, _ in declared(cls, "preference"):
+            if option_name == name:
+                return default
+    raise KeyError(name)
 
 
 CLASSES = (AlamoTextureFolder, AlamoPreferences, ALAMO_OT_texture_folder_add,

@@ -1,6 +1,6 @@
 """What the modder's tools work on: the active bone, the bone an object hangs on. Operators,
 panels and scripts share these (the name an object gets in the file is
-:func:`..names.object_export_name`)."""
+:func:`io_alamo.blender.alamo.exporter.common.object_export_name`)."""
 
 import bpy
 

@@ -60,6 +60,10 @@ class Format:
     batch: tuple = ()                         # BATCH_VERBS the batch converter offers it
     dump_lines: Optional[Callable[[list], list]] = None     # dump's tree as text lines
     info_json: Optional[Callable[[bytes, Optional[str]], dict]] = None   # more for info --json
+    # the dataclasses declaring its import's and export's options (:mod:`.options`): the File
+    # menu operators' properties, the batch's flags and the preferences are made from them
+    import_options: Optional[type] = None
+    export_options: Optional[type] = None
 
     def what(self, data: bytes = b"") -> str:
         """What a file of this format is: ``an Arma binarized model (ODOL v73)``."""

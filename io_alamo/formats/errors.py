@@ -45,10 +45,14 @@ class FormatError(ValueError):
         return self
 
 
-class AlamoFormatError(FormatError):
-    """A file (or an in-memory model about to be written) breaks the Alamo format."""
+class ChunkFormatError(FormatError):
+    """A chunked file (or an in-memory record about to be written) breaks its format; the
+    place named is a chunk."""
 
     where_label = "chunk"
+
+
+AlamoFormatError = ChunkFormatError      # Alamo's readers' name for it (170 uses)
 
 
 class WrongFormatError(FormatError):

@@ -1,17 +1,9 @@
 """Real headless Blender (the PyPI ``bpy`` wheel). Skipped where bpy is not installed;
 scripts/test.sh runs this folder once per supported Blender version."""
 
-import sys
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-for p in (str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "blender")):
-    if p not in sys.path:
-        sys.path.insert(0, p)
-
-from io_alamo.scratch import blender_user_resources  # noqa: E402
+from io_alamo.scratch import blender_user_resources
 blender_user_resources("io_alamo-blender-")
 try:
     import bpy  # noqa: F401  (imported once per process)

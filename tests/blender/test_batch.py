@@ -142,3 +142,27 @@ def test_export_keeps_the_imported_files_exact_names(blender, tmp_path):
     assert sorted(p.name for p in out.iterdir()) == names
     for name in names:
         assert (out / name).read_bytes() == (src / name).read_bytes()
+
+
+def test_a_folder_of_models_and_effects_imports_and_round_trips(blender, sample, tmp_path,
+                                                                capsys):
+    """One way in: the batch picks the import by what each .alo is (registry.identify), so a
+    particle effect beside a model is imported to a .blend (with its preview) and round-trips
+    byte for byte, and both runs exit 0."""
+    from particle_build import particle_system
+    data, _ = particle_system("p_smoke")
+    (sample / "units" / "p_smoke.alo").write_bytes(data)
+    out = tmp_path / "blend"
+    assert batch.run(["import", str(sample), "--out", str(out), "--preview"], "t") == 0
+    text = capsys.readouterr().out
+    assert "particle effect 'p_smoke'" in text, text
+    assert (out / "units" / "p_smoke.blend").stat().st_size > 0
+    assert (out / "units" / "p_smoke.png").read_bytes()[:4] == b"\x89PNG"
+    assert batch.run(["roundtrip", str(sample)], "t") == 0
+    text = capsys.readouterr().out
+    assert "p_smoke.alo" in text and "byte-identical" in text and "2 identical" in text, text
+    alos = tmp_path / "alo"                      # and back from the .blend, as a model is
+    assert batch.run(["export", str(out), "--out", str(alos)], "t") == 0
+    text = capsys.readouterr().out
+    assert "p_smoke.alo: particle effect, 1 emitters" in text, text
+    assert (alos / "units" / "p_smoke.alo").read_bytes() == data

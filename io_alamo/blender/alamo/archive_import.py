@@ -12,15 +12,15 @@ import os
 from dataclasses import replace
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty
+from bpy.props import EnumProperty
 
 from ...formats.alamo.game_data import (ArchiveSet, animation_members, data_folder, model_members,
                                         source_archives)
 from ...formats.alamo.meg import member_label
-from ..file_operators import import_each, leave_edit_modes
-from ..prefs import game_folders, user_texture_folders
+from ..file_operators import import_each, leave_edit_modes, options_base
+from ..prefs import preference, user_texture_folders
 from ..progress import reports_progress
-from .importer.alo import AloImportOptions, import_alo
+from .importer.alo import AloImportOptions, import_alamo
 
 GAMES = (("FOC", "Forces of Corruption"), ("EAW", "Empire at War"))
 FALLBACK = {"FOC": ("EAW",), "EAW": ()}
@@ -66,6 +66,13 @@ class GameArchives:
         return out
 
 
+def game_folders(context):
+    """{"FOC": folder, "EAW": folder} of the games set in the preferences."""
+    folders = (("FOC", preference(context, "foc_folder")),
+               ("EAW", preference(context, "eaw_folder")))
+    return {key: bpy.path.abspath(folder) for key, folder in folders if folder}
+
+
 def import_from_archives(context, game_key, member, folders, options=None):
     """Import the model ``member`` (``DATA\\ART\\MODELS\\X.ALO``) of the game ``game_key``
     ("FOC" or "EAW") whose folders are ``folders`` ({key: folder}); returns the ImportResult."""
@@ -84,8 +91,8 @@ def import_from_archives(context, game_key, member, folders, options=None):
             animations.append((member_label(a_path, a_entry.name), a_meg.read(a_entry)))
     options = replace(options, texture_folders=games.data_folders(game_key)
                       + list(options.texture_folders))
-    result = import_alo(context, member_label(path, entry.name), options,
-                        data=meg.read(entry), animations=animations)
+    result = import_alamo(context, member_label(path, entry.name), options,
+                          data=meg.read(entry), animations=animations)
     result.left_animations = left            # as for loose files: others' animations named
     return result
 
@@ -128,7 +135,7 @@ def why_no_models(context):
     return None, list(_cache["empty"])
 
 
-class IMPORT_SCENE_OT_alamo_from_archives(bpy.types.Operator):
+class IMPORT_SCENE_OT_alamo_from_archives(bpy.types.Operator, options_base(AloImportOptions)):
     """Import a model from the games' archives (.meg), with its animations and textures; the
     game folders are set in the add-on preferences"""
 
@@ -139,11 +146,6 @@ class IMPORT_SCENE_OT_alamo_from_archives(bpy.types.Operator):
 
     model: EnumProperty(name="Model", items=model_items,
                         description="The model (searched by its file name)")
-    merge_vertices: BoolProperty(name="Merge Vertices", default=False,
-                                 description="Merge vertices that share a position")
-    import_animations: BoolProperty(name="Import Animations", default=True,
-                                    description="Also import the model's animations found "
-                                                "in the archives (<MODEL>_*.ALA)")
 
     def invoke(self, context, event):
         problem, warnings = why_no_models(context)
@@ -161,9 +163,7 @@ class IMPORT_SCENE_OT_alamo_from_archives(bpy.types.Operator):
             self.report({"ERROR"}, "No model chosen")
             return {"CANCELLED"}
         game, member = self.model.split(SEPARATOR, 1)
-        options = AloImportOptions(merge_vertices=self.merge_vertices,
-                                   texture_folders=user_texture_folders(context),
-                                   import_animations=self.import_animations)
+        options = self.declared_options(texture_folders=user_texture_folders(context))
         leave_edit_modes(context)
         folders = game_folders(context)
         return import_each(self, [member], lambda m, _: import_from_archives(

@@ -11,14 +11,14 @@ import bpy
 from ...formats import registry
 from ...formats.files import first_difference
 from ...formats.saving import check_overwrite
-from ...formats.alamo.sniff import is_particle_file
 from ..outputs import export_glb, render_preview
 from ..source import SOURCE_NAME_KEY, source_file_name
 from .exporter.ala import AlaExportOptions, export_ala
 from .exporter.alo import AloExportOptions, export_alo
 from .game_view import prepare_gltf_export
 from .particle_preview.batch_extras import ParticleExtras
-from .importer.alo import AloImportOptions, NotAModelError, import_alo
+from .importer.alo import AloImportOptions, import_alamo
+from .particles.exporter import export_particles
 from .preview.gltf import gltf_look
 
 __all__ = ["STEPS", "VERBS", "import_to_blend", "no_stage", "replaced_note", "reset_scene",
@@ -35,7 +35,7 @@ def no_stage(what):
 
 def do_import(path, rel, out, texture_folders=(), **options):
     return import_to_blend(
-        lambda context, filepath, _: import_alo(
+        lambda context, filepath, _: import_alamo(          # a model or a particle effect
             context, filepath, AloImportOptions(texture_folders=list(texture_folders))),
         path, rel, out, **options)
 
@@ -89,6 +89,9 @@ def do_export(path, rel, out, ala_format=None, overwrite=False, stage=no_stage, 
     bpy.ops.wm.open_mainfile(filepath=str(path), load_ui=False, use_scripts=False)
     scene = bpy.context.scene
     arms = [o for o in scene.objects if o.type == "ARMATURE"]
+    systems = [o for o in scene.objects if o.alamo_particle_system.is_system]
+    if systems and not arms:               # a particle effect's .blend: the effects
+        return _export_effects(systems, rel, out, overwrite, stage)
     outputs, summaries, warnings, replaced = [], [], [], []
     for arm in arms or [None]:
         name = rel if len(arms) <= 1 else rel.parent / arm.name
@@ -98,7 +101,7 @@ def do_export(path, rel, out, ala_format=None, overwrite=False, stage=no_stage, 
             o.select_set(o == arm)
         bpy.context.view_layer.objects.active = arm
         options = AloExportOptions(scope="ARMATURE" if arm else "SCENE", animations=True,
-                                   ala_format=int(ala_format) if ala_format else None)
+                                   ala_format=int(ala_format or 0) or None)
         stage(f"writing {target.name}")
         result, written = _export_checked(target, options, overwrite)
         replaced += written
@@ -107,6 +110,25 @@ def do_export(path, rel, out, ala_format=None, overwrite=False, stage=no_stage, 
         c = result.counts
         summaries.append(f"{target.name}: {c['bones']} bones, {c['meshes']} meshes, "
                          f"{len(result.animations)} animations")
+    return "ok", "; ".join(summaries) + replaced_note(replaced), outputs, warnings
+
+
+def _export_effects(systems, rel, out, overwrite, stage):
+    """Each particle system of the scene written as an .alo below ``out`` (one: named as the
+    .blend; several: by their objects' names)."""
+    outputs, summaries, warnings, replaced = [], [], [], []
+    for system in systems:
+        name = rel if len(systems) == 1 else rel.parent / system.name
+        target = out / name.with_suffix(".alo")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        stage(f"writing {target.name}")
+        result, written = write_staged(
+            target, lambda staged, s=system: export_particles(bpy.context, str(staged), s),
+            overwrite)
+        replaced += written
+        warnings += result.warnings
+        outputs.append(target)
+        summaries.append(f"{target.name}: particle effect, {result.emitters} emitters")
     return "ok", "; ".join(summaries) + replaced_note(replaced), outputs, warnings
 
 
@@ -154,7 +176,7 @@ def do_roundtrip(path, rel, out=None, stage=no_stage, **_):
 
     stage("importing")
     reset_scene()
-    result = import_alo(bpy.context, str(path), AloImportOptions())
+    result = import_alamo(bpy.context, str(path), AloImportOptions())
     arm = result.armature
     bpy.context.view_layer.objects.active = arm
     differ = []
@@ -184,18 +206,36 @@ WORKERS = {"import": do_import, "export": do_export, "roundtrip": do_roundtrip}
 
 
 def run_verb(verb, path, rel, out, **options):
-    """(status, message, outputs, warnings) of one file; a particle effect is skipped."""
-    with open(path, "rb") as f:
-        head = f.read(4)
-    if is_particle_file(head):         # File > Import opens particle effects; the batch skips
-        return "skipped", "a particle effect, not a model", [], []
-    try:
-        return WORKERS[verb](path, rel, out, **options)
-    except NotAModelError:
-        return "skipped", "a particle effect, not a model", [], []
+    """(status, message, outputs, warnings) of one model."""
+    return WORKERS[verb](path, rel, out, **options)
+
+
+def do_effect_roundtrip(path, rel, out=None, stage=no_stage, **_):
+    """A particle effect imported and exported again: whether it comes back identical."""
+    stage("importing")
+    reset_scene()
+    result = import_alamo(bpy.context, str(path), AloImportOptions())
+    stage("exporting and comparing")
+    with tempfile.TemporaryDirectory(prefix="alamo-roundtrip-") as tmp:
+        written = Path(tmp) / path.name
+        export_particles(bpy.context, str(written), result.system)
+        a, b = path.read_bytes(), written.read_bytes()
+    at = first_difference(a, b)
+    if at is not None:
+        return "differs", f"{path.name} differs ({registry.recognise(a).where(a, at)})", [], []
+    return "identical", f"particle effect, {len(result.emitters)} emitters byte-identical", \
+        [], []
+
+
+EFFECT_WORKERS = {"import": do_import, "roundtrip": do_effect_roundtrip}
+
+
+def run_effect_verb(verb, path, rel, out, **options):
+    """(status, message, outputs, warnings) of one particle effect."""
+    return EFFECT_WORKERS[verb](path, rel, out, **options)
 
 
 VERBS = tuple(WORKERS)
 # the batch converter's steps for the formats this package imports (found by
 # io_alamo.blender.discovery)
-STEPS = {"alo": run_verb}
+STEPS = {"alo": run_verb, "alo-particles": run_effect_verb}

@@ -8,10 +8,14 @@ another engine's package may import; everything else in it is Alamo's own.
     refresh_preview(mat, folders)                    # its node preview redrawn
     shown = default_visibility(names)                # the names the game draws (LOD0, ALT0)
     digest(arrays)                                   # the fingerprint an edit is told by
-    STEPS = {"p3d": unit_batch_step(import_fn)}      # the batch converts it to a unit
+    find_param(mat.alamo, "BaseTexture").texture = name   # a shader parameter of a material
+    image[NO_TEAM_COLOUR_KEY] = True                 # a texture without a team colour mask
+    STEPS = {"p3d": unit_batch_step(import_p3d, P3dImportOptions)}   # batch: to a unit
 """
 
 from ...formats.alamo.naming import default_visibility
+from ..props import find_param
+from ..texture_images import NO_TEAM_COLOUR_KEY
 from .fingerprint import digest
 from .importer.materials import (BASE_NODE, PLACEHOLDER_COLOR, MaterialBuilder, principled_node,
                                  refresh_preview)
@@ -19,6 +23,6 @@ from .shading import switch_shader
 from .unit_batch import unit_batch_step
 from .units import LIGHT_WATTS_PER_INTENSITY
 
-__all__ = ["BASE_NODE", "LIGHT_WATTS_PER_INTENSITY", "PLACEHOLDER_COLOR", "MaterialBuilder",
-           "default_visibility", "digest", "principled_node", "refresh_preview",
-           "switch_shader", "unit_batch_step"]
+__all__ = ["BASE_NODE", "LIGHT_WATTS_PER_INTENSITY", "NO_TEAM_COLOUR_KEY", "PLACEHOLDER_COLOR",
+           "MaterialBuilder", "default_visibility", "digest", "find_param", "principled_node",
+           "refresh_preview", "switch_shader", "unit_batch_step"]

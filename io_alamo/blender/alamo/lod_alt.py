@@ -4,7 +4,7 @@ way the game does, in the viewport and in renders. What the game never draws com
 
 from ...formats.alamo import naming
 from ..armature import find_armature
-from ..names import object_export_name as export_name
+from .exporter.common import object_export_name as export_name
 from .game_view import hidden_in_game
 
 

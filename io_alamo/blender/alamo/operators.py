@@ -1,14 +1,15 @@
 """File > Import entries and drag and drop. Thin: options in, import function, report out."""
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty, IntProperty
+from bpy.props import BoolProperty, EnumProperty
 
 from ...formats.alamo.choices import AS_IMPORTED_FORMAT_ITEMS, SCOPE_ITEMS
 from ...formats.registry import by_key
 from ..armature import AnimationTargetError, find_armature
 from ..file_operators import (drop_handler, export_base, export_reported, import_base, import_each,
                               leave_edit_modes, menu_entries, menu_registration)
-from ..prefs import default_ala_format, user_texture_folders
+from ..prefs import preference, user_texture_folders
+from .. import props
 from ...formats.saving import replacing_other_kinds
 from ..progress import reports_progress
 from . import archive_import, follow
@@ -17,7 +18,7 @@ from .exporter import textures as textures_out
 from .exporter.ala import AlaExportOptions, armature_actions, export_ala
 from .exporter.alo import AloExportOptions, export_alo, gather
 from .importer.ala import AlaImportOptions, import_ala
-from .importer.alo import AloImportOptions, import_alo
+from .importer.alo import import_alamo
 from .particles.exporter import export_particles
 from .particles.exporter import effect_alone
 from .particles.exporter import system_object as particle_system_object
@@ -37,30 +38,11 @@ class IMPORT_SCENE_OT_alo(bpy.types.Operator, import_base(MODEL)):
 
     bl_label = "Import Alamo Model"
 
-    merge_vertices: BoolProperty(
-        name="Merge Vertices",
-        description="Merge vertices that share a position (and skinning) for easier editing. "
-                    "Off keeps the file's vertices one to one, which exports back unchanged",
-        default=False)
-    import_animations: BoolProperty(
-        name="Import Animations",
-        description="Also import the model's animations found beside it (<MODEL>_*.ala)",
-        default=True)
-    show_effects: BoolProperty(
-        name="Show Particle Effects",
-        description="Play the particle effects the model's proxies name (found beside the "
-                    "model, in the mod's Data/Art/Models or in the game's archives) at their "
-                    "bones. They are a preview only: the model is exported without them",
-        default=True)
-
     @reports_progress
     def execute(self, context):
-        options = AloImportOptions(merge_vertices=self.merge_vertices,
-                                   texture_folders=user_texture_folders(context),
-                                   import_animations=self.import_animations,
-                                   show_effects=self.show_effects)
+        options = self.declared_options(texture_folders=user_texture_folders(context))
         leave_edit_modes(context)
-        return import_each(self, self.paths(), lambda path, _: import_alo(context, path, options),
+        return import_each(self, self.paths(), lambda path, _: import_alamo(context, path, options),
                            more_lines=lambda result: result.left_notes())
 
 
@@ -120,17 +102,6 @@ class EXPORT_SCENE_OT_alo(bpy.types.Operator, export_base(MODEL)):
         name="Texture Format", default=textures_out.TEXTURE_FORMAT_ITEMS[0][0],
         items=textures_out.TEXTURE_FORMAT_ITEMS,
         description="How Write Textures writes .dds files")
-    texture_size: EnumProperty(
-        name="Texture Size", default=str(textures_out.DEFAULT_MAX_SIZE),
-        items=textures_out.TEXTURE_SIZE_ITEMS,
-        description="The largest side Write Textures writes (larger images are halved until "
-                    "they fit; the images in Blender stay as they are)")
-    lod_triangles: IntProperty(
-        name="Triangles per LOD", default=0, min=0,
-        description="A triangle budget for each LOD's visible meshes: meshes over it are "
-                    "written decimated (Blender's Decimate, on the export's copy; the scene "
-                    "stays as it is). 0 keeps every triangle")
-    ala_format: EnumProperty(name="Animation Format", default="0", items=AS_IMPORTED_FORMAT_ITEMS)
     replace_other_kind: REPLACE_OTHER_KIND
 
     @reports_progress
@@ -139,7 +110,7 @@ class EXPORT_SCENE_OT_alo(bpy.types.Operator, export_base(MODEL)):
         options = AloExportOptions(scope=self.scope, apply_modifiers=self.apply_modifiers,
                                    own_bones=self.own_bones, animations=self.animations,
                                    ala_format=int(self.ala_format) or None,
-                                   new_ala_format=int(default_ala_format(context)))
+                                   new_ala_format=int(preference(context, "new_ala_format")))
         with replacing_other_kinds(self.replace_other_kind):
             return export_reported(self, context, lambda: self._export(context, options))
 
@@ -150,7 +121,7 @@ class EXPORT_SCENE_OT_alo(bpy.types.Operator, export_base(MODEL)):
         if system is not None:
             return export_particles(context, self.filepath, system)
         return textures_out.after_export(
-            budget.export_within(context, self.lod_triangles,
+            budget.export_within(context, self.max_triangles,
                                  lambda: export_alo(context, self.filepath, options)),
             self.filepath, self.write_textures, self.texture_format, int(self.texture_size))
 
@@ -242,7 +213,7 @@ class EXPORT_ANIM_OT_ala(bpy.types.Operator, export_base(ANIMATION)):
             return {"CANCELLED"}
         leave_edit_modes(context, ("OBJECT", "POSE"))
         options = AlaExportOptions(format=int(self.format) or None,
-                                   new_format=int(default_ala_format(context)),
+                                   new_format=int(preference(context, "new_ala_format")),
                                    frame_range=self.frame_range,
                                    frame_rate=self.frame_rate)
         with replacing_other_kinds(self.replace_other_kind):
@@ -266,6 +237,9 @@ _register_menus, _unregister_menus = menu_registration(CLASSES, menu_import, men
 
 
 def register():
+    """Alamo's data model (``.alamo`` on bones, materials, objects) first: every engine's
+    import makes Alamo units (through the hub), and the sidebar shows it."""
+    props.register()
     _register_menus()
     follow.register()          # proxies, dazzles and lights move with their bone
 
@@ -273,3 +247,4 @@ def register():
 def unregister():
     follow.unregister()
     _unregister_menus()
+    props.unregister()

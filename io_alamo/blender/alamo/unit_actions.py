@@ -15,6 +15,7 @@ import uuid
 import bpy
 
 from .. import compat
+from ..names import to_blender
 from .fingerprint import bone_of_path
 
 UNIT_KEY = "alamo_unit"          # the same token on an armature and on its imported actions
@@ -80,4 +81,25 @@ def unit_actions(armature):
            if _bones_animated(a) & names and armature in owners(a, armatures)]
     active = armature.animation_data.action if armature.animation_data else None
     out.sort(key=lambda a: (a is not active, a.name))
+    return out
+
+
+def match_bones(armature, anim):
+    """Armature bone for each animated bone: by index when the names agree (ignoring case),
+    otherwise by name; None where there is none."""
+    bones = list(armature.data.bones)
+    by_index = {b.alamo.index: b for b in bones if b.alamo.index >= 0}
+    by_name = {}
+    for b in bones:
+        for key in {(b.alamo.name or b.name).lower(), b.name.lower()}:
+            by_name.setdefault(key, []).append(b)
+    used, out = set(), []
+    for ab in anim.bones:
+        name = to_blender(ab.name).lower()
+        cand = by_index.get(ab.index)
+        if cand is None or (cand.alamo.name or cand.name).lower() != name or cand.name in used:
+            cand = next((b for b in by_name.get(name, []) if b.name not in used), None)
+        if cand is not None:
+            used.add(cand.name)
+        out.append(cand)
     return out

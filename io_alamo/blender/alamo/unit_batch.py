@@ -9,6 +9,7 @@ from pathlib import Path
 import bpy
 
 from ...formats.alamo.dds import COMPRESSED, UNCOMPRESSED
+from ...formats.options import pick
 from .batch import import_to_blend, no_stage, replaced_note, reset_scene, write_staged
 from .exporter.alo import AloExportOptions, export_alo
 from .exporter.budget import export_within
@@ -61,10 +62,13 @@ def _triangles_note(counts):
 WORKERS = {"import": import_to_blend, "export": do_export}
 
 
-def unit_batch_step(importer):
+def unit_batch_step(importer, options_class):
     """The batch step (``run_verb(verb, path, rel, out, **options)``) of a format whose
     ``importer(context, path, options)`` imports one file as an Alamo unit and returns its
-    result; ``options`` holds the batch's options (``metres``, ``texture_folders``, ...)."""
+    result; its ``options`` are an ``options_class`` filled from the batch's options of that
+    name (the declared ones as their flags set them, ``texture_folders``, ...)."""
     def run_verb(verb, path, rel, out, **options):
-        return WORKERS[verb](importer, path, rel, out, **options)
+        chosen = options_class(**pick(options_class, options))
+        return WORKERS[verb](lambda context, filepath, _: importer(context, filepath, chosen),
+                             path, rel, out, **options)
     return run_verb

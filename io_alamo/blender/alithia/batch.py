@@ -6,5 +6,4 @@ from .importer import Alm1ImportOptions, import_alm1
 
 __all__ = ["STEPS"]
 
-STEPS = {"alm1": unit_batch_step(lambda context, path, _: import_alm1(context, path,
-                                                                        Alm1ImportOptions()))}
+STEPS = {"alm1": unit_batch_step(import_alm1, Alm1ImportOptions)}

@@ -13,6 +13,7 @@ import numpy as np
 
 from ...formats.alithia.alm1 import (ENGINE_MAX_INDEX, ENGINE_MAX_VERTICES, FRAMES_PER_SECOND,
                                      Alm1FormatError, new_model, read_alm1, write_alm1)
+from ...formats.alithia.options import Alm1ExportOptions
 from ...formats.saving import write_all
 from .. import compat
 from ..mesh_data import distinct_loops, triangles
@@ -23,12 +24,6 @@ from .exporter_texture import texture_item
 
 FRAME_SOURCES = ("SHAPE_KEYS", "SCENE")
 TEMP_NAME = "io_alamo alm normals"
-
-
-@dataclass
-class Alm1ExportOptions:
-    frames: str = "SHAPE_KEYS"   # SHAPE_KEYS: one per key; SCENE: the scene's range at 20 fps
-    write_texture: bool = True   # <name>.bmp beside the model (the engine needs it)
 
 
 @dataclass

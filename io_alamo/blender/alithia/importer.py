@@ -14,6 +14,7 @@ import bpy
 import numpy as np
 
 from ...formats.alithia.alm1 import FRAMES_PER_SECOND, Alm1FormatError
+from ...formats.alithia.options import Alm1ImportOptions
 from .. import compat
 from ..alamo.hub import MaterialBuilder, principled_node
 from ..names import to_blender
@@ -25,11 +26,6 @@ from . import morph
 
 MAX_FRAMES = 10_000           # shape keys Blender can still handle at a usable speed
 TEXTURE_NODE = "Alithia Texture"
-
-
-@dataclass
-class Alm1ImportOptions:
-    set_scene_frame_rate: bool = True    # scene at 20 fps, one file frame per scene frame
 
 
 @dataclass
@@ -130,7 +126,7 @@ def _frame_times(scene, model, options):
     """Scene frame of each file frame: at 20 fps one per frame (the scene is set to 20 fps),
     else spread at the scene's own rate."""
     start = scene.frame_start
-    if options.set_scene_frame_rate:
+    if options.set_frame_rate:
         scene.render.fps, scene.render.fps_base = FRAMES_PER_SECOND, 1.0
     step = scene.render.fps / scene.render.fps_base / FRAMES_PER_SECOND
     scene.frame_end = max(start, start + int(np.ceil(model.frame_count * step - 1e-6)) - 1)

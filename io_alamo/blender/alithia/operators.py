@@ -3,14 +3,13 @@ options in, import or export function, report out. ALOD's ``.alm`` files have th
 entry (io_alamo.blender.alod.operators); each refuses the other's file with a pointer."""
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty
 
 from ...formats.registry import by_key
 from ..file_operators import (drop_handler, export_base, export_reported, import_base, import_each,
                               leave_edit_modes, menu_entries, menu_registration)
 from ..progress import reports_progress
-from .exporter import Alm1ExportOptions, export_alm1
-from .importer import Alm1ImportOptions, import_alm1
+from .exporter import export_alm1
+from .importer import import_alm1
 
 FORMAT = by_key("alm1")
 
@@ -20,16 +19,10 @@ class IMPORT_SCENE_OT_alm(bpy.types.Operator, import_base(FORMAT)):
 
     bl_label = "Import Alithia Model"
 
-    set_frame_rate: BoolProperty(
-        name="Set Scene Frame Rate",
-        description="Play the model's frames at the engine's 20 frames per second, one per "
-                    "scene frame (off: spread over the scene's own rate)",
-        default=True)
-
     @reports_progress
     def execute(self, context):
         leave_edit_modes(context)
-        options = Alm1ImportOptions(set_scene_frame_rate=self.set_frame_rate)
+        options = self.declared_options()
         return import_each(self, self.paths(),
                            lambda path, _: import_alm1(context, path, options))
 
@@ -39,19 +32,9 @@ class EXPORT_SCENE_OT_alm(bpy.types.Operator, export_base(FORMAT)):
 
     bl_label = "Export Alithia Model"
 
-    frames: EnumProperty(
-        name="Frames", default="SHAPE_KEYS",
-        items=[("SHAPE_KEYS", "Shape Keys", "One frame per shape key, the basis first"),
-               ("SCENE", "Scene Range", "The mesh as it looks (modifiers, armature, shape "
-                "keys) at 20 frames per second over the scene's frame range")])
-    write_texture: BoolProperty(
-        name="Write <name>.bmp", default=True,
-        description="Write the image the mesh's material shows as <name>.bmp beside the model "
-                    "(the engine refuses a model without it)")
-
     def execute(self, context):
         leave_edit_modes(context)
-        options = Alm1ExportOptions(frames=self.frames, write_texture=self.write_texture)
+        options = self.declared_options()
         return export_reported(self, context,
                                lambda: export_alm1(context, self.filepath, options))
 

@@ -6,5 +6,4 @@ from .importer import AlodImportOptions, import_alod
 
 __all__ = ["STEPS"]
 
-STEPS = {"alod": unit_batch_step(lambda context, path, _: import_alod(context, path,
-                                                                      AlodImportOptions()))}
+STEPS = {"alod": unit_batch_step(import_alod, AlodImportOptions)}

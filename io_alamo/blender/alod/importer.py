@@ -14,7 +14,7 @@ import bpy
 import numpy as np
 
 from ...formats.alod import collapse_vertex_maps, lod_stops, lod_triangles
-from ...formats.alod.lod import DEFAULT_FRACTIONS
+from ...formats.alod.options import AlodImportOptions
 from ...formats.alod.records import bone_order, matrix_row_problems
 from .. import compat
 from ..alamo.hub import default_visibility
@@ -30,13 +30,6 @@ from .mesh import build_materials, mesh_object, tangent_images, texture_images
 SOURCE_KEY = "alod_source"
 SOURCE_NAME_KEY = "alod_source_file"
 MIN_BONE_LENGTH = 1e-3
-
-
-@dataclass
-class AlodImportOptions:
-    levels_of_detail: bool = True            # lower-detail meshes from the collapses
-    lod_fractions: tuple = DEFAULT_FRACTIONS  # share of the collapses each level applies
-    set_scene_frame_rate: bool = True         # the scene takes the file's frame rate
 
 
 @dataclass
@@ -245,7 +238,7 @@ class _AlodBuilder:
         action.alamo.fps = alod.rate()
         action.use_frame_range = True
         action.frame_range = (start, start + max(nf - 1, 1))
-        if self.options.set_scene_frame_rate:
+        if self.options.set_frame_rate:
             for w in set_scene_frame_rate(scene, alod.rate()):
                 self.warn(w)
             scene.frame_end = start + max(nf - 1, 0)

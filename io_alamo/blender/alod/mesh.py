@@ -13,11 +13,9 @@ import numpy as np
 
 from ...formats.alod.normal_map import normal_map
 from .. import compat
-from ..alamo.hub import refresh_preview, switch_shader
+from ..alamo.hub import NO_TEAM_COLOUR_KEY, find_param, refresh_preview, switch_shader
 from ..mesh_data import add_vertex_groups
 from ..names import IMPORT_NAME_KEY
-from ..props import find_param
-from ..texture_images import NO_TEAM_COLOUR_KEY
 
 SKIN_SHADER = "RSkinGloss.fx"           # what the .alo exporter writes for these materials
 BUMP_SHADER = "RSkinBumpColorize.fx"    # ... for those with a tangent map (a normal map)

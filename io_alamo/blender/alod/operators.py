@@ -3,21 +3,14 @@ options (levels of detail, the file's frame rate). Alithia's ``.alm`` files have
 entry (io_alamo.blender.alithia.operators); each refuses the other's file with a pointer."""
 
 import bpy
-from bpy.props import BoolProperty, IntProperty
 
 from ...formats.registry import by_key
 from ..file_operators import (drop_handler, import_base, import_each, leave_edit_modes,
                               menu_entries, menu_registration)
 from ..progress import reports_progress
-from .importer import AlodImportOptions, import_alod
+from .importer import import_alod
 
 FORMAT = by_key("alod")
-
-
-def lod_fractions(count):
-    """The share of the collapses each of ``count`` lower levels applies: 3 gives
-    (0.25, 0.5, 0.75), the importer's default."""
-    return tuple((k + 1) / (count + 1) for k in range(count))
 
 
 class IMPORT_SCENE_OT_alod(bpy.types.Operator, import_base(FORMAT)):
@@ -25,20 +18,6 @@ class IMPORT_SCENE_OT_alod(bpy.types.Operator, import_base(FORMAT)):
     from its collapses, embedded textures, its animation"""
 
     bl_label = "Import ALOD Model"
-
-    levels_of_detail: BoolProperty(
-        name="Levels of Detail",
-        description="Also make lower-detail meshes by applying the file's edge collapses "
-                    "(hidden; named _LOD<n> as in Alamo)",
-        default=True)
-    lod_count: IntProperty(
-        name="Lower Levels", min=1, max=8, default=3,
-        description="How many lower levels of detail, evenly spread over the collapses")
-    set_frame_rate: BoolProperty(
-        name="Set Scene Frame Rate",
-        description="Set the scene's frame rate to the file's own (ALOD files store it; "
-                    "before version 6: 30 fps)",
-        default=True)
 
     def draw(self, context):
         layout = self.layout
@@ -51,9 +30,7 @@ class IMPORT_SCENE_OT_alod(bpy.types.Operator, import_base(FORMAT)):
     @reports_progress
     def execute(self, context):
         leave_edit_modes(context)
-        options = AlodImportOptions(levels_of_detail=self.levels_of_detail,
-                                    lod_fractions=lod_fractions(self.lod_count),
-                                    set_scene_frame_rate=self.set_frame_rate)
+        options = self.declared_options()
         return import_each(self, self.paths(),
                            lambda path, _: import_alod(context, path, options))
 

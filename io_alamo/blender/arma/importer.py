@@ -15,7 +15,8 @@ from mathutils import Matrix
 
 from ...formats.arma import is_shadow, lod_name, proxy_marker_faces
 from ...formats.arma.geometry import signed_volume
-from ...formats.arma.placement import (ALAMO_UNITS_PER_METRE, lowest_point, place, shown_lod,
+from ...formats.arma.options import P3dImportOptions
+from ...formats.arma.placement import (lowest_point, place, shown_lod,
                                        visible_points)
 from ..names import IMPORT_NAME_KEY, to_blender
 from ..results import Result
@@ -30,19 +31,6 @@ from .skeleton import build_armature, skin
 from .textures import ArmaTextureFinder, search_roots
 
 PROXY_SIZE = 0.1
-
-
-@dataclass
-class P3dImportOptions:
-    hide_other_lods: bool = True       # show only the most detailed visual LOD
-    texture_folders: list = field(default_factory=list)   # searched after the model's own
-    game_scale: bool = True            # Alamo units (ALAMO_UNITS_PER_METRE), else metres
-    on_ground: bool = True             # the lowest visible point at the origin's height
-    import_parts: bool = True          # proxies whose .p3d is found become parts
-
-    @property
-    def scale(self):
-        return ALAMO_UNITS_PER_METRE if self.game_scale else 1.0
 
 
 @dataclass

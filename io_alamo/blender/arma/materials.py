@@ -15,10 +15,9 @@ import re
 import bpy
 import numpy as np
 
-from ..alamo.hub import PLACEHOLDER_COLOR, refresh_preview, switch_shader
+from ..alamo.hub import (NO_TEAM_COLOUR_KEY, PLACEHOLDER_COLOR, find_param, refresh_preview,
+                         switch_shader)
 from ..names import to_blender
-from ..props import find_param
-from ..texture_images import NO_TEAM_COLOUR_KEY
 from .lods import COLLISION, SHADOW
 from .textures import game_texture_name, has_alpha, image_for, procedural_colour
 

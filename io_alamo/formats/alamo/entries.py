@@ -14,6 +14,7 @@ from .animation import read_ala, write_ala
 from .chunk_types import ChunkType
 from .compare import chunk_path_at
 from .describe import format_tree
+from .options import AloImportOptions, UnitExportOptions
 from .sniff import ROOT_TYPES, check_alamo
 
 __all__ = ["CLI_VERBS", "CONTENT", "FORMATS"]
@@ -36,7 +37,8 @@ FORMATS = (
            import_operator="import_scene.alo", import_label="Alamo Model (.alo)",
            export_operator="export_scene.alo", export_label="Alamo Model (.alo)",
            error=AlamoFormatError, explain=_explain, batch=("import", "export", "roundtrip"),
-           dump_lines=format_tree, info_json=alamo_verbs.info_json),
+           dump_lines=format_tree, info_json=alamo_verbs.info_json,
+           import_options=AloImportOptions, export_options=UnitExportOptions),
     Format("ala", "Alamo", "an Alamo animation", (".ala",),
            lambda head: _root_type(head) == ChunkType.ANIMATION,
            read_ala, alamo_verbs.info_lines, alamo_verbs.problems, write=write_ala,

@@ -12,7 +12,6 @@ from .describe import chunk_tree, counts, summary
 from ..saving import check_overwrite
 from .choices import ALA_FORMATS
 from .files import encode, read_any, save
-from ..errors import AlamoFormatError
 from .game_rules import game_lines, is_animation
 from .validate import file_problems, validate
 

@@ -2,6 +2,7 @@
 
 from ..entry import Format
 from . import alm1
+from .options import Alm1ExportOptions, Alm1ImportOptions
 
 __all__ = ["FORMATS"]
 
@@ -12,5 +13,6 @@ FORMATS = (
            roundtrip=alm1.roundtrip,
            import_operator="import_scene.alm", import_label="Alithia Model (.alm)",
            export_operator="export_scene.alm", export_label="Alithia Model (.alm)",
-           error=alm1.Alm1FormatError, batch=("import", "convert")),
+           error=alm1.Alm1FormatError, batch=("import", "convert"),
+           import_options=Alm1ImportOptions, export_options=Alm1ExportOptions),
 )

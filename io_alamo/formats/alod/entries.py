@@ -2,6 +2,7 @@
 
 from ..entry import Format, header_number
 from . import MAGIC, AlodFormatError, info_lines, problems, read_alod, roundtrip, write_alod
+from .options import AlodImportOptions
 
 __all__ = ["FORMATS"]
 
@@ -11,5 +12,6 @@ FORMATS = (
            read_alod, info_lines, problems, write=write_alod,
            roundtrip=roundtrip, detail=header_number("version {}", order=">"),
            import_operator="import_scene.alod", import_label="ALOD Model (.alm)",
-           error=AlodFormatError, batch=("import", "convert")),
+           error=AlodFormatError, batch=("import", "convert"),
+           import_options=AlodImportOptions),
 )

@@ -3,6 +3,7 @@
 from ..entry import Format, header_number
 from . import describe
 from .binary import P3dFormatError
+from .options import P3dImportOptions
 from .reader import read_p3d
 
 __all__ = ["FORMATS"]
@@ -13,5 +14,6 @@ FORMATS = (
            read_p3d, describe.info_lines, describe.problems,
            detail=header_number("ODOL v{}", missing="ODOL"),
            import_operator="import_scene.p3d", import_label="Arma Binarized Model (.p3d)",
-           error=P3dFormatError, batch=("import", "convert")),
+           error=P3dFormatError, batch=("import", "convert"),
+           import_options=P3dImportOptions),
 )

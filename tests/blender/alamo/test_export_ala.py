@@ -58,7 +58,7 @@ def test_edited_animation_reencodes_within_half_a_step(blender, tmp_path, path, 
     a, b = decode_animation(anim), decode_animation(new)
     # exactly the source's bones (those the armature has), in the file's order, under the
     # model's skeleton indices; never bone 0, as in every game animation
-    from io_alamo.blender.armature import match_bones
+    from io_alamo.blender.alamo.unit_actions import match_bones
     targets = match_bones(arm, anim)
     kept = [i for i, t in enumerate(targets) if t is not None]
     assert [n.lower() for n in b.names] == [anim.bones[i].name.lower() for i in kept]

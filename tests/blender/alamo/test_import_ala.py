@@ -88,7 +88,7 @@ def check_animation(arm, result, ala_path):
     assert (action.alamo.frames, action.alamo.format) == (anim.num_frames, str(anim.format))
     assert action.alamo.fps == pytest.approx(float(anim.fps))
     start = int(action.frame_range[0])
-    from io_alamo.blender.armature import match_bones
+    from io_alamo.blender.alamo.unit_actions import match_bones
     targets = match_bones(arm, anim)
     expected = {t.name: file_locals(dec, i) for i, t in enumerate(targets) if t is not None}
     scene = bpy.context.scene

@@ -26,7 +26,7 @@ from io_alamo.blender.alamo.particle_preview.systems import EMITTER_KEY
 
 def import_alo(*args, **kw):
     from io_alamo.blender.alamo.importer import alo
-    return alo.import_alo(*args, **kw)
+    return alo.import_alamo(*args, **kw)
 
 
 def ImportOptions(**kw):

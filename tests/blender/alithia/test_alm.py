@@ -93,7 +93,7 @@ def test_keys_spread_over_the_scenes_own_rate(blender, tmp_path):
     scene = bpy.context.scene
     scene.render.fps, scene.render.fps_base = 30, 1.0
     obj = import_alm1(bpy.context, str(write(tmp_path, built)),
-                      Alm1ImportOptions(set_scene_frame_rate=False)).object
+                      Alm1ImportOptions(set_frame_rate=False)).object
     assert scene.render.fps == 30
     assert scene.frame_end == scene.frame_start + 14      # 10 frames of 1.5 scene frames
     scene.frame_set(scene.frame_start + 4)                # 4 / 1.5: file frame 2

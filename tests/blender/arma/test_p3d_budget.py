@@ -41,11 +41,11 @@ def test_export_within_a_texture_and_triangle_budget(blender, tmp_path):
     plain = tmp_path / "plain" / "truck.alo"
     plain.parent.mkdir()
     assert bpy.ops.export_scene.alo(filepath=str(plain), write_textures=True,
-                                    texture_size="0") == {"FINISHED"}
+                                    texture_size=0) == {"FINISHED"}
     out = tmp_path / "budget" / "truck.alo"
     out.parent.mkdir()
-    assert bpy.ops.export_scene.alo(filepath=str(out), write_textures=True, texture_size="256",
-                                    lod_triangles=1000) == {"FINISHED"}
+    assert bpy.ops.export_scene.alo(filepath=str(out), write_textures=True, texture_size=256,
+                                    max_triangles=1000) == {"FINISHED"}
     sizes = {p.name: describe_dds(p.read_bytes()) for p in out.parent.glob("*.dds")}
     plain_sizes = {p.name: describe_dds(p.read_bytes()) for p in plain.parent.glob("*.dds")}
     assert plain_sizes["part00_co.dds"][:2] == (512, 512)

@@ -1,7 +1,7 @@
 """ALOD ``ALM\\0`` meshes: the reader on spec-built files of every version, byte-identical
 round trips, a file packed by hand from the spec's layout, levels of detail from the collapse
 records, bad input (one AlodFormatError naming offset and record), the command line, and a
-short fuzz run (``python scripts/fuzz_alod.py --seconds N`` runs it longer)."""
+short fuzz run (``python scripts/fuzz_alod.py --minutes N`` runs it longer)."""
 
 import importlib.util
 import struct

@@ -15,9 +15,9 @@ from ....formats.alamo import AlamoFormatError, convert_animation, decode_bone, 
 from ....formats.alamo.ala_codec import unpack_bits
 from ....formats.alamo.animation import drop_step_bits
 from ... import compat
-from ...armature import match_bones
 from ...source import get_source
 from ..fingerprint import bone_of_path
+from ..unit_actions import match_bones
 
 
 @dataclass(slots=True)

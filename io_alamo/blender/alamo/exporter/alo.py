@@ -20,7 +20,7 @@ from ... import progress
 from ...armature import find_armature
 from ...attach import child_of_bone, child_of_rest_world
 from ...matrices import inverse, nearest_rotation
-from ...names import from_blender, object_export_name
+from ...names import from_blender
 from ...props import param_value
 from ...source import MODEL_KEY, from_model_of
 from .. import fingerprint
@@ -30,7 +30,8 @@ from .ala import AlaExportOptions, armature_actions, build_animation, file_name_
 from .bake import applied_scale, bake_of, origin_note
 from ..follow import REST
 from .bone_follow import bone_for_proxy, bones_followed, off_bone
-from .common import AloExportOptions, ExportError, ExportResult, Problem, Report, shader_value
+from .common import (AloExportOptions, ExportError, ExportResult, Problem, Report,
+                     object_export_name, shader_value)
 from .game_check import save_checked
 from .rest_pose import rest_pose
 from .shadow_keep import keep_shadow_topology

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ....formats.alamo import ParamType
-from ...names import from_blender
+from ...names import IMPORT_NAME_KEY, export_name, from_blender
 from ...problems import ERROR, Problem, add_warning, texts
 from ...results import ExportError, Result
 
@@ -115,3 +115,8 @@ def shader_value(ptype, value):
     if ptype == ParamType.TEXTURE:
         return from_blender(str(value))
     return np.array(value, "<f4")
+
+
+def object_export_name(obj):
+    """:func:`export_name` of an object (mesh, light, proxy, dazzle)."""
+    return export_name(obj.name, obj.alamo.name, obj.get(IMPORT_NAME_KEY))

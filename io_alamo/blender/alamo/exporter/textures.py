@@ -48,12 +48,6 @@ def encode_tga(rgba, compression=None):
 
 ENCODERS = {".dds": encode_dds, ".tga": encode_tga}
 DEFAULT_MAX_SIZE = 1024
-TEXTURE_SIZE_ITEMS = [("0", "As They Are", "Every texture at its own size"),
-                      ("256", "256", "256 x 256 at most, as Empire at War's own vehicles"),
-                      ("512", "512", "512 x 512 at most"),
-                      ("1024", "1024", "1,024 x 1,024 at most, the largest the games' units use "
-                       "(the default)"),
-                      ("2048", "2048", "2,048 x 2,048 at most")]
 
 
 def within(rgba, max_size):

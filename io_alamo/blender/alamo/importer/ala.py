@@ -14,10 +14,9 @@ from mathutils import Matrix
 
 from ....formats.alamo import AlamoFormatError, decode_bone
 from ... import compat
-from ...armature import match_bones
 from ...importing import read_checked
 from ..frames import FIRST_FRAME
-from ..unit_actions import claim
+from ..unit_actions import claim, match_bones
 from ...names import to_blender
 from ...results import Result
 from ...scene_settings import set_scene_frame_rate

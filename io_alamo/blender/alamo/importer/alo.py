@@ -13,10 +13,10 @@ import bpy
 import numpy as np
 from mathutils import Matrix
 
-from ....formats.alamo import AlamoFormatError, Mesh, ParticleEffect
+from ....formats.alamo import AlamoFormatError, Mesh
 from ....formats.files import read_file_bytes
-from ....formats.alamo.sniff import is_particle_file
 from ....formats.alamo.naming import format_is_b4i4, model_animation_names
+from ....formats.alamo.options import AloImportOptions
 from ... import compat
 from ...armature import BONE_REACH
 from ...matrices import inverse, nearest_rotation, rigid_inverse
@@ -26,7 +26,7 @@ from ...props import BILLBOARD_ITEMS
 from ...results import Result
 from ...source import MODEL_KEY, SOURCE_NAME_KEY, set_source, source_text
 from ...texture_lookup import TextureFinder
-from ...importing import import_file
+from ...importing import import_file, import_identified
 from .. import fingerprint, follow
 from ..fingerprint import FILE_COLOR
 from ..corners import keys_of, store_corner_keys
@@ -43,14 +43,6 @@ from .mesh_arrays import MeshArrays
 BILLBOARD_IDS = {value: ident for ident, _, _, value in BILLBOARD_ITEMS}
 LIGHT_TYPES = {0: "POINT", 1: "SUN", 2: "SPOT"}
 MAX_BONE_LENGTH = 1e5                # drawn bone length at most (models span a few thousand)
-
-
-@dataclass
-class AloImportOptions:
-    merge_vertices: bool = False      # merge vertices by position (editing) instead of 1:1
-    texture_folders: list = field(default_factory=list)   # searched after the model's own
-    import_animations: bool = True    # also import <MODEL>_*.ala found beside the model
-    show_effects: bool = True         # show the particle effects the proxies name (issue 34)
 
 
 @dataclass
@@ -81,10 +73,6 @@ class ImportResult(Result):
                 for owner, names in sorted(by_owner.items(), key=lambda i: i[0].lower())]
 
 
-class NotAModelError(AlamoFormatError):
-    """The .alo is a particle effect (kept by the format layer, not imported into Blender)."""
-
-
 def import_alo(context: bpy.types.Context, filepath: str,
                options: AloImportOptions | None = None, *, data: bytes | None = None,
                animations: list | None = None) -> ImportResult:
@@ -94,23 +82,31 @@ def import_alo(context: bpy.types.Context, filepath: str,
     ``filepath`` naming it (``...\\Models.meg:DATA\\ART\\MODELS\\X.ALO``) and ``animations``,
     [(name, bytes)], instead of the .ala files beside it; the rest is the same."""
     options = options or AloImportOptions()
-    data = read_file_bytes(filepath) if data is None else data      # read once
-    if is_particle_file(data):                   # a particle effect: its own objects
-        result = import_particles(context, filepath, data, options)
-        show_system(context.scene, result.system)    # playing at once (issue 34)
-        return result
-
-    def check(model):
-        if isinstance(model, ParticleEffect):
-            raise NotAModelError("this .alo is a particle effect, not a model; nothing was "
-                                 "imported", filename=filepath)
 
     def build(tx, model, data):
         builder = _ModelBuilder(context, tx, model, data, filepath, options)
         builder.given_animations = animations
         return builder.build()
-    # a .p3d or a PNG: what it is, and where it goes
-    return import_file(context, filepath, "alo", build, data=data, check=check)
+    # a particle effect, a .p3d or a PNG: what it is, and where it goes
+    return import_file(context, filepath, "alo", build, data=data)
+
+
+def import_effect(context, filepath, options=None, *, data=None, animations=None):
+    """Import the particle effect at ``filepath`` (its objects, playing at once)."""
+    data = read_file_bytes(filepath) if data is None else data
+    result = import_particles(context, filepath, data, options)
+    show_system(context.scene, result.system)    # playing at once (issue 34)
+    return result
+
+
+# what an .alo is decides which import opens it (registry.identify): the one way in
+IMPORTERS = {"alo": import_alo, "alo-particles": import_effect}
+
+
+def import_alamo(context, filepath, options=None, *, data=None, animations=None):
+    """Import the .alo at ``filepath``, a model or a particle effect, as what it is."""
+    return import_identified(context, filepath, IMPORTERS, "alo", data=data,
+                             options=options or AloImportOptions(), animations=animations)
 
 
 def file_name(path):

@@ -7,7 +7,7 @@ from bpy.props import FloatProperty
 from ....formats.alamo import naming
 from ..scale import ScaleError, scale_model
 from ...armature import find_armature
-from ...names import object_export_name as export_name
+from ..exporter.common import object_export_name as export_name
 from ...tool_targets import target_bone
 from .bones import draw_visibility_keys
 from .shared import SidebarPanel, register_factory, wrapped

@@ -29,5 +29,5 @@ FORMATS = (
            locate=chunk_path_at, info_json=describe.info_json,
            import_operator="import_scene.alo", import_label="Alamo Model (.alo)",
            export_operator="export_scene.alo", export_label="Alamo Model (.alo)",
-           error=AlamoFormatError, order=-10),
+           error=AlamoFormatError, order=-10, batch=("import", "roundtrip")),
 )

@@ -1,4 +1,5 @@
-"""File > Import > Toy Model (.toy): a mesh with one vertex per value (x = the value)."""
+"""File > Import > Toy Model (.toy): a mesh with one vertex per value (x = the value, or minus
+it with the declared option ``mirror``)."""
 
 import bpy
 import numpy as np
@@ -13,20 +14,27 @@ FORMAT = by_key("toy")
 
 
 class ToyResult(Result):
+    mirrored = False
+
     def summary(self):
-        return "a toy"
+        return "a mirrored toy" if self.mirrored else "a toy"
 
 
-def import_toy(context, path):
+def import_toy(context, path, options=None):
+    options = options or FORMAT.import_options()
     data = read_file_bytes(path)
     values = require(data, path, "toy").read(data, path)
     me = bpy.data.meshes.new("toy")
     me.vertices.add(len(values))
     co = np.zeros((len(values), 3), np.float32)
     co[:, 0] = values
+    if options.mirror:
+        co[:, 0] *= -1
     me.vertices.foreach_set("co", co.ravel())
     context.collection.objects.link(bpy.data.objects.new("toy", me))
-    return ToyResult()
+    result = ToyResult()
+    result.mirrored = options.mirror
+    return result
 
 
 class IMPORT_SCENE_OT_toy(bpy.types.Operator, import_base(FORMAT)):
@@ -35,7 +43,9 @@ class IMPORT_SCENE_OT_toy(bpy.types.Operator, import_base(FORMAT)):
     bl_label = "Import Toy Model"
 
     def execute(self, context):
-        return import_each(self, self.paths(), lambda path, _: import_toy(context, path))
+        options = self.declared_options()
+        return import_each(self, self.paths(), lambda path, _: import_toy(context, path,
+                                                                          options))
 
 
 menu_import = menu_entries((IMPORT_SCENE_OT_toy, FORMAT.import_label))

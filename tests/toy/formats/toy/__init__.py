@@ -1,14 +1,24 @@
 """A toy engine's format layer: ``TOY1`` then a count and that many little-endian floats."""
 
 import struct
+from dataclasses import dataclass
 
 from io_alamo.formats.errors import FormatError
+from io_alamo.formats.options import option
 
 MAGIC = b"TOY1"
 
 
 class ToyFormatError(FormatError):
     """What the toy reader raises."""
+
+
+@dataclass
+class ToyImportOptions:
+    """The toy import's one option, declared once: File > Import's property, the batch's
+    flag and the workers' command line come from it."""
+    mirror: bool = option(False, "Mirror", "Negate the values (x = -value)",
+                          flag="--toy-mirror", flag_help=".toy: negate the values")
 
 
 def read_toy(data, filename=None):
