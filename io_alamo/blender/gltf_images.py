@@ -16,6 +16,8 @@ from contextlib import contextmanager
 import bpy
 import numpy as np
 
+from .compat import uses_nodes
+
 # the Principled BSDF inputs glTF writes textures for (directly, or through a Normal Map)
 _SOCKETS = {"Base Color", "Alpha", "Emission Color", "Normal", "Metallic", "Roughness",
             "Specular IOR Level", "Specular Tint", "Coat Weight", "Coat Normal",
@@ -27,7 +29,7 @@ def _exported_images(materials):
     """The images of image-texture nodes that feed the BSDF sockets glTF writes."""
     images = {}
     for mat in materials:
-        tree = mat.node_tree if mat is not None and mat.use_nodes else None
+        tree = mat.node_tree if mat is not None and uses_nodes(mat) else None
         if tree is None:
             continue
         for link in tree.links:
@@ -91,7 +93,7 @@ def encoded_once(materials):
                 continue
             copies.append(stand_in[image.name])
         for mat in materials:
-            tree = mat.node_tree if mat is not None and mat.use_nodes else None
+            tree = mat.node_tree if mat is not None and uses_nodes(mat) else None
             for node in tree.nodes if tree is not None else ():
                 if node.type == "TEX_IMAGE" and node.image is not None and \
                         node.image.name in stand_in:

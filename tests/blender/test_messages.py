@@ -20,7 +20,8 @@ def test_a_cut_short_file_reads_the_same_in_blender_and_on_the_command_line(blen
     capsys.readouterr()                               # Blender prints its report too
     assert cli.main(["validate", "-q", str(trunc)]) == 1
     line = capsys.readouterr().out.splitlines()[0]
-    assert line.startswith(f"{trunc}: the file is cut short: ") and "(offset 0x" in line
+    # validate adds the severity (issue 40); the message after it is Blender's
+    assert line.startswith(f"{trunc}: error: the file is cut short: ") and "(offset 0x" in line
     report = str(e.value)
-    assert line.split(": ", 1)[1] in report           # the same text, after the file name
+    assert line.split(": error: ", 1)[1] in report    # the same text, after the file name
     assert f"{trunc}, offset" not in report and "trunc.alo: the file is cut short" in report
