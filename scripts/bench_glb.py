@@ -17,7 +17,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from io_alamo.sample import write_sample  # noqa: E402
+from io_alamo.formats.alamo.sample import write_sample  # noqa: E402
 from io_alamo.scratch import scratch_folder  # noqa: E402
 
 TARGET = 1.5

@@ -40,9 +40,9 @@ def main(argv=None):
     mine = sorted((ROOT / "dist").glob(f"io_alamo-*-{here}.zip")) if here else []
     package = (mine or sorted((ROOT / "dist").glob("io_alamo-*.zip")))[-1]
 
-    step("generating the sample model and animation (io_alamo.sample)")
+    step("generating the sample model and animation (io_alamo.formats.alamo.sample)")
     from io_alamo.cli import main as cli
-    from io_alamo.sample import write_sample
+    from io_alamo.formats.alamo.sample import write_sample
     source = out / "source"
     paths = write_sample(source)
     for p in paths:

@@ -1,7 +1,7 @@
 """Fuzz every Alamo reader with mutated files; save what breaks as a regression fixture.
 
 Seeds are files made by our own code (the spec-built fixtures of ``tests/specbuild.py`` and
-the ``io_alamo.sample`` tank and its animation) and, when ``../shared/corpus`` (or
+the ``io_alamo.formats.alamo.sample`` tank and its animation) and, when ``../shared/corpus`` (or
 ``--corpus DIR``) exists, real files. Each input is a seed with one to four mutations, byte
 level (bit flips, truncation, interesting bytes, spliced runs) and structure aware (chunk
 and mini-chunk sizes and counts set to extremes, chunks duplicated, removed, reordered or
@@ -559,7 +559,7 @@ def generated_seeds():
     if _GENERATED:
         return _GENERATED
     from io_alamo.formats.alamo import write_alo
-    from io_alamo.sample import sample_animation, sample_model
+    from io_alamo.formats.alamo.sample import sample_animation, sample_model
     for name, fixture in specbuild.ALL_FIXTURES.items():
         _GENERATED.append(Seed(name, fixture()[0], "generated"))
     model = sample_model()
@@ -971,7 +971,7 @@ class BlenderCheck:
 
         import io_alamo
         from io_alamo.formats.alamo import save
-        from io_alamo.sample import sample_model
+        from io_alamo.formats.alamo.sample import sample_model
         self.bpy, self.addon = bpy, io_alamo
         io_alamo.register()
         self.base = os.path.join(self.folder, "base.alo")

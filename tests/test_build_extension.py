@@ -1,6 +1,6 @@
 """scripts/build_extension.py without Blender's validator (no 1 GB bpy wheel): the zip is
 written, a note says it was not validated and how to skip the check, and the exit status is 0;
-and ``python -m io_alamo.sample --help`` prints its usage instead of making a folder."""
+and ``python -m io_alamo.formats.alamo.sample --help`` prints its usage instead of making a folder."""
 
 import importlib.util
 import subprocess
@@ -25,10 +25,10 @@ def test_without_a_validator_the_zip_is_written_with_a_note(tmp_path, capsys, mo
 
 
 def test_sample_help_prints_usage_and_makes_nothing(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "io_alamo.sample", "--help"], cwd=tmp_path,
+    r = subprocess.run([sys.executable, "-m", "io_alamo.formats.alamo.sample", "--help"], cwd=tmp_path,
                        capture_output=True, text=True, timeout=60,
                        env={"PYTHONPATH": str(ROOT), "PATH": ""})
-    assert r.returncode == 0 and r.stdout.startswith("usage: python -m io_alamo.sample OUT_DIR")
+    assert r.returncode == 0 and r.stdout.startswith("usage: python -m io_alamo.formats.alamo.sample OUT_DIR")
     assert list(tmp_path.iterdir()) == []
 
 

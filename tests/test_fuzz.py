@@ -177,7 +177,7 @@ def test_a_full_disk_leaves_the_old_file_and_says_so(tmp_path, monkeypatch):
 
     from io_alamo.formats.alamo.files import save_all
     from io_alamo.formats.saving import SaveError
-    from io_alamo.sample import sample_animation, sample_model
+    from io_alamo.formats.alamo.sample import sample_animation, sample_model
     model = sample_model()
     targets = [tmp_path / "m.alo", tmp_path / "m_Turn.ala"]
     for t in targets:

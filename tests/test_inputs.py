@@ -7,7 +7,7 @@ import pytest
 
 from io_alamo import cli
 from io_alamo.inputs import expand
-from io_alamo.sample import write_sample
+from io_alamo.formats.alamo.sample import write_sample
 
 
 @pytest.fixture()

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from corpus import CORPUS
 
-from io_alamo.sample import write_sample
+from io_alamo.formats.alamo.sample import write_sample
 
 ROOT = Path(__file__).resolve().parents[1]
 NETWORK_TROUBLE = ("Could not find a version", "No matching distribution", "Connection",

@@ -8,7 +8,7 @@ import pytest
 from io_alamo.formats.alamo import read_ala, read_alo, write_ala, write_alo
 from io_alamo.formats.alamo.files import save_all
 from io_alamo.formats.saving import SaveError, write_all
-from io_alamo.sample import sample_animation, sample_model
+from io_alamo.formats.alamo.sample import sample_animation, sample_model
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@ registry is asked: identify, the command line's verbs and help, the batch's inpu
 
 from toyengine import TOY_FILE, toy_engine
 
-from io_alamo.batch_jobs import verb_extensions
+from io_alamo.batch.jobs import verb_extensions
 from io_alamo.cli import build_parser, main
 from io_alamo.formats import registry
 

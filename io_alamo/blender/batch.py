@@ -2,7 +2,7 @@
 format registry and handed to the verbs of its engine (io_alamo.blender.alamo.batch: import
 to .blend, export back, roundtrip). ``python -m io_alamo.batch`` (Blender-free: it says so
 when bpy is missing) and ``blender -b -c alamo`` come here; the arguments and the worker
-processes are in io_alamo.batch_jobs, the output lines in io_alamo.batch_report."""
+processes are in io_alamo.batch.jobs, the output lines in io_alamo.batch.report."""
 
 import json
 import os
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import bpy
 
-from ..batch_jobs import (RESULT_PREFIX, build_parser, gather, run_parallel, verb_extensions,
+from ..batch.jobs import (RESULT_PREFIX, build_parser, gather, run_parallel, verb_extensions,
                           verb_formats, verb_option_classes)
-from ..batch_report import BatchReport, blender_output_hidden
+from ..batch.report import BatchReport, blender_output_hidden
 from ..formats import registry
 from ..formats.content import is_archive_file
 from ..formats.errors import FormatError, without_filename

@@ -4,7 +4,7 @@
 whether the faulty elements were selected), so that a UI selects what a warning is about
 instead of searching its text; ``counts`` what was made or written; ``timings`` seconds per
 stage; ``summary()`` one line for the operator's report. Each import and export keeps a thin
-subclass (``ImportResult``, ``ExportResult``, ``AnimationImportResult``, ...) that adds only
+subclass (``AloImportResult``, ``AloExportResult``, ``AlaImportResult``, ...) that adds only
 the objects it hands back (the armature, the action, the collection) and its summary line.
 
 ``result.warnings`` is the warnings' texts, in order. It stays a list one may append to

@@ -7,7 +7,7 @@ declaring ``FORMATS = (Format(...), ...)`` and, optionally, ``CLI_VERBS = (CliVe
 
     FORMATS = (Format("alm1", "Alithia", "an Alithia ALM1 model", (".alm",),
                       lambda head: head.startswith(b"ALM1"), read_alm1, info_lines, problems,
-                      import_operator="import_scene.alm", import_label="Alithia Model (.alm)"),)
+                      import_operator="import_scene.alm1", import_label="Alithia Model (.alm)"),)
 
 Blender operators are named by string (the format layer never imports bpy); the Blender
 layer finds an engine's ``operators`` modules (File menu) and ``batch`` modules (the batch

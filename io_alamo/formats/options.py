@@ -11,7 +11,7 @@ batch converter's, forwarded to ``--jobs`` workers as it is)::
 
 The class is named by the format's registry entry (``Format.import_options`` /
 ``Format.export_options``); :mod:`io_alamo.blender.file_operators` makes the operator's
-properties from it, :mod:`io_alamo.batch_jobs` the batch's flags and the workers' command
+properties from it, :mod:`io_alamo.batch.jobs` the batch's flags and the workers' command
 line, :mod:`io_alamo.blender.prefs` the preferences. A new option is one field.
 
 A boolean's flag sets the opposite of its default (``--no-parts``: ``import_parts`` False);

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from io_alamo.sample import write_sample
+from io_alamo.formats.alamo.sample import write_sample
 
 bpy = pytest.importorskip("bpy")
 ROOT = Path(__file__).resolve().parents[2]

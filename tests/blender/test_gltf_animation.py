@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from corpus import CORPUS
 
-from io_alamo.sample import write_sample
+from io_alamo.formats.alamo.sample import write_sample
 
 bpy = pytest.importorskip("bpy")
 

@@ -5,7 +5,7 @@ the same words as ``io-alamo validate``."""
 import pytest
 
 from io_alamo import cli
-from io_alamo.sample import write_sample
+from io_alamo.formats.alamo.sample import write_sample
 
 bpy = pytest.importorskip("bpy")
 

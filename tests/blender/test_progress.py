@@ -9,7 +9,7 @@ from io_alamo.blender.alamo.exporter.ala import AlaExportOptions, export_ala
 from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
 from io_alamo.blender.alamo.importer.alo import import_alo
 from io_alamo.formats.alamo import read_ala
-from io_alamo.sample import write_sample
+from io_alamo.formats.alamo.sample import write_sample
 
 bpy = pytest.importorskip("bpy")
 

@@ -18,7 +18,7 @@ from corpus import CORPUS
 from megbuild import write_meg
 from p3d_vehicle import build_vehicle
 
-from io_alamo.sample import write_sample
+from io_alamo.formats.alamo.sample import write_sample
 
 pytest.importorskip("bpy")
 ROOT = Path(__file__).resolve().parents[2]

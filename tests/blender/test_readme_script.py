@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from corpus import CORPUS
 
-from io_alamo.sample import write_sample
+from io_alamo.formats.alamo.sample import write_sample
 
 pytest.importorskip("bpy")
 ROOT = Path(__file__).resolve().parents[2]

@@ -6,10 +6,10 @@ import pytest
 
 bpy = pytest.importorskip("bpy")
 
-from io_alamo.blender.alamo.exporter.ala import AnimationExportResult  # noqa: E402
-from io_alamo.blender.alamo.exporter.alo import ExportResult  # noqa: E402
-from io_alamo.blender.alamo.importer.ala import AnimationImportResult, import_ala
-from io_alamo.blender.alamo.importer.alo import AloImportOptions, ImportResult, import_alo
+from io_alamo.blender.alamo.exporter.ala import AlaExportResult  # noqa: E402
+from io_alamo.blender.alamo.exporter.alo import AloExportResult  # noqa: E402
+from io_alamo.blender.alamo.importer.ala import AlaImportResult, import_ala
+from io_alamo.blender.alamo.importer.alo import AloImportOptions, AloImportResult, import_alo
 from io_alamo.blender.alithia.exporter import Alm1ExportResult  # noqa: E402
 from io_alamo.blender.alithia.importer import Alm1ImportResult  # noqa: E402
 from io_alamo.blender.alod.importer import AlodImportResult  # noqa: E402
@@ -17,9 +17,9 @@ from io_alamo.blender.arma.importer import P3dImportResult  # noqa: E402
 from io_alamo.blender.problems import ERROR, WARNING, Problem  # noqa: E402
 from io_alamo.blender.results import Result  # noqa: E402
 from io_alamo.formats.alamo import read_ala, save  # noqa: E402
-from io_alamo.sample import write_sample  # noqa: E402
+from io_alamo.formats.alamo.sample import write_sample  # noqa: E402
 
-RESULTS = (ImportResult, ExportResult, AnimationImportResult, AnimationExportResult,
+RESULTS = (AloImportResult, AloExportResult, AlaImportResult, AlaExportResult,
            Alm1ImportResult, Alm1ExportResult, AlodImportResult, P3dImportResult)
 
 

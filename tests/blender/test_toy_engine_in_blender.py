@@ -72,7 +72,7 @@ def test_a_declared_option_reaches_the_operator(blender, tmp_path):
 
 
 def test_a_declared_option_is_a_batch_flag(blender, tmp_path, capsys):
-    from io_alamo.batch_jobs import build_parser
+    from io_alamo.batch.jobs import build_parser
     from io_alamo.blender import batch
     p = tmp_path / "x.toy"
     p.write_bytes(TOY_FILE)
@@ -101,7 +101,7 @@ def test_a_declared_option_reaches_a_jobs_worker(blender, tmp_path, capsys):
     """``--jobs 2``: the declared flag is forwarded to the worker processes (here a Python
     with the toy engine on its paths stands where Blender would), whose imports use it."""
     import sys
-    from io_alamo.batch_jobs import _worker_command, build_parser
+    from io_alamo.batch.jobs import _worker_command, build_parser
     from io_alamo.blender import batch
     for name in ("a", "b"):
         (tmp_path / f"{name}.toy").write_bytes(TOY_FILE)

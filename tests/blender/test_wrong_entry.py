@@ -54,7 +54,7 @@ def test_alamo_model_entry_says_what_the_file_is_and_where_it_goes(blender, tmp_
 def test_alithia_and_alod_entries_refuse_each_others_files(blender, tmp_path):
     f = files(tmp_path)
     before = datablock_counts()
-    text = report_of(bpy.ops.import_scene.alm, f["grid.alm"])
+    text = report_of(bpy.ops.import_scene.alm1, f["grid.alm"])
     assert "grid.alm: is an ALOD model (version 10), not an Alithia ALM1 model" in text
     assert "open it with File > Import > ALOD Model (.alm)" in text
     text = report_of(bpy.ops.import_scene.alod, f["wave.alm"])
@@ -65,7 +65,7 @@ def test_alithia_and_alod_entries_refuse_each_others_files(blender, tmp_path):
 
 def test_each_entry_opens_its_own_format(blender, tmp_path):
     f = files(tmp_path)
-    assert bpy.ops.import_scene.alm(filepath=str(f["wave.alm"])) == {"FINISHED"}
+    assert bpy.ops.import_scene.alm1(filepath=str(f["wave.alm"])) == {"FINISHED"}
     assert bpy.ops.import_scene.alod(filepath=str(f["grid.alm"])) == {"FINISHED"}
     assert bpy.ops.import_scene.p3d(filepath=str(f["tank.p3d"])) == {"FINISHED"}
 
@@ -81,7 +81,7 @@ def test_alod_entry_has_its_levels_of_detail_options(blender, tmp_path):
     assert one == 2                               # full detail and one lower level
     props = bpy.ops.import_scene.alod.get_rna_type().properties
     assert {"levels_of_detail", "lod_count", "set_frame_rate"} <= set(props.keys())
-    assert "levels_of_detail" not in bpy.ops.import_scene.alm.get_rna_type().properties.keys()
+    assert "levels_of_detail" not in bpy.ops.import_scene.alm1.get_rna_type().properties.keys()
 
 
 def test_every_operator_the_registry_names_is_registered(blender):

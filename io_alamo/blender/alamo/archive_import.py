@@ -75,7 +75,7 @@ def game_folders(context):
 
 def import_from_archives(context, game_key, member, folders, options=None):
     """Import the model ``member`` (``DATA\\ART\\MODELS\\X.ALO``) of the game ``game_key``
-    ("FOC" or "EAW") whose folders are ``folders`` ({key: folder}); returns the ImportResult."""
+    ("FOC" or "EAW") whose folders are ``folders`` ({key: folder}); returns the AloImportResult."""
     options = options or AloImportOptions()
     games = GameArchives(folders)
     archives = games.lookup(game_key)

@@ -136,7 +136,7 @@ def _weights_by_nodes(obj, me):
 
 
 def mesh_parts(me, obj, weights=None):
-    """Read back from Blender what the importer set (see imp/alo.py _fill_mesh);
+    """Read back from Blender what the importer set (see importer/alo.py _fill_mesh);
     ``weights``: what read_weights(me) gives, when the caller has it already."""
     parts = {}
     co = np.empty(len(me.vertices) * 3, np.float32)

@@ -14,7 +14,7 @@ another engine's package may import; everything else in it is Alamo's own.
 """
 
 from ...formats.alamo.naming import default_visibility
-from ..props import find_param
+from .props import find_param
 from ..texture_images import NO_TEAM_COLOUR_KEY
 from .fingerprint import digest
 from .importer.materials import (BASE_NODE, PLACEHOLDER_COLOR, MaterialBuilder, principled_node,

@@ -9,7 +9,7 @@ from ..armature import AnimationTargetError, find_armature
 from ..file_operators import (drop_handler, export_base, export_reported, import_base, import_each,
                               leave_edit_modes, menu_entries, menu_registration)
 from ..prefs import preference, user_texture_folders
-from .. import props
+from . import props
 from ...formats.saving import replacing_other_kinds
 from ..progress import reports_progress
 from . import archive_import, follow

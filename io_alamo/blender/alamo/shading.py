@@ -5,7 +5,7 @@ import bpy
 
 from ...formats.alamo import shaders
 from ..prefs import user_texture_folders
-from ..props import param_value
+from .props import param_value
 from ..texture_lookup import texture_folders
 from .importer import materials
 

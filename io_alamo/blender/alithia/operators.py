@@ -14,7 +14,7 @@ from .importer import import_alm1
 FORMAT = by_key("alm1")
 
 
-class IMPORT_SCENE_OT_alm(bpy.types.Operator, import_base(FORMAT)):
+class IMPORT_SCENE_OT_alm1(bpy.types.Operator, import_base(FORMAT)):
     """Import Alithia engine models (.alm, ALM1): morph animation as shape keys"""
 
     bl_label = "Import Alithia Model"
@@ -27,7 +27,7 @@ class IMPORT_SCENE_OT_alm(bpy.types.Operator, import_base(FORMAT)):
                            lambda path, _: import_alm1(context, path, options))
 
 
-class EXPORT_SCENE_OT_alm(bpy.types.Operator, export_base(FORMAT)):
+class EXPORT_SCENE_OT_alm1(bpy.types.Operator, export_base(FORMAT)):
     """Export the active mesh as an Alithia engine model (.alm), one frame per shape key"""
 
     bl_label = "Export Alithia Model"
@@ -39,11 +39,11 @@ class EXPORT_SCENE_OT_alm(bpy.types.Operator, export_base(FORMAT)):
                                lambda: export_alm1(context, self.filepath, options))
 
 
-ALAMO_FH_alm = drop_handler("ALAMO_FH_alm", "Alithia Model", FORMAT)
-menu_import = menu_entries((IMPORT_SCENE_OT_alm, FORMAT.import_label))
-menu_export = menu_entries((EXPORT_SCENE_OT_alm, FORMAT.export_label))
+ALAMO_FH_alm1 = drop_handler("ALAMO_FH_alm1", "Alithia Model", FORMAT)
+menu_import = menu_entries((IMPORT_SCENE_OT_alm1, FORMAT.import_label))
+menu_export = menu_entries((EXPORT_SCENE_OT_alm1, FORMAT.export_label))
 
 
-CLASSES = (IMPORT_SCENE_OT_alm, EXPORT_SCENE_OT_alm, ALAMO_FH_alm)
+CLASSES = (IMPORT_SCENE_OT_alm1, EXPORT_SCENE_OT_alm1, ALAMO_FH_alm1)
 
 register, unregister = menu_registration(CLASSES, menu_import, menu_export)

@@ -6,7 +6,8 @@ import struct
 
 from ..entry import CliVerb, ContentSource, Format
 from ..errors import AlamoFormatError
-from . import game_data, meg, meg_cli
+from . import game_data, meg
+from .meg import cli as meg_cli
 from . import verbs as alamo_verbs
 from .alo_read import read_alo
 from .alo_write import write_alo

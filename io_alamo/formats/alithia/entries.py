@@ -11,8 +11,8 @@ FORMATS = (
            lambda head: head.startswith(alm1.MAGIC),
            alm1.read_alm1, alm1.info_lines, alm1.problems, write=alm1.write_alm1,
            roundtrip=alm1.roundtrip,
-           import_operator="import_scene.alm", import_label="Alithia Model (.alm)",
-           export_operator="export_scene.alm", export_label="Alithia Model (.alm)",
+           import_operator="import_scene.alm1", import_label="Alithia Model (.alm)",
+           export_operator="export_scene.alm1", export_label="Alithia Model (.alm)",
            error=alm1.Alm1FormatError, batch=("import", "convert"),
            import_options=Alm1ImportOptions, export_options=Alm1ExportOptions),
 )

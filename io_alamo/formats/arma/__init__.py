@@ -7,7 +7,7 @@
 from .binary import P3dFormatError
 from .markers import PROXY_SECTION_FLAG, proxy_marker_faces
 from .paa import PaaFormatError, PaaTexture, read_paa
-from .reader import read_p3d
+from .read import read_p3d
 from .records import (Faces, Frame, Lod, Material, ModelInfo, NamedSelection, P3dModel, Proxy,
                       Section, Skeleton, StageTexture)
 from .resolution import is_shadow, is_visual, lod_name

@@ -1,7 +1,7 @@
 """Readable summaries of a binarized P3D for ``python -m io_alamo info`` and ``validate``."""
 
 from .binary import P3dFormatError
-from .reader import read_p3d
+from .read import read_p3d
 from .resolution import lod_name
 
 

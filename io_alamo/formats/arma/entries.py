@@ -4,7 +4,7 @@ from ..entry import Format, header_number
 from . import describe
 from .binary import P3dFormatError
 from .options import P3dImportOptions
-from .reader import read_p3d
+from .read import read_p3d
 
 __all__ = ["FORMATS"]
 

@@ -97,7 +97,7 @@ def test_one_key_edited_leaves_every_other_bone_exact(blender, tmp_path, path):
 @pytest.mark.parametrize("fmt", [1, 2])
 def test_spec_built_animation_edit_keeps_other_bones(blender, tmp_path, fmt):
     from io_alamo.formats.alamo import convert_animation, save
-    from io_alamo.sample import sample_animation, sample_model
+    from io_alamo.formats.alamo.sample import sample_animation, sample_model
     folder = tmp_path / "m"
     folder.mkdir()
     model = sample_model()
@@ -166,7 +166,7 @@ def test_new_action_with_disagreeing_animations_takes_the_preferences(blender, t
     from test_import_ala import import_anim, import_model
 
     from io_alamo.formats.alamo import convert_animation, save
-    from io_alamo.sample import sample_animation, sample_model
+    from io_alamo.formats.alamo.sample import sample_animation, sample_model
     model = sample_model()
     save(model, tmp_path / "Tank.alo")
     anim = sample_animation(model)
@@ -186,7 +186,7 @@ def test_export_operator_picks_among_the_armatures_actions(blender, tmp_path):
     from test_import_ala import import_model
 
     from io_alamo.formats.alamo import save
-    from io_alamo.sample import sample_animation, sample_model
+    from io_alamo.formats.alamo.sample import sample_animation, sample_model
     model = sample_model()
     save(model, tmp_path / "Tank.alo")
     save(sample_animation(model), tmp_path / "Tank_Turn_00.ala")

@@ -165,7 +165,7 @@ def test_the_preferences_hold_the_game_folders(addon):
 
 def test_batch_textures_option_takes_a_meg(blender, tmp_path, capsys):
     from io_alamo.blender import batch
-    from io_alamo.sample import write_sample
+    from io_alamo.formats.alamo.sample import write_sample
     write_sample(tmp_path / "models")
     names = ("Sample_Tank.tga", "Sample_Tank_B.tga")
     members = {}

@@ -221,7 +221,7 @@ def test_objects_the_format_cannot_hold_are_named_in_a_warning(blender, tmp_path
 
 def test_shader_switch_on_an_unedited_import_rebuilds_its_vertex_format(blender, tmp_path):
     from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
-    from io_alamo.sample import write_sample
+    from io_alamo.formats.alamo.sample import write_sample
     alo, _ = write_sample(tmp_path / "in")
     import_alo(bpy.context, str(alo), AloImportOptions(import_animations=False))
     original = read_alo(alo.read_bytes())

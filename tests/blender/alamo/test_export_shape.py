@@ -8,7 +8,7 @@ from io_alamo.blender.alamo.exporter import ala as ala_export
 from io_alamo.blender.alamo.exporter import alo as alo_export
 from io_alamo.blender.alamo.exporter.alo import ExportError, AloExportOptions, export_alo
 from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
-from io_alamo.sample import write_sample
+from io_alamo.formats.alamo.sample import write_sample
 
 bpy = pytest.importorskip("bpy")
 

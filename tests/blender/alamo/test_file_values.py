@@ -11,7 +11,7 @@ from io_alamo.formats.alamo import (Bone, Connections, Dazzle, Light, Material, 
                                     ObjectConnection, ShaderParam, Skeleton, SubMesh, read_alo,
                                     save)
 from io_alamo.formats.alamo.model import ParamType
-from io_alamo.sample import box_vertices
+from io_alamo.formats.alamo.sample import box_vertices
 
 bpy = pytest.importorskip("bpy")
 

@@ -16,7 +16,7 @@ import alo_viewer
 from io_alamo.formats.alamo import AlamoFormatError, read_ala, read_alo, save
 from io_alamo.formats.alamo.chunks import read_chunks, read_minis
 from io_alamo.formats.alamo.game_rules import game_problem, model_bones
-from io_alamo.sample import sample_animation, sample_model
+from io_alamo.formats.alamo.sample import sample_animation, sample_model
 
 bpy = pytest.importorskip("bpy")
 

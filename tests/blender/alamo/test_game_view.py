@@ -14,7 +14,7 @@ from corpus import corpus_params
 from scene import deformed_corners_world, load_model, reaches
 
 from io_alamo.formats.alamo.files import save
-from io_alamo.sample import sample_animation, sample_model, write_tga
+from io_alamo.formats.alamo.sample import sample_animation, sample_model, write_tga
 
 bpy = pytest.importorskip("bpy")
 ROOT = Path(__file__).resolve().parents[3]

@@ -188,7 +188,7 @@ def test_bones_are_matched_by_index_then_by_name_and_missing_ones_warned(blender
 
 
 def test_several_animations_live_side_by_side(blender, tmp_path):
-    from io_alamo.sample import sample_animation, sample_model, write_sample
+    from io_alamo.formats.alamo.sample import sample_animation, sample_model, write_sample
     alo, ala = write_sample(tmp_path)
     # a second animation beside the model: format #1, another rate
     from io_alamo.formats.alamo import convert_animation
@@ -217,7 +217,7 @@ def test_no_armature_is_a_clear_message(blender, tmp_path):
 
 
 def test_operator_imports_several_files_onto_the_selected_armature(blender, tmp_path):
-    from io_alamo.sample import write_sample
+    from io_alamo.formats.alamo.sample import write_sample
     alo, ala = write_sample(tmp_path / "m")
     arm = import_model(alo, import_animations=False)
     other = tmp_path / "m" / "Sample_Tank_Again_00.ala"
@@ -234,7 +234,7 @@ def test_operator_imports_several_files_onto_the_selected_armature(blender, tmp_
 
 
 def test_corrupt_animation_changes_nothing(blender, tmp_path):
-    from io_alamo.sample import write_sample
+    from io_alamo.formats.alamo.sample import write_sample
     alo, ala = write_sample(tmp_path)
     arm = import_model(alo, import_animations=False)
     bad = tmp_path / "bad.ala"

@@ -103,7 +103,7 @@ def check_model(path, result):
             assert mat.alamo.vertex_format == s.vertex_format
             assert [(p.name, p.type) for p in mat.alamo.params] == \
                 [(p.name, p.type.name) for p in s.material.params]
-            from io_alamo.blender.props import param_value
+            from io_alamo.blender.alamo.props import param_value
             for bp, fp in zip(mat.alamo.params, s.material.params):
                 v = param_value(bp)
                 assert v == fp.value if isinstance(v, str) else np.allclose(v, fp.value)
@@ -266,7 +266,7 @@ def test_lod_and_alt_visibility(blender, tmp_path):
 
 
 def test_textures_found_case_insensitively_in_the_mod_folders(blender, tmp_path):
-    from io_alamo.sample import sample_textures, write_tga
+    from io_alamo.formats.alamo.sample import sample_textures, write_tga
     models = tmp_path / "MyMod" / "Data" / "Art" / "Models"
     textures = tmp_path / "MyMod" / "Data" / "Art" / "textures"   # any case
     models.mkdir(parents=True)
@@ -320,7 +320,7 @@ def test_failed_import_leaves_the_scene_unchanged(blender, tmp_path, monkeypatch
 
 
 def test_merge_vertices_option(blender, tmp_path):
-    from io_alamo.sample import write_sample
+    from io_alamo.formats.alamo.sample import write_sample
     alo, _ = write_sample(tmp_path)
     one = do_import(alo)
     n_one = sum(len(o.data.vertices) for o in objects_by_role("MESH"))
@@ -333,7 +333,7 @@ def test_merge_vertices_option(blender, tmp_path):
 
 
 def test_operator_menu_and_drag_and_drop_handler(blender, tmp_path):
-    from io_alamo.sample import write_sample
+    from io_alamo.formats.alamo.sample import write_sample
     alo, _ = write_sample(tmp_path)
     assert bpy.ops.import_scene.alo(filepath=str(alo)) == {"FINISHED"}
     assert len(objects_by_role("MESH")) == 3 and len(objects_by_role("DAZZLE")) == 1
@@ -361,7 +361,7 @@ def test_operator_imports_particle_files(blender):
 
 
 def test_user_texture_folders_are_searched(blender, tmp_path):
-    from io_alamo.sample import sample_textures, write_tga
+    from io_alamo.formats.alamo.sample import sample_textures, write_tga
     lib = tmp_path / "library"
     lib.mkdir()
     write_tga(lib / "w_test.TGA", sample_textures()[0])
@@ -379,7 +379,7 @@ def test_user_texture_folders_are_searched(blender, tmp_path):
 
 
 def test_drop_invokes_the_import_directly(blender, tmp_path):
-    from io_alamo.sample import write_sample
+    from io_alamo.formats.alamo.sample import write_sample
     alo, _ = write_sample(tmp_path)
     # a drop calls the operator with INVOKE and the file already set: no file browser
     assert bpy.ops.import_scene.alo("INVOKE_DEFAULT", filepath=str(alo)) == {"FINISHED"}

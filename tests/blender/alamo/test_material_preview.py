@@ -345,7 +345,7 @@ def colorize_model(folder, team=(0.1, 0.3, 1.0, 1.0)):
     """A quad .alo with MeshBumpColorize and the BASE texture beside it, as a .tga."""
     import specbuild as sb
 
-    from io_alamo.sample import write_tga
+    from io_alamo.formats.alamo.sample import write_tga
     folder.mkdir(exist_ok=True)
     write_tga(folder / "W_Team.tga", np.round(BASE[::-1] * 255).astype(np.uint8))
     corners = [(0.0, 1.0), (1.0, 1.0), (1.0, 0.0), (0.0, 0.0)]

@@ -8,7 +8,7 @@ import pytest
 from corpus import CORPUS
 
 from io_alamo.formats.alamo import read_alo, save
-from io_alamo.sample import sample_model
+from io_alamo.formats.alamo.sample import sample_model
 
 bpy = pytest.importorskip("bpy")
 BUMP = "MeshBumpColorize.fx"

@@ -12,7 +12,7 @@ from posing import mesh_positions, posed_positions
 
 from io_alamo.formats.alamo import read_ala, read_alo, save
 from io_alamo.formats.alamo.naming import format_has_tangents
-from io_alamo.sample import sample_animation, sample_model
+from io_alamo.formats.alamo.sample import sample_animation, sample_model
 
 bpy = pytest.importorskip("bpy")
 mathutils = pytest.importorskip("mathutils")

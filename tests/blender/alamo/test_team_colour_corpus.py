@@ -99,7 +99,7 @@ def bake_texture(mats):
 def test_red_colorization_bakes_the_game_formula(blender, tmp_path, name):
     from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
     from io_alamo.formats.alamo import read_alo
-    from io_alamo.sample import write_tga
+    from io_alamo.formats.alamo.sample import write_tga
     src = CORPUS / name
     if not src.is_file():
         pytest.skip(f"no shared corpus at {CORPUS}: real-file tests skipped")

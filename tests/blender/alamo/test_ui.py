@@ -278,7 +278,7 @@ def test_select_problem_shows_the_faulty_vertices_in_edit_mode(blender):
 # --- shaders, colours, textures -------------------------------------------------------------
 
 def params(mat):
-    from io_alamo.blender.props import param_value
+    from io_alamo.blender.alamo.props import param_value
     return {p.name: (p.type, param_value(p)) for p in mat.alamo.params}
 
 
@@ -347,7 +347,7 @@ def preview(mat):
 
 def test_colour_and_texture_fields_edit_what_export_reads_and_the_preview_follows(
         blender, tmp_path):
-    from io_alamo.sample import write_sample
+    from io_alamo.formats.alamo.sample import write_sample
     write_sample(tmp_path)                                   # Sample_Tank.tga, Sample_Tank_B.tga
     mat = bpy.data.materials.new("Hull")
     bpy.ops.alamo.set_shader(shader="MeshAdditive.fx", material="Hull")

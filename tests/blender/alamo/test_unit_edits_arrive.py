@@ -12,7 +12,7 @@ from corpus import corpus_files
 
 from io_alamo.formats.alamo import convert_animation, read_ala, read_alo, save
 from io_alamo.formats.alamo.game_rules import game_problem, model_bones
-from io_alamo.sample import sample_animation, sample_model
+from io_alamo.formats.alamo.sample import sample_animation, sample_model
 
 bpy = pytest.importorskip("bpy")
 

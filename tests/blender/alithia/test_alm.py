@@ -107,7 +107,7 @@ def test_keys_spread_over_the_scenes_own_rate(blender, tmp_path):
 def test_operators_and_edited_export(blender, tmp_path):
     built = ab.wave_grid(6, flags=3, trailing=b"tail")
     path = write(tmp_path, built)
-    assert bpy.ops.import_scene.alm(filepath=str(path)) == {"FINISHED"}
+    assert bpy.ops.import_scene.alm1(filepath=str(path)) == {"FINISHED"}
     obj = bpy.context.active_object
     kb = obj.data.shape_keys.key_blocks[4]
     co = key_co(kb)
@@ -115,7 +115,7 @@ def test_operators_and_edited_export(blender, tmp_path):
     kb.data.foreach_set("co", co.ravel())
     obj.data.update()                       # tell the dependency graph (as editing does)
     out = tmp_path / "edited.alm"
-    assert bpy.ops.export_scene.alm(filepath=str(out)) == {"FINISHED"}
+    assert bpy.ops.export_scene.alm1(filepath=str(out)) == {"FINISHED"}
     m = read_alm1(out.read_bytes())
     expect = built.positions.copy()
     expect[4, 7, 1] += 2.0
@@ -128,7 +128,7 @@ def test_operators_and_edited_export(blender, tmp_path):
     np.testing.assert_allclose(np.linalg.norm(m.normals[1:], axis=2), 1.0, atol=1e-5)
     assert (m.normals[1:, :, 1] > 0.5).all()
     assert len(bpy.data.meshes) == 1 and len(bpy.data.objects) == 1   # no helper left
-    assert bpy.ops.export_scene.alm(filepath=str(out), frames="SCENE") == {"FINISHED"}
+    assert bpy.ops.export_scene.alm1(filepath=str(out), frames="SCENE") == {"FINISHED"}
     m = read_alm1(out.read_bytes())
     assert m.frame_count == 6
     np.testing.assert_allclose(m.positions, expect, atol=1e-5)
@@ -260,7 +260,7 @@ def test_bad_input_one_clear_error_nothing_left(blender, tmp_path, case):
     text = str(e.value)
     assert "bad.alm" in text and "offset 0x" in text and where in text and "\n" not in text
     with pytest.raises(RuntimeError, match=r"bad.alm: .*\(offset 0x"):   # the operator's report
-        bpy.ops.import_scene.alm(filepath=str(path))
+        bpy.ops.import_scene.alm1(filepath=str(path))
     assert scene_state() == before
 
 

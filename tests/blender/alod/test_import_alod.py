@@ -14,7 +14,7 @@ from scene import corner_attribute, datablock_counts, uv
 
 bpy = pytest.importorskip("bpy")
 
-from io_alamo.blender.props import find_param
+from io_alamo.blender.alamo.props import find_param
 from io_alamo.blender.alod import importer as alod_import  # noqa: E402
 from io_alamo.blender.source import get_source  # noqa: E402
 from io_alamo.formats.alod import AlodFormatError, read_alod  # noqa: E402

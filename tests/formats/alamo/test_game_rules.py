@@ -16,7 +16,7 @@ from io_alamo.formats.alamo.chunks import Chunk, Mini, read_chunks, read_minis, 
     write_minis
 from io_alamo.formats.alamo.game_rules import (GameRefusedError, game_problem, model_beside,
                                                model_bones)
-from io_alamo.sample import sample_animation, sample_model
+from io_alamo.formats.alamo.sample import sample_animation, sample_model
 
 MODEL = write_alo(sample_model())
 ANIM_2 = write_ala(convert_animation(sample_animation(sample_model()), 2))

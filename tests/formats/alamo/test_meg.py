@@ -16,7 +16,7 @@ from io_alamo import cli
 from io_alamo.formats.alamo.game_data import ArchiveSet, data_archives
 from io_alamo.formats.alamo.meg import MegArchive, MegFormatError, looks_like_meg
 from io_alamo.formats.registry import identify
-from io_alamo.formats.alamo.meg_cli import UnsafeNameError, extract
+from io_alamo.formats.alamo.meg.cli import UnsafeNameError, extract
 
 REAL = CORPUS / "Cinematics.meg"
 needs_real = pytest.mark.skipif(not REAL.is_file(),

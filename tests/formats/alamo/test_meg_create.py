@@ -11,7 +11,7 @@ from megbuild import build_meg
 
 from io_alamo import cli
 from io_alamo.formats.alamo.meg import MegArchive, MegFormatError
-from io_alamo.formats.alamo.meg_write import archive_name, meg_index
+from io_alamo.formats.alamo.meg.write import archive_name, meg_index
 
 REAL = CORPUS / "Cinematics.meg"
 FILES = {"Art/Models/EI_Tank.alo": b"model" * 100, "Art/Textures/tank.dds": b"texture",

@@ -15,7 +15,7 @@ from io_alamo.formats import registry
 from io_alamo.formats.alamo import write_alo
 from io_alamo.formats.alamo.particles.game_rules import particle_refusal, viewer_refuses
 from io_alamo.formats.problems import Problem
-from io_alamo.sample import sample_model
+from io_alamo.formats.alamo.sample import sample_model
 
 PARTICLES = CORPUS.parent / "corpus-particles"
 
@@ -151,7 +151,7 @@ def test_json_gives_severity_message_where(tmp_path, capsys):
 
 def test_an_animation_refusal_names_its_model(tmp_path, capsys):
     from io_alamo.formats.alamo import convert_animation, write_ala
-    from io_alamo.sample import sample_animation
+    from io_alamo.formats.alamo.sample import sample_animation
     model = sample_model()
     (tmp_path / "Tank.alo").write_bytes(write_alo(model))
     anim = convert_animation(sample_animation(model), 2)
@@ -196,7 +196,7 @@ def test_roundtrip_of_a_nan_normal_says_so(tmp_path, capsys):
 
 def test_convert_ala_refuses_an_alo_output(tmp_path, capsys):
     from io_alamo.formats.alamo import convert_animation, write_ala
-    from io_alamo.sample import sample_animation
+    from io_alamo.formats.alamo.sample import sample_animation
     src = tmp_path / "Tank_Idle.ala"
     src.write_bytes(write_ala(convert_animation(sample_animation(sample_model()), 2)))
     out = tmp_path / "Tank_Idle_eaw.alo"
@@ -206,7 +206,7 @@ def test_convert_ala_refuses_an_alo_output(tmp_path, capsys):
 
 def test_info_json_counts_models_and_animations(tmp_path, capsys):
     from io_alamo.formats.alamo import convert_animation, write_ala
-    from io_alamo.sample import sample_animation
+    from io_alamo.formats.alamo.sample import sample_animation
     model = sample_model()
     (tmp_path / "Tank.alo").write_bytes(write_alo(model))
     anim = convert_animation(sample_animation(model), 2)
@@ -257,7 +257,7 @@ def test_info_of_a_blend_says_it_is_one(tmp_path, capsys):
 
 def _unit(folder, model_name, anim_name, model_bytes):
     from io_alamo.formats.alamo import convert_animation, write_ala
-    from io_alamo.sample import sample_animation
+    from io_alamo.formats.alamo.sample import sample_animation
     (folder / model_name).write_bytes(model_bytes)
     path = folder / anim_name
     path.write_bytes(write_ala(convert_animation(sample_animation(sample_model()), 2)))

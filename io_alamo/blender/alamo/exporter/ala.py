@@ -46,7 +46,7 @@ class AlaExportOptions:
 
 
 @dataclass
-class AnimationExportResult(Result):
+class AlaExportResult(Result):
     """What an .ala export wrote (a :class:`~...results.Result`)."""
     animation: object = None
     reused: bool = False             # written from the imported file's data
@@ -63,7 +63,7 @@ class AnimationExportResult(Result):
 
 def export_ala(context: bpy.types.Context, armature: bpy.types.Object, action: bpy.types.Action,
                filepath: str, options: AlaExportOptions | None = None
-               ) -> AnimationExportResult:
+               ) -> AlaExportResult:
     """Write ``action`` on ``armature`` to ``filepath`` (atomically)."""
     result = build_animation(context, armature, action, options or AlaExportOptions())
     t = time.perf_counter()
@@ -165,7 +165,7 @@ def build_animation(context, armature, action, options, source=_UNPARSED):
     """The Animation record of ``action`` on ``armature``. ``source``: the armature's
     imported model as parse_source() gives it, when the caller has parsed it already (the
     model export does, once for all its actions)."""
-    result = AnimationExportResult()
+    result = AlaExportResult()
     clock = time.perf_counter()
     fmt = options.format if options.format is not None else \
         action_format(action, options.new_format, armature)

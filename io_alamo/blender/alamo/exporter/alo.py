@@ -21,7 +21,7 @@ from ...armature import find_armature
 from ...attach import child_of_bone, child_of_rest_world
 from ...matrices import inverse, nearest_rotation
 from ...names import from_blender
-from ...props import param_value
+from ..props import param_value
 from ...source import MODEL_KEY, from_model_of
 from .. import fingerprint
 from ..particle_preview.systems import is_preview
@@ -30,7 +30,7 @@ from .ala import AlaExportOptions, armature_actions, build_animation, file_name_
 from .bake import applied_scale, bake_of, origin_note
 from ..follow import REST
 from .bone_follow import bone_for_proxy, bones_followed, off_bone
-from .common import (AloExportOptions, ExportError, ExportResult, Problem, Report,
+from .common import (AloExportOptions, ExportError, AloExportResult, Problem, Report,
                      object_export_name, shader_value)
 from .game_check import save_checked
 from .rest_pose import rest_pose
@@ -40,7 +40,7 @@ from .plugin import armature_members
 from .skeleton import build_skeleton, parse_source
 
 # the public API (README), and the names the UI and the batch converter take from here
-__all__ = ["ExportError", "AloExportOptions", "ExportResult", "Problem", "build_model",
+__all__ = ["ExportError", "AloExportOptions", "AloExportResult", "Problem", "build_model",
            "export_alo", "find_armature", "gather"]
 
 LIGHT_TYPES = {"POINT": 0, "SUN": 1, "SPOT": 2}
@@ -54,7 +54,7 @@ DEFAULT_SHADER = "alDefault.fx"
 
 
 def export_alo(context: bpy.types.Context, filepath: str,
-               options: AloExportOptions | None = None) -> ExportResult:
+               options: AloExportOptions | None = None) -> AloExportResult:
     """Build the model and write it atomically to ``filepath``; with ``options.animations``
     also each action of the armature beside it (``result.animations``: the paths)."""
     options = options or AloExportOptions()
@@ -123,7 +123,7 @@ def gather(context, options):
     return arm, [o for o in objs if o.type != "ARMATURE"]
 
 
-def build_model(context: bpy.types.Context, options: AloExportOptions) -> ExportResult:
+def build_model(context: bpy.types.Context, options: AloExportOptions) -> AloExportResult:
     """The Model record of the scene (nothing written); ExportError if it cannot be."""
     return _Exporter(context, options).build()
 
@@ -132,7 +132,7 @@ class _Exporter:
     def __init__(self, context, options):
         self.context = context
         self.options = options
-        self.result = ExportResult()
+        self.result = AloExportResult()
         self.report = Report(self.result.problems, self.result.timings)
         self.warn = self.report.warn
         self.check_name = self.report.check_name

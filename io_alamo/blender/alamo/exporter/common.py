@@ -28,7 +28,7 @@ class AloExportOptions:
 
 
 @dataclass
-class ExportResult(Result):
+class AloExportResult(Result):
     """What an .alo export wrote (a :class:`~...results.Result`: counts, problems (warnings
     only: errors raise ExportError), timings, summary)."""
     model: object = None

@@ -9,7 +9,7 @@ import numpy as np
 from ....formats.alamo import AlamoFormatError, Bone, Skeleton, read_alo
 from ...matrices import inverse, nearest_rotation
 from ...names import export_name, from_blender
-from ...props import BILLBOARD_ITEMS
+from ..props import BILLBOARD_ITEMS
 from ...source import get_source
 from ..bone_rest import rest_unedited
 from .bake import bake_of

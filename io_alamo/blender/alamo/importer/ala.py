@@ -32,7 +32,7 @@ class AlaImportOptions:
 
 
 @dataclass
-class AnimationImportResult(Result):
+class AlaImportResult(Result):
     """What an .ala import made (a :class:`~...results.Result`)."""
     action: object = None
     bones: int = 0
@@ -83,13 +83,13 @@ def pose_values(bone, t, q_xyzw, s):
 
 def import_ala(context: bpy.types.Context, armature: bpy.types.Object, filepath: str,
                options: AlaImportOptions | None = None,
-               data: bytes | None = None) -> AnimationImportResult:
-    """Import ``filepath`` onto ``armature``; returns an :class:`AnimationImportResult`.
+               data: bytes | None = None) -> AlaImportResult:
+    """Import ``filepath`` onto ``armature``; returns an :class:`AlaImportResult`.
     ``data``: the file's bytes when it is no file (a member of a game archive)."""
     options = options or AlaImportOptions()
     data, anim = read_checked(filepath, "ala", data)   # a .alo or a PNG: what it is
     base = filepath.replace("\\", "/").rpartition("/")[2]
-    result = AnimationImportResult()
+    result = AlaImportResult()
     targets = match_bones(armature, anim)
     result.missing = [to_blender(b.name) for b, t in zip(anim.bones, targets) if t is None]
     if anim.bones and len(result.missing) == len(anim.bones):

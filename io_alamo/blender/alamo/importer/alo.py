@@ -22,7 +22,7 @@ from ...armature import BONE_REACH
 from ...matrices import inverse, nearest_rotation, rigid_inverse
 from ...mesh_data import add_vertex_groups
 from ...names import IMPORT_NAME_KEY, bone_name, to_blender
-from ...props import BILLBOARD_ITEMS
+from ..props import BILLBOARD_ITEMS
 from ...results import Result
 from ...source import MODEL_KEY, SOURCE_NAME_KEY, set_source, source_text
 from ...texture_lookup import TextureFinder
@@ -46,7 +46,7 @@ MAX_BONE_LENGTH = 1e5                # drawn bone length at most (models span a 
 
 
 @dataclass
-class ImportResult(Result):
+class AloImportResult(Result):
     """What an .alo import made (a :class:`~...results.Result`: counts, problems, summary)."""
     armature: object = None
     objects: list = field(default_factory=list)
@@ -75,7 +75,7 @@ class ImportResult(Result):
 
 def import_alo(context: bpy.types.Context, filepath: str,
                options: AloImportOptions | None = None, *, data: bytes | None = None,
-               animations: list | None = None) -> ImportResult:
+               animations: list | None = None) -> AloImportResult:
     """Import the model at ``filepath`` into a new collection of the active scene.
 
     A model that is no file (one inside a game archive) comes as ``data``, its bytes, with
@@ -128,7 +128,7 @@ class _ModelBuilder:
         self.data = data
         self.filepath = filepath
         self.options = options
-        self.result = ImportResult()
+        self.result = AloImportResult()
         self.name = to_blender(os.path.splitext(file_name(filepath))[0])
         self.given_animations = None
         self.worlds = (model.skeleton.world_matrices() if model.skeleton is not None

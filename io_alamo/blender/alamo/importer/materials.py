@@ -9,7 +9,7 @@ import numpy as np
 
 from ....formats.alamo.model import ParamType, ShaderParam
 from ...names import to_blender
-from ...props import param_value
+from ..props import param_value
 from ...texture_images import load_texture
 from ...texture_lookup import EXTENSIONS, TextureFinder
 from .. import preview

@@ -17,7 +17,7 @@ from mathutils import Matrix
 from ... import compat
 from ...attach import attached_objects, owner_armature
 from ...names import IMPORT_NAME_KEY
-from ...props import BILLBOARD_ITEMS
+from ..props import BILLBOARD_ITEMS
 from ..add import add_at_bone
 from . import plugin
 

@@ -7,7 +7,7 @@ colour comes from the material's Colorization or, when the scene's override is o
 scene's team colour, read by View Layer attribute nodes (nothing is written into the file)."""
 
 from ....formats.alamo import shaders
-from ... import props
+from .. import props
 from . import glow, lit, sky, values
 from .nodes import BASE_NODE, NORMAL_NODE, PLACEHOLDER_KEY, Recipe
 

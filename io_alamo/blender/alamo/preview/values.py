@@ -5,7 +5,7 @@ as they are; nodes that feed Blender's linear colour get them decoded."""
 import bpy
 import numpy as np
 
-from ...props import param_value
+from ..props import param_value
 from .nodes import PREFIX
 
 

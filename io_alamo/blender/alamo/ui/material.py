@@ -12,7 +12,7 @@ from bpy.props import EnumProperty, FloatVectorProperty, IntProperty, StringProp
 from ....formats.alamo import shaders
 from ..shading import (BLANK_VALUES, add_param, is_colour, missing_params, refresh_material_preview,
                        switch_shader)
-from ...props import PARAM_TYPE_ITEMS, AlamoShaderParam
+from ..props import PARAM_TYPE_ITEMS, AlamoShaderParam
 from .shared import register_factory, wrapped
 from .textures import draw_texture_row
 

@@ -4,7 +4,7 @@ import numpy as np
 
 from io_alamo.formats.alamo import LightType, decode_animation, load_ala, load_alo
 from io_alamo.formats.alamo.validate import validate
-from io_alamo.sample import write_sample
+from io_alamo.formats.alamo.sample import write_sample
 
 
 def test_sample_has_every_part_and_is_valid(tmp_path):

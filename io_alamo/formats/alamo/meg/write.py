@@ -19,8 +19,8 @@ import tempfile
 
 import numpy as np
 
-from .meg import HEADER_SIZE, RECORD_DTYPE, MegFormatError, crc_of_name, normal_name
-from ..saving import SaveError, check_target
+from . import HEADER_SIZE, RECORD_DTYPE, MegFormatError, crc_of_name, normal_name
+from ...saving import SaveError, check_target
 
 __all__ = ["MAX_NAME_LENGTH", "archive_name", "meg_index", "write_meg"]
 

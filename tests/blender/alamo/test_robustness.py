@@ -23,11 +23,11 @@ from io_alamo.formats.alamo import (VERTEX_DTYPE, AlamoFormatError, Animation, B
                                     ParamType, Proxy, ShaderParam, Skeleton, SubMesh,
                                     decode_animation, read_ala, read_alo, save, write_ala,
                                     write_alo)
-from io_alamo.sample import box_vertices, sample_animation, sample_model, sample_textures, write_tga
+from io_alamo.formats.alamo.sample import box_vertices, sample_animation, sample_model, sample_textures, write_tga
 
 bpy = pytest.importorskip("bpy")
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 _spec = importlib.util.spec_from_file_location("fuzz", ROOT / "scripts" / "fuzz.py")
 fuzz = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(fuzz)

@@ -27,8 +27,8 @@ differs). ``--jobs N`` runs the files in N worker processes. The engines' own op
 
 import sys
 
-from .batch_jobs import NEEDS_BPY, build_parser
-from .scratch import blender_user_resources
+from .jobs import NEEDS_BPY, build_parser
+from ..scratch import blender_user_resources
 
 
 def main(argv=None, prog="python -m io_alamo.batch"):
@@ -45,8 +45,8 @@ def main(argv=None, prog="python -m io_alamo.batch"):
               file=sys.stderr)
         return 2
     # bpy-optional: the Blender half (and the add-on's register) only once bpy is there
-    from . import register, unregister
-    from .blender import batch
+    from .. import register, unregister
+    from ..blender import batch
     return batch.main(argv, prog, register, unregister)
 
 

@@ -4,7 +4,7 @@ import bpy
 from bpy.props import (BoolProperty, CollectionProperty, EnumProperty, FloatProperty,
                        FloatVectorProperty, IntProperty, PointerProperty, StringProperty)
 
-from ..formats.alamo.model import Billboard, ParamType
+from ...formats.alamo.model import Billboard, ParamType
 
 BILLBOARD_ITEMS = [
     ("DISABLE", "Disabled", "No billboarding", int(Billboard.DISABLE)),

@@ -13,9 +13,9 @@ import os
 import re
 import sys
 
-from ..saving import write_all
-from .meg import MegArchive, MegFormatError, member_label, name_matches, normal_name
-from .meg_pack import add_create_parser
+from ...saving import write_all
+from . import MegArchive, MegFormatError, member_label, name_matches, normal_name
+from .pack import add_create_parser
 
 BAD_PART = re.compile(r'[<>:"|?*\x00-\x1f]')
 WINDOWS_DEVICES = {"con", "prn", "aux", "nul"} | {f"{d}{n}" for d in ("com", "lpt")

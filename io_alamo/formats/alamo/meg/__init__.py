@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import FormatError
+from ...errors import FormatError
 
 HEADER_SIZE = 8
 RECORD_SIZE = 20

@@ -10,9 +10,9 @@ import sys
 import threading
 from pathlib import Path
 
-from .formats import registry
-from .formats.options import add_flags, worker_flags
-from .inputs import expand
+from ..formats import registry
+from ..formats.options import add_flags, worker_flags
+from ..inputs import expand
 
 RESULT_PREFIX = "@@alamo-result "
 
@@ -94,7 +94,7 @@ def _worker_command(args, files, blender_binary):
         rest.append("--verbose")
     if blender_binary:
         return [blender_binary, "-b", "-c", "alamo"] + rest
-    return [sys.executable, "-m", __package__ + ".batch"] + rest
+    return [sys.executable, "-m", __package__] + rest
 
 
 def run_parallel(args, tasks, report, blender_binary=None):
@@ -103,7 +103,7 @@ def run_parallel(args, tasks, report, blender_binary=None):
     tasks = sorted(tasks, key=lambda t: -t[0].stat().st_size)
     shares = [tasks[k::args.jobs] for k in range(args.jobs)]
     env = dict(os.environ)
-    root = str(Path(__file__).resolve().parents[1])
+    root = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
     results, procs, threads = queue.Queue(), [], []
 

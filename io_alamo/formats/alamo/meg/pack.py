@@ -1,5 +1,5 @@
 """``io-alamo meg create ARCHIVE FOLDER [PATTERN...]``: pack a mod's loose files into a MEG v1
-archive the games read (the writer is :mod:`io_alamo.formats.alamo.meg_write`).
+archive the games read (the writer is :mod:`io_alamo.formats.alamo.meg.write`).
 
 Names are the files' paths below FOLDER, upper case with ``\\`` separators, as ``meg extract``
 writes them out: ``meg extract A.meg OUT`` then ``meg create B.meg OUT`` gives the same
@@ -9,8 +9,8 @@ archive. A FOLDER that is itself called ``Data`` keeps its name in front
 
 import os
 
-from .meg import name_matches, normal_name
-from .meg_write import write_meg
+from . import name_matches, normal_name
+from .write import write_meg
 
 __all__ = ["add_create_parser", "create", "members_of"]
 
