@@ -14,9 +14,8 @@ from pathlib import Path
 import numpy as np
 
 from . import (VERTEX_DTYPE, AnimationData, Bone, Connections, Dazzle, Light,
-                            LightType, Material, Mesh, Model, ObjectConnection, ParamType, Proxy,
-                            ShaderParam, Skeleton, SubMesh, build_collision_tree, encode_animation,
-                            save)
+               LightType, Material, Mesh, Model, ObjectConnection, ParamType, Proxy,
+               ShaderParam, Skeleton, SubMesh, build_collision_tree, encode_animation, save)
 from ..saving import check_overwrite
 
 MODEL_NAME = "Sample_Tank"
@@ -179,14 +178,15 @@ def sample_paths(folder):
 
 
 def main(argv=None) -> int:
-    """``python -m io_alamo.formats.alamo.sample OUT_DIR [--overwrite]``: write the sample files, print
-    their paths; files already there are replaced only with --overwrite."""
+    """``python -m io_alamo.formats.alamo.sample OUT_DIR [--overwrite]``: write the sample
+    files, print their paths; files already there are replaced only with --overwrite."""
     argv = sys.argv[1:] if argv is None else list(argv)
     overwrite = "--overwrite" in argv
     argv = [a for a in argv if a != "--overwrite"]
     if len(argv) != 1 or argv[0].startswith("-"):
         out = sys.stdout if argv[:1] in (["-h"], ["--help"]) else sys.stderr
-        print("usage: python -m io_alamo.formats.alamo.sample OUT_DIR [--overwrite]\n\nWrite a small sample "
+        print("usage: python -m io_alamo.formats.alamo.sample OUT_DIR [--overwrite]\n\n"
+              "Write a small sample "
               f"model ({MODEL_NAME}.alo), its animation and two textures into OUT_DIR "
               "(--overwrite: replace them if they are there).", file=out)
         return 0 if out is sys.stdout else 2
