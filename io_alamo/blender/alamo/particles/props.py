@@ -73,10 +73,6 @@ class AlamoParticleGroup(bpy.types.PropertyGroup):
     val: FloatVectorProperty(name="Value", size=3)
 
 
-def _is_emitter(_self, obj):
-    return obj.alamo_emitter.index >= 0
-
-
 def _emitter_annotations():
     notes = {
         "index": IntProperty(name="Index", default=-1, min=-1,
@@ -90,11 +86,11 @@ def _emitter_annotations():
                              description="Emitter spawned with each particle and moving with "
                                          "it; -1 none"),
         "birth_emitter": PointerProperty(
-            name="During Life", type=bpy.types.Object, poll=_is_emitter,
+            name="During Life", type=bpy.types.Object,
             description="The emitter spawned with each particle and moving with it (follows "
                         "the emitter through duplicates, reorders and deletes)"),
         "death_emitter": PointerProperty(
-            name="On Death", type=bpy.types.Object, poll=_is_emitter,
+            name="On Death", type=bpy.types.Object,
             description="The emitter spawned where each particle dies (follows the emitter "
                         "through duplicates, reorders and deletes)"),
         "image": PointerProperty(name="Image", type=bpy.types.Image,
