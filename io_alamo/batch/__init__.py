@@ -35,6 +35,9 @@ def main(argv=None, prog="python -m io_alamo.batch"):
     """Check the arguments (help and usage errors need no bpy) and that this Python has bpy,
     then hand over to io_alamo.blender.batch."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv:                   # no verb: the verbs, and exit status 2 (a usage error)
+        build_parser(prog).print_help()
+        return 2
     build_parser(prog).parse_args(argv)
     blender_user_resources("alamo-batch-")        # removed when the run ends
     try:

@@ -141,9 +141,10 @@ def run_parallel(args, tasks, report, blender_binary=None):
 
 
 def build_parser(prog):
-    ap = argparse.ArgumentParser(prog=prog, description="Batch conversion of Alamo models "
-                                 "and animations with Blender, headless.")
-    sub = ap.add_subparsers(dest="verb", required=True)
+    ap = argparse.ArgumentParser(prog=prog, description="Batch conversion with Blender, "
+                                 "headless: Alamo models, animations and particle effects, and "
+                                 "the other engines' models. VERB --help for each.")
+    sub = ap.add_subparsers(dest="verb", required=True, metavar="VERB", title="verbs")
     for verb, helptext in (("import", ".alo (+ animations), .p3d or .alm to .blend"),
                            ("export", ".blend to .alo (+ .ala); .p3d or .alm to .alo with "
                             "its textures"),
@@ -152,7 +153,8 @@ def build_parser(prog):
         p = sub.add_parser(verb, help=helptext)
         p.add_argument("inputs", nargs="+", metavar="FILES_OR_DIRS",
                        help="files, folders (searched recursively) or wildcards (any case)")
-        p.add_argument("--jobs", "-j", type=int, default=1, help="worker processes")
+        p.add_argument("--jobs", "-j", type=int, default=1, help="worker processes: N files converted at once, each in its own "
+                            "Blender (default 1)")
         p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
         p.add_argument("--verbose", "-v", action="store_true",
                        help="list every warning, and show Blender's own output")

@@ -228,6 +228,12 @@ def test_meg_without_a_verb_lists_its_verbs(capsys):
     assert all(verb in out for verb in ("list", "extract", "create"))
 
 
+def test_batch_without_a_verb_lists_its_verbs(capsys):
+    assert main(["batch"]) == 2
+    out = capsys.readouterr().out
+    assert all(verb in out for verb in ("import", "export", "roundtrip"))
+
+
 def test_roundtrip_of_an_archive_points_to_meg_create(tmp_path, capsys):
     from megbuild import write_meg
     path = tmp_path / "Models.meg"
