@@ -205,6 +205,21 @@ def test_deleted_animated_bone_is_left_out_and_named(blender, tmp_path, fmt):
     loads(out / f"{ANIM}.ala", out / "Tank.alo")
 
 
+def test_light_on_a_deleted_bone_is_named(blender, tmp_path):
+    """The light hangs on B_Headlight; deleting that bone leaves the light in the scene: it is
+    written (on the root bone) and the export names it, never silently."""
+    folder, arm = unit(tmp_path, 2)
+    light = next(o for o in bpy.data.objects if o.type == "LIGHT")
+    assert light.parent_bone == "B_Headlight"
+    delete_bones(arm, {"B_Headlight"})
+    result = export_unit(arm, tmp_path / "out")
+    said = [w for w in result.warnings if repr(light.name) in w and "'B_Headlight'" in w]
+    assert len(said) == 1 and "no longer in the armature" in said[0]
+    model = read_alo((tmp_path / "out" / "Tank.alo").read_bytes())
+    assert [m.name for m in model.lights] == ["Headlight"]
+    assert "B_Headlight" not in [b.name for b in model.bones]
+
+
 # --- points 2 and 7: an imported file the game refuses is named and repaired --------------
 
 def wrong_index(anim):

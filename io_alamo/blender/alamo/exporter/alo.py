@@ -31,7 +31,7 @@ from .bake import applied_scale, bake_of, origin_note
 from ..follow import REST
 from .bone_follow import bone_for_proxy, bones_followed, off_bone
 from .common import (AloExportOptions, ExportError, AloExportResult, Problem, Report,
-                     object_export_name, shader_value)
+                     object_export_name, on_deleted_bone, shader_value)
 from .game_check import save_checked
 from .rest_pose import rest_pose
 from .shadow_keep import keep_shadow_topology
@@ -268,10 +268,12 @@ class _Exporter:
         if obj.name in self.own_bone:
             return self.own_bone[obj.name]
         hung_on = child_of_bone(obj, self.arm)
+        if hung_on is None and obj.parent == self.arm and obj.parent_type == "BONE":
+            hung_on = obj.parent_bone
         if hung_on is not None:
+            if hung_on not in self.bone_index:          # its bone was deleted: said
+                self.warn(*on_deleted_bone(obj, hung_on))
             return self.bone_index.get(hung_on, 0)
-        if obj.parent is not None and obj.parent == self.arm and obj.parent_type == "BONE":
-            return self.bone_index.get(obj.parent_bone, 0)
         if source_bone is not None and 0 <= source_bone < len(self.export_of):
             return max(int(self.export_of[source_bone]), 0)
         return 0

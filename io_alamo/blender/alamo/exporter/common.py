@@ -120,3 +120,10 @@ def shader_value(ptype, value):
 def object_export_name(obj):
     """:func:`export_name` of an object (mesh, light, proxy, dazzle)."""
     return export_name(obj.name, obj.alamo.name, obj.get(IMPORT_NAME_KEY))
+
+
+def on_deleted_bone(obj, bone):
+    """The warning (text, objects) for ``obj`` hanging on ``bone``, which the armature no longer
+    has (deleted in Edit Mode): the object is written on the root bone, and the export says so."""
+    return (f"{obj.type.lower()} {obj.name!r} hangs on bone {bone!r}, which is no longer in the "
+            "armature: it is written on the root bone; parent it to a bone that exists", [obj])
