@@ -24,11 +24,23 @@ def _labels(corners, n):
     parent = np.arange(n, dtype=np.int64)
     valid = corners >= 0
     first = corners[:, 0]
+    safe = np.where(valid, corners, 0)
+    # each point's corners, grouped once: a per-point least value is one reduceat, not a
+    # scattered np.minimum.at per pass
+    targets = corners[valid]
+    owner = np.repeat(np.arange(len(corners)), valid.sum(axis=1))
+    order = np.argsort(targets, kind="stable")
+    targets, owner = targets[order], owner[order]
+    cuts = np.flatnonzero(np.r_[True, targets[1:] != targets[:-1]])
+    points = targets[cuts]
     while True:
         # every corner takes the least label of its face; pointer jumping shortens chains
-        face_min = np.where(valid, parent[np.where(valid, corners, 0)], n).min(axis=1)
+        g = np.where(valid, parent[safe], n)
+        face_min = np.minimum(np.minimum(g[:, 0], g[:, 1]), np.minimum(g[:, 2], g[:, 3]))
         before = parent.copy()
-        np.minimum.at(parent, corners[valid], np.repeat(face_min, valid.sum(axis=1)))
+        if len(points):
+            least = np.minimum.reduceat(face_min[owner], cuts)
+            parent[points] = np.minimum(parent[points], least)
         parent = parent[parent]
         if np.array_equal(parent, before):
             break
@@ -66,8 +78,14 @@ def inward_parts(lod, keep, n_points):
     lo = np.full((len(uniq), 3), np.inf)
     hi = np.full((len(uniq), 3), -np.inf)
     pts = p[np.where(corners >= 0, corners, corners[:, :1])]            # (f, 4, 3)
-    np.minimum.at(lo, part, np.nanmin(pts, axis=1))
-    np.maximum.at(hi, part, np.nanmax(pts, axis=1))
+    by_part = np.argsort(part, kind="stable")
+    cuts = np.flatnonzero(np.r_[True, np.diff(part[by_part]) != 0])
+    present = part[by_part][cuts]
+    # fmin/fmax skip NaN as nanmin/nanmax did; the parts' bounds by one reduceat each
+    least = np.fmin(np.fmin(pts[:, 0], pts[:, 1]), np.fmin(pts[:, 2], pts[:, 3]))
+    most = np.fmax(np.fmax(pts[:, 0], pts[:, 1]), np.fmax(pts[:, 2], pts[:, 3]))
+    lo[present] = np.minimum.reduceat(least[by_part], cuts)
+    hi[present] = np.maximum.reduceat(most[by_part], cuts)
     box = np.prod(np.maximum(hi - lo, 0.0), axis=1)
     inward = (part_volume < -MIN_SHARE * box) & (closed >= MIN_CLOSED)
     out[faces[inward[part]]] = True
