@@ -170,6 +170,24 @@ def test_an_edit_shows_at_once(blender, tmp_path):
     assert len(instances(em)[0]) == 30
 
 
+def test_the_model_is_kept_between_frames_and_rebuilt_after_an_edit_or_a_move(blender,
+                                                                             tmp_path):
+    """Speed (issue 41 part 3): the model read from an emitter's fields is reused while they
+    and its transform stay the same, and rebuilt when a group's field or the move changes."""
+    from io_alamo.blender.alamo.particle_preview.from_props import model_from_props
+    _, (em,) = load(effect(tmp_path, stream(groups=[{"type": 0, "val_x": 5.0}, {},
+                                                    {"type": 0, "val_x": 0.0}])))
+    first = model_from_props(em)
+    at(1.0)
+    assert model_from_props(em) is first
+    em.alamo_emitter.groups[0].val[0] = 8.0
+    edited = model_from_props(em)
+    assert edited is not first and edited.velocity_group.val_x == 8.0
+    em.location.x = 3.0
+    moved = model_from_props(em)
+    assert moved is not edited and moved.position_group.val_x == 3.0
+
+
 def test_birth_and_death_emitters(blender, tmp_path):
     parent = pb.emitter("parent", num_particles_per_second=1, lifetime=1.0, birth=1, death=2,
                         groups=[{"type": 0, "val_z": 3.0}, {}, {}])

@@ -63,11 +63,40 @@ def _value(p, name):
     return value
 
 
+_cache = {}             # obj pointer -> (fingerprint, model): rebuilt only after an edit
+
+
+def _stored(obj):
+    """The emitter properties' stored values as plain data (one C call), or None where
+    Blender does not give them: with the object's own transform (a move shifts the position
+    group), what the model is made from; unset fields are their (fixed) defaults."""
+    system = getattr(obj, "bl_system_properties_get", None)    # Blender 5.0 keeps them apart
+    group = (system() if system is not None else obj).get("alamo_emitter")
+    if group is None or not hasattr(group, "to_dict"):
+        return None
+    return (group.to_dict(), tuple(map(tuple, obj.matrix_parent_inverse)),
+            tuple(map(tuple, obj.matrix_basis)))
+
+
 def model_from_props(obj):
-    """A ``simulate.Emitter`` of ``obj``'s emitter properties, or None when it has none."""
+    """A ``simulate.Emitter`` of ``obj``'s emitter properties, or None when it has none; kept
+    between frames while the properties and the object's transform stay the same."""
     p = getattr(obj, "alamo_emitter", None) if obj is not None else None
     if p is None or p.index < 0:
         return None
+    fingerprint = _stored(obj)
+    held = _cache.get(obj.as_pointer())
+    if fingerprint is not None and held is not None and held[0] == fingerprint:
+        return held[1]
+    model = _build(obj, p)
+    if fingerprint is not None:
+        if len(_cache) > 4096:
+            _cache.clear()
+        _cache[obj.as_pointer()] = (fingerprint, model)
+    return model
+
+
+def _build(obj, p):
     fields = simulate.Emitter.__dataclass_fields__
     values = {name: _value(p, name) for name in fields
               if name not in _SKIP and name in p.bl_rna.properties}

@@ -119,9 +119,12 @@ def _rotation(m):
     return r / np.maximum(np.linalg.norm(r, axis=0), 1e-12)
 
 
+_EYE = np.eye(3)
+
+
 def _is_rotation(m):
-    r = _rotation(m)
-    return np.allclose(r.T @ r, np.eye(3), atol=1e-6)
+    r = _rotation(m)      # np.allclose(r.T @ r, I, atol=1e-6), without its overhead
+    return bool(np.all(np.abs(r.T @ r - _EYE) <= 1e-6 + 1e-5 * _EYE))
 
 
 def _camera_rotation(scene):
