@@ -261,6 +261,19 @@ def corpus_units():
     return sorted(units.items())
 
 
+EACH_CORPUS_UNIT = pytest.mark.parametrize(
+    "model", [m for m, _ in corpus_units()] or
+    [pytest.param(None, marks=pytest.mark.skip("no corpus"))],
+    ids=lambda p: getattr(p, "name", "none"))
+
+
+def import_unit(model):
+    """Import ``model`` with its animations (File > Import); its armature."""
+    assert bpy.ops.import_scene.alo(filepath=str(model), import_animations=True) == \
+        {"FINISHED"}
+    return next(o for o in bpy.context.scene.objects if o.type == "ARMATURE")
+
+
 def free_leaf(arm):
     """A leaf bone nothing hangs on (no object, vertex group or proxy), one no animation of
     the unit keys if there is one, whose deletion moves other bones' indices; None if there
@@ -276,14 +289,10 @@ def free_leaf(arm):
     return next((n for n in free if n not in keyed), free[0] if free else None)
 
 
-@pytest.mark.parametrize("model", [m for m, _ in corpus_units()] or
-                         [pytest.param(None, marks=pytest.mark.skip("no corpus"))],
-                         ids=lambda p: getattr(p, "name", "none"))
+@EACH_CORPUS_UNIT
 def test_corpus_bone_deleted_reindexes_animations_and_keeps_meshes(blender, tmp_path, model):
     anims = dict(corpus_units())[model]
-    assert bpy.ops.import_scene.alo(filepath=str(model), import_animations=True) == \
-        {"FINISHED"}
-    arm = next(o for o in bpy.context.scene.objects if o.type == "ARMATURE")
+    arm = import_unit(model)
     leaf = free_leaf(arm)
     if leaf is None:
         pytest.skip("no free leaf bone")
@@ -358,13 +367,9 @@ def test_resize_of_a_posed_unit_scales_its_rest(blender, tmp_path, way):
     assert arm.animation_data.action == action
 
 
-@pytest.mark.parametrize("model", [m for m, _ in corpus_units()] or
-                         [pytest.param(None, marks=pytest.mark.skip("no corpus"))],
-                         ids=lambda p: getattr(p, "name", "none"))
+@EACH_CORPUS_UNIT
 def test_corpus_resize_of_a_posed_unit_scales_its_rest(blender, tmp_path, model):
-    assert bpy.ops.import_scene.alo(filepath=str(model), import_animations=True) == \
-        {"FINISHED"}
-    arm = next(o for o in bpy.context.scene.objects if o.type == "ARMATURE")
+    arm = import_unit(model)
     posed(arm)
     resized_is_scaled(tmp_path, model, arm, "operator")
 
@@ -461,9 +466,7 @@ def units_with_proxies():
 
 @pytest.mark.parametrize("model", units_with_proxies(), ids=lambda p: getattr(p, "name", "none"))
 def test_corpus_proxy_follows_its_bone_moved_in_edit_mode(blender, tmp_path, model):
-    assert bpy.ops.import_scene.alo(filepath=str(model), import_animations=True) == \
-        {"FINISHED"}
-    arm = next(o for o in bpy.context.scene.objects if o.type == "ARMATURE")
+    arm = import_unit(model)
     proxies = [o for o in bpy.data.objects if o.alamo.role == "PROXY" and o.parent == arm]
     if not proxies:
         pytest.skip("no proxy")
@@ -509,15 +512,11 @@ def test_proxy_built_away_from_its_bone_is_named(blender, tmp_path):
     assert len(said) == 1 and "'B07'" in said[0] and "where the game puts it" in said[0]
 
 
-@pytest.mark.parametrize("model", [m for m, _ in corpus_units()] or
-                         [pytest.param(None, marks=pytest.mark.skip("no corpus"))],
-                         ids=lambda p: getattr(p, "name", "none"))
+@EACH_CORPUS_UNIT
 def test_corpus_new_bone_keyed_in_imported_action_is_written(blender, tmp_path, model):
     from io_alamo.blender.alamo.unit_actions import unit_actions
     from io_alamo.blender.source import SOURCE_NAME_KEY
-    assert bpy.ops.import_scene.alo(filepath=str(model), import_animations=True) == \
-        {"FINISHED"}
-    arm = next(o for o in bpy.context.scene.objects if o.type == "ARMATURE")
+    arm = import_unit(model)
     if not unit_actions(arm):
         pytest.skip("no animation of this unit was imported")
     action = unit_actions(arm)[0]
