@@ -9,10 +9,9 @@ from ....formats.alamo.particles import read_particles, uaw_params, uaw_play
 from ....formats.alamo.particles.records import PROPERTY_FIELDS
 from ...results import ExportError
 from ...source import get_source
+from ..particles.keys import SOURCE_EMITTER_KEY, SOURCE_KEY
 from . import props as uaw_props
 
-SOURCE_KEY = "alamo_particle_source"         # as particles.importer: the file's bytes
-SOURCE_EMITTER_KEY = "alamo_source_emitter"  # an emitter object's index in those bytes
 _models = {}                                 # system object name -> (key, [Emitter])
 
 
