@@ -19,10 +19,9 @@ What the plugins mean is read in the alo-viewer's plugin code (read, never copie
   EaW width into them), the variation ``v`` a uniform ``1 +/- v``;
 - constant colour (59) and linear colour (8): RGBA in 0..1;
 - the renderer's texture, and its shader: additive when its name says so, else alpha.
-Property group types: point, direction (its mean magnitude), sphere, range (a box),
-spherical range (a sphere of its largest radius: the angle limits are not drawn), cylinder,
-torus (a sphere around it). Modifiers other than size and colour (acceleration, turbulence,
-vortex...) are not previewed. Blender-free: numpy only.
+Property groups (every shape, hollow or filled) sample as the viewer's do
+(:mod:`uaw_shapes`); the simple sphere, box and torus creators start on their shape and fly
+out at their speed. Blender-free: numpy only.
 """
 
 import struct
@@ -31,58 +30,17 @@ import numpy as np
 
 from . import sampling as rnd
 from . import simulate as sim
-from .records import GROUP_FIELDS
+from . import uaw_shapes as shapes
 from .uaw import chunk_text
-from .uaw_params import GROUP_PARAMS, PARENT_NAME_PARAMS, emitter_parameters, plugins
+from .uaw_params import (GROUP_PARAMS, PARENT_NAME_PARAMS, emitter_parameters, group_leaf,
+                         plugins)
 
-POINT, DIRECTION, SPHERE, RANGE, SPHERICAL_RANGE, CYLINDER, TORUS = range(7)
-_GROUP = struct.Struct("<I3f3f2f2f3f3f2f2ff2f2f")          # 104 bytes
-_SIM = {"EXACT": 0, "BOX": 1, "SPHERE": 3, "CYLINDER": 4}
-
-
-class Group:
-    """A property group in the simulator's terms (its fields as ``sampling`` reads them)."""
-
-    def __init__(self, kind="EXACT", **values):
-        for name in GROUP_FIELDS:
-            setattr(self, name, float(values.get(name, 0.0)))
-        self.type = _SIM[kind]
-
-
-def _group_bytes(chunk):
-    if chunk is None:
-        return None
-    if chunk.is_container:
-        inner = next((c for c in chunk.children if c.type == 0x1 and not c.is_container), None)
-        return bytes(inner.data) if inner is not None else None
-    return bytes(chunk.data)
 
 
 def decode_group(chunk, hollow=False):
     """The simulator's group of a UaW property group value chunk, or None."""
-    raw = _group_bytes(chunk)
-    if raw is None or len(raw) < _GROUP.size:
-        return None
-    v = _GROUP.unpack_from(raw)
-    kind, point, direction = v[0], v[1:4], np.array(v[4:7])
-    magnitude, radius, lo, hi = v[7:9], v[9:11], v[11:14], v[14:17]
-    sphere_radius, cyl_radius, cyl_height, torus = v[19:21], v[21], v[22:24], v[24:26]
-    if kind == DIRECTION:
-        length = float(np.linalg.norm(direction))
-        unit = direction / length if length > 0 else direction
-        x, y, z = unit * (magnitude[0] + magnitude[1]) / 2.0
-        return Group(val_x=x, val_y=y, val_z=z)
-    if kind in (SPHERE, SPHERICAL_RANGE, TORUS):
-        r = {SPHERE: radius[1], SPHERICAL_RANGE: sphere_radius[1],
-             TORUS: torus[0] + torus[1]}[kind]
-        return Group("SPHERE", sphere_radius=r, sphere_surface=int(bool(hollow)))
-    if kind == RANGE:
-        return Group("BOX", min_x=lo[0], min_y=lo[1], min_z=lo[2], max_x=hi[0], max_y=hi[1],
-                     max_z=hi[2])
-    if kind == CYLINDER:
-        return Group("CYLINDER", cylinder_radius=cyl_radius, cylinder_height=cyl_height[1],
-                     cylinder_surface=int(bool(hollow)))
-    return Group(val_x=point[0], val_y=point[1], val_z=point[2])
+    leaf = group_leaf(chunk)
+    return None if leaf is None else shapes.UawGroup.of_bytes(bytes(leaf.data), hollow)
 
 
 def _values(emitter):
@@ -114,6 +72,30 @@ def _spawning(values, out):
         out.update(in_bursts=True, num_particles_per_burst=per, burst_delay=every, num_bursts=0)
     else:
         out["num_particles_per_second"] = 1.0 / every
+
+
+def _simple(values, out):
+    """A simple creator: a stream; the point creator's particles fly in random directions at
+    ``speed`` varied by ``+/- variation`` percent of itself, the sphere's, box's and torus's start on
+    their shape and fly straight out from the emitter at ``speed``."""
+    out["num_particles_per_second"] = max(float(values["particles_per_second"]), 0.0)
+    speed = float(values.get("speed", 0.0))
+    if "sphere_radius" in values:
+        out["position_group"] = shapes.group("sphere", True, radius_max=values["sphere_radius"])
+    elif "box_length" in values:
+        half = [0.5 * float(values[f"box_{k}"]) for k in ("length", "width", "height")]
+        out["position_group"] = shapes.group("range", **{f"min_{a}": -h for a, h in
+                                                         zip("xyz", half)},
+                                             **{f"max_{a}": h for a, h in zip("xyz", half)})
+    elif "torus_radius" in values:
+        out["position_group"] = shapes.group("torus", torus_radius=values["torus_radius"],
+                                             tube_radius=values["tube_radius"])
+    if "position_group" in out:
+        out["inward_speed"] = speed                  # along emitter -> start, added
+        return
+    v = min(abs(float(values.get("speed_variation", 0.0))) / 100.0, 1.0)   # a percentage
+    out["velocity_group"] = shapes.group("sphere", radius_min=speed * (1 - v),
+                                         radius_max=speed * (1 + v))
 
 
 def _curve(times, values):
@@ -171,9 +153,7 @@ def model(emitter, index=None) -> sim.Emitter:
     values = _values(emitter)
     out = {"index": emitter.index if index is None else index}
     if "particles_per_second" in values:             # a simple creator
-        out["num_particles_per_second"] = max(float(values["particles_per_second"]), 0.0)
-        speed = float(values.get("speed", 0.0))
-        out["velocity_group"] = Group("SPHERE", sphere_radius=speed, sphere_surface=1)
+        _simple(values, out)
     elif "particles_per_interval" in values:
         _spawning(values, out)
     else:
