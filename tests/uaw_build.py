@@ -53,7 +53,7 @@ def death_creator(parent, per_interval=4.0, velocity=None):
 
 def emitter(name, creator=None, lifetime=2.0, variation=0.0, texture="p_uaw_fire.tga",
             shader="Engine/PrimAdditive.fx", size=0.5, colour=(1.0, 0.5, 0.25, 1.0),
-            spawn_on_death=False):
+            spawn_on_death=False, modifiers=()):
     """An emitter; ``spawn_on_death`` sets the killer's "spawn on age" (parameter 3), without
     which no death creator naming this emitter fires."""
     return {"name": name, "texture": texture, "lifetime": lifetime, "plugins": [
@@ -62,7 +62,28 @@ def emitter(name, creator=None, lifetime=2.0, variation=0.0, texture="p_uaw_fire
                              (3, bytes([int(spawn_on_death)]))])),
         (0x4, pb.plugin(22, [(100, pb.cstr(texture)), (101, pb.cstr(shader))])),
         (0x5, pb.plugin(57, [(100, b"\x01"), (200, f32(size)), (201, f32(0.0))])),
-        (0x5, pb.plugin(59, [(100, b"\x01"), (200, struct.pack("<4f", *colour))]))]}
+        (0x5, pb.plugin(59, [(100, b"\x01"), (200, struct.pack("<4f", *colour))])),
+        *((0x5, m) for m in modifiers)]}
+
+
+def acceleration(vector, local=False):
+    return pb.plugin(10, [(200, struct.pack("<3f", *vector)), (201, bytes([int(local)]))])
+
+
+def attract(value):
+    return pb.plugin(11, [(200, f32(value))])
+
+
+def keyed_size(keys, smooth=False, variation=0.0):
+    """Keyed size (15): ``keys`` [(life fraction, size)]."""
+    body = struct.pack("<I", len(keys)) + b"".join(struct.pack("<2f", *k) for k in keys)
+    return pb.plugin(15, [(200, bytes([int(smooth)])), (300, body), (301, f32(variation))])
+
+
+def keyed_colour(keys, smooth=False):
+    """Keyed colour (17): ``keys`` [(life fraction, (r, g, b, a))]."""
+    body = struct.pack("<I", len(keys)) + b"".join(struct.pack("<5f", t, *c) for t, c in keys)
+    return pb.plugin(17, [(200, bytes([int(smooth)])), (300, body)])
 
 
 def effect(emitters, name="p_uaw_test"):

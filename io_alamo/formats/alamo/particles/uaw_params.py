@@ -23,8 +23,9 @@ from .records import UawParticleSystem
 from .uaw import (DEFAULT_TEXTURE_PARAMS, PLUGIN_NAMES, SLOTS, TEXTURE_PARAMS, chunk_text,
                   read_plugin)
 
-FLOAT, INT, BOOL, COLOUR, TEXT, SHAPE = "float", "int", "bool", "colour", "text", "shape"
-_SIZES = {FLOAT: 4, INT: 4, BOOL: 1, COLOUR: 16, SHAPE: 4}
+FLOAT, INT, BOOL, COLOUR, TEXT, SHAPE, VECTOR = ("float", "int", "bool", "colour", "text",
+                                                 "shape", "vector")
+_SIZES = {FLOAT: 4, INT: 4, BOOL: 1, COLOUR: 16, SHAPE: 4, VECTOR: 12}
 #: a property group's types (the viewer's ``PropertyGroup::Type``), by their value
 SHAPES = ("point", "direction", "sphere", "range", "spherical_range", "cylinder", "torus")
 
@@ -57,7 +58,25 @@ PARAMETERS = {
     8: {100: ("start_time", FLOAT), 101: ("end_time", FLOAT), 200: ("start_colour", COLOUR),
         201: ("end_colour", COLOUR)},                                   # linear colour
     59: {200: ("colour", COLOUR)},                                      # constant colour
+    # modifiers: plain values (which of them the preview plays: uaw_play)
+    10: {200: ("acceleration", VECTOR), 201: ("acceleration_local", BOOL)},
+    11: {200: ("attract_acceleration", FLOAT)},
+    13: {200: ("vortex_axis", VECTOR), 201: ("vortex_speed", FLOAT),
+         202: ("vortex_local", BOOL)},
+    15: {200: ("smooth_sizes", BOOL), 301: ("keyed_size_variation", FLOAT)},
+    17: {200: ("smooth_colours", BOOL)},
+    31: {200: ("smooth_acceleration", BOOL), 300: ("keyed_acceleration_direction", VECTOR),
+         302: ("keyed_acceleration_local", BOOL)},
+    42: {100: ("min_speed", FLOAT), 101: ("max_speed", FLOAT)},
+    46: {100: ("speed_start_time", FLOAT), 101: ("speed_end_time", FLOAT),
+         102: ("smooth_speed", BOOL), 200: ("start_speed", FLOAT), 201: ("end_speed", FLOAT)},
+    54: {200: ("wind_response", FLOAT)},
 }
+#: keyed modifiers' key lists (a uint32 count, then per key a float time in the particle's
+#: life 0..1 and its value): plugin id -> (parameter id, value type, name); each key's time
+#: and value are editable in place (the count is kept)
+KEYED = {15: (300, FLOAT, "size"), 17: (300, COLOUR, "colour")}
+MAX_KEYS = 64            # keys offered per list (more are kept, not offered)
 RENDERERS = (22, 23, 24, 25, 28, 29, 36, 37, 38, 47, 52, 61)
 # the shape creators' position (105) and velocity (107) property groups; the death creator's
 # at 101 and 103
@@ -133,6 +152,8 @@ def _decode(kind, data):
         return None
     if kind == FLOAT:
         return struct.unpack("<f", raw)[0]
+    if kind == VECTOR:
+        return struct.unpack("<3f", raw)
     if kind == INT:
         return struct.unpack("<i", raw)[0]
     if kind == BOOL:
@@ -149,6 +170,8 @@ def _encode(kind, value, old):
         return encode_cstr(value, tail)
     if kind == FLOAT:
         return struct.pack("<f", float(value))
+    if kind == VECTOR:
+        return struct.pack("<3f", *(float(v) for v in value))
     if kind == INT:
         return struct.pack("<i", int(value))
     if kind == BOOL:
@@ -161,7 +184,7 @@ def _encode(kind, value, old):
 
 
 def _same(kind, a, b):
-    if kind == COLOUR:
+    if kind in (COLOUR, VECTOR):
         return all(struct.pack("<f", x) == struct.pack("<f", y) for x, y in zip(a, b))
     if kind == FLOAT:
         return struct.pack("<f", float(a)) == struct.pack("<f", float(b))
@@ -179,6 +202,23 @@ def plugins(emitter_chunk):
     return out
 
 
+def plugin_parameters(pid, params, table=None, where=(-1, -1, "")) -> list:
+    """The plain parameters (not group fields, not keys) of one plugin: ``params`` its
+    {parameter id: value chunk}, ``table`` {parameter id: (name, type)} (its
+    :data:`PARAMETERS` by default), ``where`` (emitter, plugin place, slot)."""
+    out = []
+    for param, (name, kind) in (PARAMETERS.get(pid, {}) if table is None else table).items():
+        chunk = params.get(param)
+        if chunk is None or chunk.is_container:
+            continue
+        value = _decode(kind, chunk.data)
+        if value is None or (kind == TEXT and value.lower().endswith(".fx")):
+            continue
+        out.append(UawParam(where[0], where[1], where[2], pid, param, name, kind, value,
+                            chunk))
+    return out
+
+
 def emitter_parameters(emitter) -> list:
     """The editable parameters of a :class:`UawEmitter` (its chunk), in file order."""
     out = []
@@ -188,15 +228,7 @@ def emitter_parameters(emitter) -> list:
             names = TEXTURE_PARAMS.get(pid, DEFAULT_TEXTURE_PARAMS)
             for n, k in enumerate(names):
                 table[k] = ("texture" if n == 0 else f"texture_{n + 1}", TEXT)
-        for param, (name, kind) in table.items():
-            chunk = params.get(param)
-            if chunk is None or chunk.is_container:
-                continue
-            value = _decode(kind, chunk.data)
-            if value is None or (kind == TEXT and value.lower().endswith(".fx")):
-                continue
-            out.append(UawParam(emitter.index, place, slot, pid, param, name, kind, value,
-                                chunk))
+        out.extend(plugin_parameters(pid, params, table, (emitter.index, place, slot)))
         for which, param in zip(("position", "velocity"), GROUP_PARAMS.get(pid, ())):
             leaf = group_leaf(params.get(param))
             for name, offset, kind in GROUP_LAYOUT if leaf is not None else ():
@@ -204,6 +236,36 @@ def emitter_parameters(emitter) -> list:
                 if value is not None:
                     out.append(UawParam(emitter.index, place, slot, pid, param,
                                         f"{which}_{name}", kind, value, leaf, offset))
+        out.extend(_key_parameters(emitter.index, place, slot, pid, params))
+    return out
+
+
+def key_list(pid, params):
+    """(value chunk, value type, key count, bytes per key) of a keyed modifier's key list,
+    or None when the plugin has none or its bytes are not a whole list."""
+    param, kind, _ = KEYED.get(pid, (None, None, None))
+    chunk = params.get(param)
+    if chunk is None or chunk.is_container or len(chunk.data) < 4:
+        return None
+    count = struct.unpack_from("<I", bytes(chunk.data))[0]
+    stride = 4 + _SIZES[kind]
+    return (chunk, kind, count, stride) if len(chunk.data) == 4 + count * stride else None
+
+
+def _key_parameters(emitter, place, slot, pid, params):
+    found = key_list(pid, params)
+    if found is None:
+        return []
+    chunk, kind, count, stride = found
+    param, _, what = KEYED[pid]
+    raw, out = bytes(chunk.data), []
+    for i in range(min(count, MAX_KEYS)):
+        at = 4 + i * stride
+        for name, k, offset in ((f"{what}_key_{i + 1}_time", FLOAT, at),
+                                (f"{what}_key_{i + 1}", kind, at + 4)):
+            value = _decode(k, raw[offset:offset + _SIZES[k]])
+            out.append(UawParam(emitter, place, slot, pid, param, name, k, value, chunk,
+                                offset))
     return out
 
 

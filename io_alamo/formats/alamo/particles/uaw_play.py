@@ -33,7 +33,7 @@ from . import simulate as sim
 from . import uaw_shapes as shapes
 from .uaw import chunk_text
 from .uaw_params import (GROUP_PARAMS, PARENT_NAME_PARAMS, emitter_parameters, group_leaf,
-                         plugins)
+                         key_list, plugin_parameters, plugins)
 
 
 
@@ -130,6 +130,66 @@ def _looks(values, out):
     out["curves"] = curves
 
 
+def _smooth(times, values, steps=32):
+    """A smooth-stepped key list (the viewer's ``cubic``: 3s^2 - 2s^3 between keys) as a
+    dense linear one."""
+    s = np.linspace(0.0, 1.0, steps + 1)[:-1]
+    ease = 3 * s * s - 2 * s ** 3
+    t = np.concatenate([a + (b - a) * s for a, b in zip(times[:-1], times[1:])] + [times[-1:]])
+    v = np.concatenate([a + (b - a) * ease[:, None] for a, b in zip(values[:-1], values[1:])]
+                       + [values[-1:]])
+    return t, v
+
+
+def _keys(pid, params, smooth):
+    """(times, values (n, k)) of a keyed modifier's list in life fractions 0..1, held flat
+    before the first and after the last key as the viewer's cursor does; None if empty."""
+    found = key_list(pid, params)
+    if found is None or found[2] == 0:
+        return None
+    chunk, kind, count, stride = found
+    rows = np.frombuffer(bytes(chunk.data), "<f4", offset=4).reshape(count, stride // 4)
+    times, values = rows[:, 0].astype(np.float64), rows[:, 1:].astype(np.float64)
+    if count > 1 and smooth:
+        times, values = _smooth(times, values)
+    times = np.clip(np.maximum.accumulate(times), 0.0, 1.0)
+    times = np.concatenate([[0.0], times, [1.0]])
+    values = np.concatenate([values[:1], values, values[-1:]])
+    return times, values
+
+
+def _modifiers(emitter, out):
+    """The modifiers the closed-form simulator plays, in file order as the viewer applies
+    them: acceleration (a constant vector, world or emitter space; it replaces what an
+    attraction set), attract acceleration (away from the emitter, positive out: here along
+    the start direction, fixed at birth), keyed size (half widths) and keyed colour over the
+    particle's life (they replace the constant or linear ones). Vortex, linear speed, speed
+    limit, keyed acceleration and the modifiers the viewer does not simulate are kept and
+    editable but not played."""
+    curves = out.setdefault("curves", {})
+    for _, slot, pid, params in plugins(emitter.chunk):
+        if slot != "modifier":
+            continue
+        values = {p.name: p.value for p in plugin_parameters(pid, params)}
+        if pid == 10 and "acceleration" in values:
+            out.update(acceleration=tuple(values["acceleration"]), outward_acceleration=0.0,
+                       object_space_acceleration=bool(values.get("acceleration_local")))
+        elif pid == 11 and "attract_acceleration" in values:
+            out.update(acceleration=(0.0, 0.0, 0.0),
+                       outward_acceleration=float(values["attract_acceleration"]))
+        elif pid == 15:
+            keys = _keys(pid, params, values.get("smooth_sizes"))
+            if keys is not None:
+                v = abs(float(values.get("keyed_size_variation", 0.0)))
+                curves["size"] = _curve(keys[0], 2.0 * keys[1][:, 0] * (1 + v))
+                out["randomized_scale"] = min(2 * v / (1 + v), 1.0)
+        elif pid == 17:
+            keys = _keys(pid, params, values.get("smooth_colours"))
+            if keys is not None:
+                for i, name in enumerate(sim.TRACKS[:4]):
+                    curves[name] = _curve(keys[0], 255.0 * keys[1][:, i])
+
+
 def _groups(emitter, out):
     for _, slot, pid, params in plugins(emitter.chunk):
         if slot != "creator":
@@ -163,6 +223,7 @@ def model(emitter, index=None) -> sim.Emitter:
         var = abs(float(values.get("lifetime_variation", 0.0)))
         out["randomized_lifetime"] = min(var / 100.0 if var > 1.0 else var, 1.0)
     _looks(values, out)
+    _modifiers(emitter, out)
     _groups(emitter, out)
     out.pop("_parent", None)
     textures = [v for k, v in values.items() if k == "texture"]
