@@ -79,3 +79,37 @@ def test_a_hollow_flag_edit_reaches_the_file(blender, tmp_path):
     assert len(changed) == 1 and out[changed[0]] == 1
     at(1.0)
     np.testing.assert_allclose(np.linalg.norm(instances(ring)[0], axis=1), 2.0, rtol=1e-4)
+
+
+def test_modifier_edits_preview_and_write_only_their_bytes(blender, tmp_path):
+    velocity = ub.group(ub.DIRECTION, direction=(0, 0, 1), magnitude=(3, 3))
+    modifiers = [ub.acceleration((0.0, 0.0, -2.0)), ub.keyed_size([(0.0, 0.5), (1.0, 1.5)])]
+    path, data = write(tmp_path, [ub.emitter("up", ub.shape_creator(10.0, 1.0,
+                                                                    velocity=velocity),
+                                             lifetime=4.0, modifiers=modifiers)])
+    scene = bpy.context.scene
+    scene.render.fps, scene.render.fps_base, scene.frame_start = 24, 1.0, 1
+    system, (up_obj,) = import_file(path)
+    at(1.0)
+    places, sizes = instances(up_obj)
+    age = np.sort(places[:, 2])          # z = 3a - a^2 rises with the age a below 1.5
+    ages = np.arange(1, 11) / 10
+    np.testing.assert_allclose(age, 3 * ages - ages ** 2, atol=1e-4)
+    np.testing.assert_allclose(np.sort(sizes), 2 * (0.5 + ages / 4), rtol=1e-4)
+
+    item(up_obj, "acceleration").vector_value = (0.0, 0.0, 0.0)
+    item(up_obj, "size_key_2").float_value = 3.5
+    refresh(scene)
+    places, sizes = instances(up_obj)
+    np.testing.assert_allclose(np.sort(places[:, 2]), 3 * ages, atol=1e-4)
+    np.testing.assert_allclose(np.sort(sizes), 2 * (0.5 + 3 * ages / 4), rtol=1e-4)
+
+    out = export_selected(system, out_path(tmp_path, path))
+    changed = np.flatnonzero(np.frombuffer(out, np.uint8) != np.frombuffer(data, np.uint8))
+    assert len(out) == len(data) and 0 < len(changed) <= 12 + 4
+    written = {p.name: p.value for p in up.emitter_parameters(read_particles(out).emitters[0])}
+    assert written["acceleration"] == (0.0, 0.0, 0.0) and written["size_key_2"] == 3.5
+    rows = viewer_check(out_path(tmp_path, path), (0.55,))
+    if rows is not None:                               # 6 live, the top at 3 * 0.55
+        live, _, hi, _ = rows[(0.55, 0)]
+        assert live == 6 and abs(hi[2] - 1.65) < 0.1

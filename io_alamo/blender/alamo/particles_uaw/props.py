@@ -12,7 +12,9 @@ from ....formats.alamo.particles import uaw_params as up
 
 #: parameter type -> the property holding its value
 VALUE_PROP = {up.FLOAT: "float_value", up.INT: "int_value", up.BOOL: "bool_value",
-              up.COLOUR: "colour_value", up.TEXT: "text_value", up.SHAPE: "shape_value"}
+              up.COLOUR: "colour_value", up.TEXT: "text_value", up.SHAPE: "shape_value",
+              up.VECTOR: "vector_value"}
+_TUPLES = (up.COLOUR, up.VECTOR)
 _SHAPE_ITEMS = [(name.upper(), name.replace("_", " ").title(), f"A {name.replace('_', ' ')} "
                  "property group", i) for i, name in enumerate(up.SHAPES)]
 
@@ -30,6 +32,7 @@ class AlamoUawParam(bpy.types.PropertyGroup):
                                       soft_max=1.0)
     text_value: StringProperty(name="Value")
     shape_value: EnumProperty(name="Shape", items=_SHAPE_ITEMS)
+    vector_value: FloatVectorProperty(name="Value", size=3, subtype="XYZ")
     offset: IntProperty(name="Offset", default=-1, description="A property group's field: "
                         "its place in the group's bytes (-1: a whole parameter)")
     field: StringProperty(name="Field", description="A property group's field name")
@@ -63,7 +66,7 @@ def fill(props, emitter, fields):
         item.label, item.plugin, item.param, item.kind = p.label, p.plugin, p.param, p.kind
         item.offset = p.offset
         item.field = p.name.split("_", 1)[1] if p.offset >= 0 else ""
-        value = tuple(p.value) if p.kind == up.COLOUR else \
+        value = tuple(p.value) if p.kind in _TUPLES else \
             up.SHAPES[p.value].upper() if p.kind == up.SHAPE else p.value
         setattr(item, VALUE_PROP[p.kind], value)
 
@@ -72,7 +75,7 @@ def value_of(item):
     value = getattr(item, VALUE_PROP[item.kind])
     if item.kind == up.SHAPE:
         return up.SHAPES.index(value.lower())
-    return tuple(value) if item.kind == up.COLOUR else value
+    return tuple(value) if item.kind in _TUPLES else value
 
 
 def key_of(item, index):
@@ -84,8 +87,8 @@ def key_of(item, index):
 def shown(items):
     """The items the panel shows: a property group's fields only when its shape uses them."""
     shapes = {(i.plugin, i.param): i.shape_value.lower() for i in items if i.kind == up.SHAPE}
-    return [i for i in items if i.offset < 0 or i.kind == up.SHAPE
-            or i.field in up.SHAPE_FIELDS.get(shapes.get((i.plugin, i.param)), ())]
+    return [i for i in items if (i.plugin, i.param) not in shapes or i.kind == up.SHAPE
+            or i.field in up.SHAPE_FIELDS.get(shapes[(i.plugin, i.param)], ())]
 
 
 def edits(props, fields, index):
