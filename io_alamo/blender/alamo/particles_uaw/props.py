@@ -45,6 +45,8 @@ MIRRORED = {"texture": "renderer", "lifetime": "killer"}
 
 class AlamoUawEmitter(bpy.types.PropertyGroup):
     is_uaw: BoolProperty(name="Universe at War Emitter", default=False)
+    source: IntProperty(name="Source Emitter", default=-1, description="The file's emitter "
+                        "this one stands for (a copy keeps its original's)")
     params: CollectionProperty(type=AlamoUawParam)
     texture_at: IntVectorProperty(name="Texture Parameter", size=2, default=(-1, -1))
     lifetime_at: IntVectorProperty(name="Lifetime Parameter", size=2, default=(-1, -1))

@@ -258,9 +258,12 @@ def models(system) -> list:
         p = names.get(parent[0].lower())
         if p is None or p == i:
             continue
+        # the simulator follows one child per parent and link: the first (a second child of
+        # the same parent, e.g. a copy, plays in the game but not in the preview)
         if parent[1]:               # fires only when the parent's killer spawns on death
-            if _values(system.emitters[p]).get("spawn_on_death"):
+            if _values(system.emitters[p]).get("spawn_on_death") and \
+                    out[p].death == sim.NO_EMITTER:
                 out[p].death = i
-        else:
+        elif out[p].birth == sim.NO_EMITTER:
             out[p].birth = i
     return out
