@@ -1,8 +1,8 @@
 """Universe at War effects (0x1500) in Blender (issue 41 part 2): each emitter an object with
 ``alamo_emitter.index`` and its plugin parameters (``alamo_uaw``); unedited export
 byte-identical; an edit changes only its bytes; the live preview plays them (closed form);
-deleting an emitter others start from is refused by name; an effect on a unit's proxy plays at its bone. Spec-
-built effects (tests/uaw_build.py); written files go through the viewer's particle_check."""
+deleting an emitter others start from is refused by name; an effect on a unit's proxy plays
+at its bone. Spec-built effects (tests/uaw_build.py); written files go through the viewer's particle_check."""
 
 import struct
 

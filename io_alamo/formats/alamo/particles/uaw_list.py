@@ -2,8 +2,9 @@
 and renamed, with the links between them fixed up, and everything else kept byte for byte.
 
 An emitter is its chunk (0x1540) as the file holds it, copied whole into each place it keeps
-in the new list (so an untouched emitter writes the same bytes wherever it goes). The links between emitters are the ones the viewer's creators read (read in the
-alo-viewer, never copied):
+in the new list (so an untouched emitter writes the same bytes wherever it goes). The links
+between emitters are the ones the viewer's creators read (read in the alo-viewer, never
+copied):
 - the death creator (40, parameter 109) and the enhanced trail creator (39, parameter 300)
   name the emitter whose particles start theirs; the first emitter of that exact name is the
   one followed. A link is written anew only when the emitter it followed in the file was

@@ -24,8 +24,6 @@ Property groups (every shape, hollow or filled) sample as the viewer's do
 out at their speed. Blender-free: numpy only.
 """
 
-import struct
-
 import numpy as np
 
 from . import sampling as rnd
@@ -76,8 +74,8 @@ def _spawning(values, out):
 
 def _simple(values, out):
     """A simple creator: a stream; the point creator's particles fly in random directions at
-    ``speed`` varied by ``+/- variation`` percent of itself, the sphere's, box's and torus's start on
-    their shape and fly straight out from the emitter at ``speed``."""
+    ``speed`` varied by ``+/- variation`` percent of itself, the sphere's, box's and torus's
+    start on their shape and fly straight out from the emitter at ``speed``."""
     out["num_particles_per_second"] = max(float(values["particles_per_second"]), 0.0)
     speed = float(values.get("speed", 0.0))
     if "sphere_radius" in values:
