@@ -113,3 +113,19 @@ def test_modifier_edits_preview_and_write_only_their_bytes(blender, tmp_path):
     if rows is not None:                               # 6 live, the top at 3 * 0.55
         live, _, hi, _ = rows[(0.55, 0)]
         assert live == 6 and abs(hi[2] - 1.65) < 0.1
+
+
+def test_the_panel_draws_groups_vectors_and_keys(blender, tmp_path):
+    from test_ui import Context, draw
+    modifiers = [ub.acceleration((0.0, 0.0, -2.0)), ub.keyed_colour([(0.0, (1, 0, 0, 1)),
+                                                                     (1.0, (0, 0, 1, 1))])]
+    path, _ = write(tmp_path, [ub.emitter("ring", ub.shape_creator(
+        5.0, 1.0, position=ub.group(ub.SPHERE, radius=(0, 2))), modifiers=modifiers)])
+    _, (ring,) = import_file(path)
+    bpy.context.view_layer.objects.active = ring
+    panel = uaw_props.OBJECT_PT_alamo_uaw_emitter
+    assert panel.poll(bpy.context)
+    texts = draw(panel, Context(object=ring))
+    assert any("plugin parameters" in t for t in texts)
+    kinds = {i.kind for i in uaw_props.shown(ring.alamo_uaw.params)}
+    assert {up.SHAPE, up.VECTOR, up.COLOUR, up.FLOAT, up.BOOL} <= kinds
