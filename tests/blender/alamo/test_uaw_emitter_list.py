@@ -6,14 +6,13 @@ with the preview's counts. Spec-built effects (tests/uaw_build.py)."""
 
 import bpy
 import numpy as np
-import pytest
 import uaw_build as ub
 
 from io_alamo.formats.alamo.chunks import write_chunks
 from io_alamo.formats.alamo.particles import read_particles, simulate as sim
 from io_alamo.formats.alamo.particles import uaw_params as up
 from io_alamo.formats.alamo.particles import uaw_play
-from test_particle_edits import run_on, select
+from test_particle_edits import refused, run_on
 from test_particle_preview import at, instances
 from test_particles import export_selected, import_file
 from test_uaw_effects import out_path, viewer_check, write
@@ -78,10 +77,8 @@ def test_an_eaw_emitter_added_to_a_uaw_effect_is_refused_by_name(blender, tmp_pa
     path, _ = effect(tmp_path)
     system, (fire, *_) = import_file(path)
     fire.alamo_uaw.is_uaw = False                           # an emitter without plugins
-    select(system)
     out = out_path(tmp_path, path)
-    with pytest.raises(RuntimeError, match="fire: a Universe at War effect holds only"):
-        bpy.ops.export_scene.alo(filepath=str(out))
+    refused(system, out, "fire: a Universe at War effect holds only")
     assert not out.exists()
 
 

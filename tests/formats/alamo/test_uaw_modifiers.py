@@ -10,20 +10,9 @@ import pytest
 import uaw_build as ub
 
 from io_alamo.formats.alamo.particles import read_particles, simulate as sim
-from io_alamo.formats.alamo.particles import uaw_params as up
 from io_alamo.formats.alamo.particles import uaw_play
 from io_alamo.formats.alamo.particles.write import write_particles
-
-
-def params(data, emitter=0):
-    return {p.name: p for p in up.emitter_parameters(read_particles(data).emitters[emitter])}
-
-
-def edit(data, **values):
-    system = read_particles(data)
-    p = params(data)
-    up.apply_edits(system, {}, {p[k].key: v for k, v in values.items()})
-    return write_particles(system)
+from test_uaw_shapes import edit, params
 
 
 def changed(a, b):
