@@ -20,20 +20,29 @@ def f32(v):
 
 
 def group(kind=POINT, point=(0, 0, 0), direction=(0, 0, 1), magnitude=(0, 0), radius=(0, 0),
-          lo=(0, 0, 0), hi=(0, 0, 0), cylinder=(0, 0, 0)):
+          lo=(0, 0, 0), hi=(0, 0, 0), cylinder=(0, 0, 0), angle=(0, 0), sphere_radius=(0, 0),
+          torus=(0, 0)):
     """A 104-byte property group: type, point, direction, magnitude min/max, radius min/max,
     min and max corners, sphere angles, sphere radii, cylinder radius and height min/max,
     torus and tube radius."""
     return struct.pack("<I3f3f2f2f3f3f2f2ff2f2f", kind, *point, *direction, *magnitude,
-                       *radius, *lo, *hi, 0, 0, 0, 0, *cylinder, 0, 0)
+                       *radius, *lo, *hi, *angle, *sphere_radius, *cylinder, *torus)
 
 
 def shape_creator(per_interval=10.0, interval=1.0, bursting=False, delay=0.0, stop=0.0,
-                  position=None, velocity=None):
+                  position=None, velocity=None, hollow=(False, False)):
     return pb.plugin(34, [(100, f32(per_interval)), (101, f32(interval)),
                           (102, bytes([int(bursting)])), (103, f32(delay)), (104, f32(stop)),
-                          (105, position or group()), (106, b"\x00"),
-                          (107, velocity or group()), (108, b"\x00")])
+                          (105, position or group()), (106, bytes([int(hollow[0])])),
+                          (107, velocity or group()), (108, bytes([int(hollow[1])]))])
+
+
+def simple_creator(pid, per_second=10.0, speed=1.0, variation=0.0, sizes=()):
+    """An obsolete creator (0 point, 2 sphere, 3 box, 4 torus): a stream at ``speed``;
+    ``sizes`` its shape's floats from parameter 100 on (radius; length, width, height; torus
+    and tube radius)."""
+    return pb.plugin(pid, [(0, f32(per_second)), (1, f32(speed)), (2, f32(variation)),
+                           *((100 + i, f32(v)) for i, v in enumerate(sizes))])
 
 
 def death_creator(parent, per_interval=4.0, velocity=None):
@@ -44,7 +53,7 @@ def death_creator(parent, per_interval=4.0, velocity=None):
 
 def emitter(name, creator=None, lifetime=2.0, variation=0.0, texture="p_uaw_fire.tga",
             shader="Engine/PrimAdditive.fx", size=0.5, colour=(1.0, 0.5, 0.25, 1.0),
-            spawn_on_death=False):
+            spawn_on_death=False, modifiers=()):
     """An emitter; ``spawn_on_death`` sets the killer's "spawn on age" (parameter 3), without
     which no death creator naming this emitter fires."""
     return {"name": name, "texture": texture, "lifetime": lifetime, "plugins": [
@@ -53,7 +62,28 @@ def emitter(name, creator=None, lifetime=2.0, variation=0.0, texture="p_uaw_fire
                              (3, bytes([int(spawn_on_death)]))])),
         (0x4, pb.plugin(22, [(100, pb.cstr(texture)), (101, pb.cstr(shader))])),
         (0x5, pb.plugin(57, [(100, b"\x01"), (200, f32(size)), (201, f32(0.0))])),
-        (0x5, pb.plugin(59, [(100, b"\x01"), (200, struct.pack("<4f", *colour))]))]}
+        (0x5, pb.plugin(59, [(100, b"\x01"), (200, struct.pack("<4f", *colour))])),
+        *((0x5, m) for m in modifiers)]}
+
+
+def acceleration(vector, local=False):
+    return pb.plugin(10, [(200, struct.pack("<3f", *vector)), (201, bytes([int(local)]))])
+
+
+def attract(value):
+    return pb.plugin(11, [(200, f32(value))])
+
+
+def keyed_size(keys, smooth=False, variation=0.0):
+    """Keyed size (15): ``keys`` [(life fraction, size)]."""
+    body = struct.pack("<I", len(keys)) + b"".join(struct.pack("<2f", *k) for k in keys)
+    return pb.plugin(15, [(200, bytes([int(smooth)])), (300, body), (301, f32(variation))])
+
+
+def keyed_colour(keys, smooth=False):
+    """Keyed colour (17): ``keys`` [(life fraction, (r, g, b, a))]."""
+    body = struct.pack("<I", len(keys)) + b"".join(struct.pack("<5f", t, *c) for t, c in keys)
+    return pb.plugin(17, [(200, bytes([int(smooth)])), (300, body)])
 
 
 def effect(emitters, name="p_uaw_test"):

@@ -338,7 +338,7 @@ def test_uaw_edits_are_refused_naming_the_object(blender, tmp_path):
     refused(system, path, "p_uaw", "p_renamed")
     system.alamo_particle_system.system_name = "p_uaw"
     fire = system.children[0]              # its parameters are written (issue 41), but
-    select(fire)                           # deleting a UaW emitter is not yet: refused
+    select(fire)                           # deleting its only emitter is refused
     bpy.ops.object.delete()
     refused(system, path, "p_uaw", "deleted")
     assert path.read_bytes() == data

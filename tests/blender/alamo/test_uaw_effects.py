@@ -1,8 +1,8 @@
 """Universe at War effects (0x1500) in Blender (issue 41 part 2): each emitter an object with
 ``alamo_emitter.index`` and its plugin parameters (``alamo_uaw``); unedited export
 byte-identical; an edit changes only its bytes; the live preview plays them (closed form);
-deleting an emitter is refused by name; an effect on a unit's proxy plays at its bone. Spec-
-built effects (tests/uaw_build.py); written files go through the viewer's particle_check."""
+deleting an emitter others start from is refused by name; an effect on a unit's proxy plays
+at its bone. Spec-built effects (tests/uaw_build.py); written files go through the viewer's particle_check."""
 
 import struct
 
@@ -15,6 +15,7 @@ from io_alamo.formats.alamo.particles import read_particles
 from io_alamo.formats.alamo.particles import uaw_params as up
 from io_alamo.blender.alamo.particle_preview import refresh
 from test_particle_preview import at, instances, ten_at_the_engine, unit_model
+from test_particle_edits import refused, select
 from test_particles import export_selected, import_file
 
 
@@ -106,17 +107,14 @@ def test_the_preview_plays_and_follows_an_edit(blender, tmp_path):
         assert rows[(1.0, 0)][0] == 10
 
 
-def test_deleting_an_emitter_is_refused_by_name(blender, tmp_path):
-    path, _ = write(tmp_path, [fire(), ub.emitter("smoke")])
+def test_deleting_a_linked_parent_is_refused_by_name(blender, tmp_path):
+    parent = ub.emitter("fire", ub.shape_creator(2.0, 1.0), lifetime=1.0, spawn_on_death=True)
+    path, _ = write(tmp_path, [parent, ub.emitter("sparks", ub.death_creator("fire"))])
     system, (f, s) = import_file(path)
-    bpy.data.objects.remove(s)
-    for o in bpy.context.view_layer.objects:
-        o.select_set(False)
-    system.select_set(True)
-    bpy.context.view_layer.objects.active = system
+    select(f)
+    bpy.ops.object.delete()
     out = out_path(tmp_path, path)
-    with pytest.raises(RuntimeError, match="cannot be added, deleted"):
-        bpy.ops.export_scene.alo(filepath=str(out))
+    refused(system, out, "'sparks'", "'fire', which is no longer in the effect")
     assert not out.exists()
 
 

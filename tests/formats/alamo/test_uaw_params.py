@@ -168,7 +168,7 @@ def test_position_groups_spread_the_start(where, check):
     assert len(p) == 200 and np.ptp(p, axis=0).max() > 0.5
     if check is not None:
         assert check(np.linalg.norm(p, axis=1))
-    elif model.position_group.type == 1:                     # a box: inside its corners
+    elif model.position_group.shape == "range":                    # a box: inside its corners
         assert (p >= [1, 1, 1]).all() and (p <= [2, 3, 4]).all()
     else:                                                    # a cylinder of radius 1.5
         assert np.linalg.norm(p[:, :2], axis=1).max() <= 1.5 + 1e-9

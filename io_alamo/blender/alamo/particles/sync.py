@@ -22,7 +22,7 @@ import bpy
 from ...texture_images import load_texture
 from ...texture_lookup import TextureFinder
 from ..particle_preview import nodes
-from .keys import SOURCE_EMITTER_KEY, UAW_KEY
+from .keys import SOURCE_EMITTER_KEY
 
 LINKS = ("birth", "death")
 NAME_KEY = "alamo_object_name"      # the object's name when last in step
@@ -76,9 +76,10 @@ def set_links_from_numbers(objects):
 
 
 def sync_scene(scene):
-    """:func:`sync_system` for every editable effect of ``scene``."""
+    """:func:`sync_system` for every effect of ``scene`` (Universe at War's too: their
+    emitters are deleted, copied and reordered like EaW ones)."""
     for obj in scene.objects:
-        if obj.alamo_particle_system.is_system and not obj.get(UAW_KEY):
+        if obj.alamo_particle_system.is_system:
             sync_system(obj)
 
 

@@ -5,11 +5,12 @@ each (the file as edited, through :mod:`...formats.alamo.particles.uaw_play`).""
 
 import bpy
 
-from ....formats.alamo.particles import read_particles, uaw_params, uaw_play
+from ....formats.alamo.particles import read_particles, uaw_list, uaw_params, uaw_play
 from ....formats.alamo.particles.records import PROPERTY_FIELDS
 from ...results import ExportError
 from ...source import get_source
 from ..particles.keys import SOURCE_EMITTER_KEY, SOURCE_KEY
+from ..particles.sync import live_emitters, sync_system
 from . import props as uaw_props
 
 _models = {}                                 # system object name -> (key, [Emitter])
@@ -22,6 +23,7 @@ def emitter_object(tx, coll, parent, emitter, index, image_for):
     obj.parent = parent
     obj.display_type = "WIRE"
     obj[SOURCE_EMITTER_KEY] = index
+    obj.alamo_uaw.source = index
     coll.objects.link(obj)
     p = obj.alamo_emitter
     p.index = index
@@ -32,42 +34,53 @@ def emitter_object(tx, coll, parent, emitter, index, image_for):
 
 
 def uaw_children(system_obj):
-    return sorted((o for o in system_obj.children if o.alamo_uaw.is_uaw),
-                  key=lambda o: o.alamo_emitter.index)
+    """The system's emitter objects in the scene, in file order (the EaW emitters' order)."""
+    return live_emitters(system_obj)
+
+
+def source_of(obj):
+    """The file's emitter an object stands for: its own (imported) or, for a copy (Shift+D),
+    the one it was copied from; None for an emitter the file has no plugins for."""
+    if not obj.alamo_uaw.is_uaw:
+        return None
+    k = obj.get(SOURCE_EMITTER_KEY)
+    if isinstance(k, int):
+        return k
+    return obj.alamo_uaw.source if obj.alamo_uaw.source >= 0 else None
 
 
 def _collect(system_obj):
-    """(names, values, objects, their source places) of the system's UaW emitter objects."""
+    """(order, names, values, objects) of the system's emitter objects: the file's emitter
+    each place takes, the places' names and parameter values (keys by place)."""
     names, values = {}, {}
     objs = uaw_children(system_obj)
-    sources = [o.get(SOURCE_EMITTER_KEY) for o in objs]
-    for obj, k in zip(objs, sources):
-        if isinstance(k, int):
-            n, v = uaw_props.edits(obj.alamo_uaw, obj.alamo_emitter, k)
+    order = [source_of(o) for o in objs]
+    for place, obj in enumerate(objs):
+        if order[place] is not None:
+            n, v = uaw_props.edits(obj.alamo_uaw, obj.alamo_emitter, place)
             names.update(n)
             values.update(v)
-    return names, values, objs, sources
+    return order, names, values, objs
 
 
 def _all_edits(system_obj, count):
-    """The edits to write; an ExportError naming the objects when the scene's emitters are
-    no longer the file's (added, deleted, duplicated, reordered: not written yet)."""
-    names, values, objs, sources = _collect(system_obj)
-    if len(sources) != count or sorted(s for s in sources if isinstance(s, int)) != \
-            list(range(count)):
-        raise ExportError([f"{system_obj.name}: Universe at War emitters cannot be added, "
-                           f"deleted or duplicated yet (the file has {count}, the scene "
-                           f"{len(objs)}); only their parameters are written"], objs)
-    for obj, k in zip(objs, sources):
+    """(order, names, values) to write; an ExportError naming the object when an emitter is
+    not one of the file's (an EaW emitter added to a UaW effect) or holds EaW fields."""
+    order, names, values, objs = _collect(system_obj)
+    for obj, k in zip(objs, order):
+        if k is None or k >= count:
+            raise ExportError([f"{obj.name}: a Universe at War effect holds only its own "
+                               f"emitters (plugins); duplicate one of them (Shift+D) to add "
+                               f"an emitter"], [obj])
         lost = unwritable(obj)
         if lost:
             raise ExportError([f"{obj.name}: a Universe at War emitter has no place for "
                                f"{', '.join(lost)} (its plugins hold other parameters: edit "
                                f"those in its Universe at War panel)"], [obj])
-        if obj.alamo_emitter.index != k:
-            raise ExportError([f"{obj.name}: Universe at War emitters cannot be reordered "
-                               f"yet (index {obj.alamo_emitter.index}, file place {k})"], [obj])
-    return names, values
+    if not objs:
+        raise ExportError([f"{system_obj.name}: all the emitters of this Universe at War "
+                           f"effect were deleted; it needs at least one"], [system_obj])
+    return order, names, values
 
 
 def _default(rna):
@@ -96,14 +109,22 @@ def unwritable(obj):
     return lost
 
 
+def _edited(system, order, names, values):
+    """A new system: ``system``'s emitters in ``order``, renamed, links fixed, values set."""
+    new = uaw_list.rebuild(system, order, names)
+    uaw_params.apply_edits(new, {}, values)
+    return new
+
+
 def build(system_obj, system):
-    """``system`` (read from the kept bytes) with the objects' edits laid on."""
-    names, values = _all_edits(system_obj, len(system.emitters))
+    """The system to write: ``system`` (read from the kept bytes) with the objects' emitters
+    deleted, duplicated, reordered, renamed and edited as the scene holds them."""
+    sync_system(system_obj)          # copies apart, indices renumbered, names in step
+    order, names, values = _all_edits(system_obj, len(system.emitters))
     try:
-        uaw_params.apply_edits(system, names, values)
+        return _edited(system, order, names, values)
     except Exception as e:       # noqa: BLE001 - AlamoFormatError, named with the system
         raise ExportError([f"{system_obj.name}: {e}"], [system_obj]) from None
-    return system
 
 
 def model_from_uaw(obj):
@@ -115,21 +136,21 @@ def model_from_uaw(obj):
     data = get_source(root, SOURCE_KEY)
     if data is None:
         return None
-    names, values, _, _ = _collect(root)
-    key = (len(data), hash(bytes(data[:256])), tuple(sorted(values.items())),
+    order, names, values, objs = _collect(root)
+    key = (len(data), hash(bytes(data[:256])), tuple(order), tuple(sorted(values.items())),
            tuple(sorted(names.items())))
     held = _models.get(root.name)
     if held is None or held[0] != key:
         system = read_particles(bytes(data))
         try:
-            uaw_params.apply_edits(system, names, values)
-        except Exception:        # noqa: BLE001 - the preview shows the file as it was
-            system = read_particles(bytes(data))
-        held = _models[root.name] = (key, uaw_play.models(system))
-    k = obj.get(SOURCE_EMITTER_KEY)
-    found = held[1]
-    if not isinstance(k, int) or not 0 <= k < len(found):
+            found = uaw_play.models(_edited(system, order, names, values))
+        except Exception:        # noqa: BLE001 - the preview shows each as the file has it
+            found = uaw_play.models(system)
+            found = [found[k] if k is not None and k < len(found) else None for k in order]
+        held = _models[root.name] = (key, found)
+    place = next((i for i, o in enumerate(objs) if o == obj), None)
+    if place is None or place >= len(held[1]) or held[1][place] is None:
         return None
-    model = found[k]
+    model = held[1][place]
     model.index = obj.alamo_emitter.index
     return model

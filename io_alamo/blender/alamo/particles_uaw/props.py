@@ -4,14 +4,19 @@ Only what the format layer can write is here (:mod:`...formats.alamo.particles.u
 what is not listed is kept as the file has it and is not editable."""
 
 import bpy
-from bpy.props import (BoolProperty, CollectionProperty, FloatProperty, FloatVectorProperty,
-                       IntProperty, IntVectorProperty, PointerProperty, StringProperty)
+from bpy.props import (BoolProperty, CollectionProperty, EnumProperty, FloatProperty,
+                       FloatVectorProperty, IntProperty, IntVectorProperty, PointerProperty,
+                       StringProperty)
 
 from ....formats.alamo.particles import uaw_params as up
 
 #: parameter type -> the property holding its value
 VALUE_PROP = {up.FLOAT: "float_value", up.INT: "int_value", up.BOOL: "bool_value",
-              up.COLOUR: "colour_value", up.TEXT: "text_value"}
+              up.COLOUR: "colour_value", up.TEXT: "text_value", up.SHAPE: "shape_value",
+              up.VECTOR: "vector_value"}
+_TUPLES = (up.COLOUR, up.VECTOR)
+_SHAPE_ITEMS = [(name.upper(), name.replace("_", " ").title(), f"A {name.replace('_', ' ')} "
+                 "property group", i) for i, name in enumerate(up.SHAPES)]
 
 
 class AlamoUawParam(bpy.types.PropertyGroup):
@@ -26,6 +31,11 @@ class AlamoUawParam(bpy.types.PropertyGroup):
     colour_value: FloatVectorProperty(name="Value", size=4, subtype="COLOR", soft_min=0.0,
                                       soft_max=1.0)
     text_value: StringProperty(name="Value")
+    shape_value: EnumProperty(name="Shape", items=_SHAPE_ITEMS)
+    vector_value: FloatVectorProperty(name="Value", size=3, subtype="XYZ")
+    offset: IntProperty(name="Offset", default=-1, description="A property group's field: "
+                        "its place in the group's bytes (-1: a whole parameter)")
+    field: StringProperty(name="Field", description="A property group's field name")
 
 
 #: parameters edited through the EaW emitter's own fields (``obj.alamo_emitter``): the
@@ -35,6 +45,8 @@ MIRRORED = {"texture": "renderer", "lifetime": "killer"}
 
 class AlamoUawEmitter(bpy.types.PropertyGroup):
     is_uaw: BoolProperty(name="Universe at War Emitter", default=False)
+    source: IntProperty(name="Source Emitter", default=-1, description="The file's emitter "
+                        "this one stands for (a copy keeps its original's)")
     params: CollectionProperty(type=AlamoUawParam)
     texture_at: IntVectorProperty(name="Texture Parameter", size=2, default=(-1, -1))
     lifetime_at: IntVectorProperty(name="Lifetime Parameter", size=2, default=(-1, -1))
@@ -54,19 +66,38 @@ def fill(props, emitter, fields):
             continue
         item = props.params.add()
         item.label, item.plugin, item.param, item.kind = p.label, p.plugin, p.param, p.kind
-        setattr(item, VALUE_PROP[p.kind], tuple(p.value) if p.kind == up.COLOUR else p.value)
+        item.offset = p.offset
+        item.field = p.name.split("_", 1)[1] if p.offset >= 0 else ""
+        value = tuple(p.value) if p.kind in _TUPLES else \
+            up.SHAPES[p.value].upper() if p.kind == up.SHAPE else p.value
+        setattr(item, VALUE_PROP[p.kind], value)
 
 
 def value_of(item):
     value = getattr(item, VALUE_PROP[item.kind])
-    return tuple(value) if item.kind == up.COLOUR else value
+    if item.kind == up.SHAPE:
+        return up.SHAPES.index(value.lower())
+    return tuple(value) if item.kind in _TUPLES else value
+
+
+def key_of(item, index):
+    """The format layer's key of a parameter item of emitter ``index``."""
+    head = (index, item.plugin, item.param)
+    return head if item.offset < 0 else head + (item.offset,)
+
+
+def shown(items):
+    """The items the panel shows: a property group's fields only when its shape uses them."""
+    shapes = {(i.plugin, i.param): i.shape_value.lower() for i in items if i.kind == up.SHAPE}
+    return [i for i in items if (i.plugin, i.param) not in shapes or i.kind == up.SHAPE
+            or i.field in up.SHAPE_FIELDS.get(shapes[(i.plugin, i.param)], ())]
 
 
 def edits(props, fields, index):
     """(names, values) for :func:`uaw_params.apply_edits` of one emitter object (``props``
     its ``alamo_uaw``, ``fields`` its ``alamo_emitter``): every parameter's value (only those
     that differ from the file are written)."""
-    values = {(index, item.plugin, item.param): value_of(item) for item in props.params}
+    values = {key_of(item, index): value_of(item) for item in props.params}
     for name in MIRRORED:
         at = tuple(getattr(props, f"{name}_at"))
         if at != (-1, -1):
@@ -95,7 +126,7 @@ class OBJECT_PT_alamo_uaw_emitter(bpy.types.Panel):
         if tuple(u.lifetime_at) != (-1, -1):
             col.prop(fields, "lifetime")
         col.label(text=f"Emitter {context.object.alamo_emitter.index}: plugin parameters")
-        for item in u.params:
+        for item in shown(u.params):
             col.prop(item, VALUE_PROP[item.kind], text=item.label)
         col.label(text="Other plugins and parameters are kept as the file has them")
 

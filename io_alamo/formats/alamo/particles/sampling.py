@@ -53,7 +53,10 @@ def uniform(keys, channel) -> np.ndarray:
 
 def sample_group(group, keys, first_channel) -> np.ndarray:
     """(n, 3) points of the spec's property group (exact, box, cube, sphere, cylinder; the
-    sphere and cylinder on their surface when the group says so), one per key."""
+    sphere and cylinder on their surface when the group says so), one per key; a group with
+    its own ``sample`` (Universe at War's shapes, ``uaw_shapes``) samples itself."""
+    if hasattr(group, "sample"):
+        return group.sample(keys, first_channel)
     n = len(keys)
     u = [uniform(keys, first_channel + i) for i in range(3)]
     kind = int(getattr(group, "type", GROUP_EXACT))

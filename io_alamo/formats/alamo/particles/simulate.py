@@ -102,7 +102,8 @@ class Emitter:
 
     def key(self) -> tuple:
         """Everything the particles depend on, as plain values (equal keys, equal particles)."""
-        groups = tuple(None if g is None else tuple(float(getattr(g, f, 0)) for f in GROUP_FIELDS)
+        groups = tuple(None if g is None else g.key() if hasattr(g, "sample") else
+                       tuple(float(getattr(g, f, 0)) for f in GROUP_FIELDS)
                        for g in (self.velocity_group, self.position_group))
         curves = tuple((name, c.times.tobytes(), c.values.tobytes(), c.interpolation)
                        for name, c in sorted(self.curves.items()))

@@ -23,8 +23,11 @@ from .records import UawParticleSystem
 from .uaw import (DEFAULT_TEXTURE_PARAMS, PLUGIN_NAMES, SLOTS, TEXTURE_PARAMS, chunk_text,
                   read_plugin)
 
-FLOAT, INT, BOOL, COLOUR, TEXT = "float", "int", "bool", "colour", "text"
-_SIZES = {FLOAT: 4, INT: 4, BOOL: 1, COLOUR: 16}
+FLOAT, INT, BOOL, COLOUR, TEXT, SHAPE, VECTOR = ("float", "int", "bool", "colour", "text",
+                                                 "shape", "vector")
+_SIZES = {FLOAT: 4, INT: 4, BOOL: 1, COLOUR: 16, SHAPE: 4, VECTOR: 12}
+#: a property group's types (the viewer's ``PropertyGroup::Type``), by their value
+SHAPES = ("point", "direction", "sphere", "range", "spherical_range", "cylinder", "torus")
 
 # the simple creators (point, trail, sphere, box, torus): a stream and a speed
 _SIMPLE = {0: ("particles_per_second", FLOAT), 1: ("speed", FLOAT),
@@ -33,14 +36,21 @@ _SIMPLE = {0: ("particles_per_second", FLOAT), 1: ("speed", FLOAT),
 # mesh): particles per interval, bursts or a stream, a delay and a stop time
 _SHAPE = {6: ("pre_simulate_seconds", FLOAT), 100: ("particles_per_interval", FLOAT),
           101: ("spawn_interval", FLOAT), 102: ("bursting", BOOL), 103: ("start_delay", FLOAT),
-          104: ("stop_time", FLOAT)}
+          104: ("stop_time", FLOAT), 106: ("hollow_position", BOOL),
+          108: ("hollow_velocity", BOOL)}
 _KILLER = {0: ("lifetime", FLOAT), 1: ("lifetime_variation", FLOAT),
            3: ("spawn_on_death", BOOL)}
 #: plugin id -> {parameter id: (name, type)} of the parameters offered for editing
 PARAMETERS = {
-    **{pid: _SIMPLE for pid in (0, 1, 2, 3, 4)},
-    **{pid: _SHAPE for pid in (34, 35, 39, 43, 50)},
-    40: {100: ("particles_per_interval", FLOAT)},                       # death creator
+    **{pid: _SIMPLE for pid in (0, 1)},
+    2: {**_SIMPLE, 100: ("sphere_radius", FLOAT)},                      # sphere creator
+    3: {**_SIMPLE, 100: ("box_length", FLOAT), 101: ("box_width", FLOAT),
+        102: ("box_height", FLOAT)},                                    # box creator
+    4: {**_SIMPLE, 100: ("torus_radius", FLOAT), 101: ("tube_radius", FLOAT)},
+    **{pid: _SHAPE for pid in (34, 39, 43, 50)},
+    35: {k: v for k, v in _SHAPE.items() if k != 106},                 # enhanced mesh
+    40: {100: ("particles_per_interval", FLOAT), 102: ("hollow_position", BOOL),
+         104: ("hollow_velocity", BOOL)},                               # death creator
     **{pid: _KILLER for pid in (19, 20, 21, 44)},
     7: {100: ("start_time", FLOAT), 101: ("end_time", FLOAT), 200: ("start_size", FLOAT),
         201: ("end_size", FLOAT), 202: ("size_variation", FLOAT)},      # linear size
@@ -48,13 +58,56 @@ PARAMETERS = {
     8: {100: ("start_time", FLOAT), 101: ("end_time", FLOAT), 200: ("start_colour", COLOUR),
         201: ("end_colour", COLOUR)},                                   # linear colour
     59: {200: ("colour", COLOUR)},                                      # constant colour
+    # modifiers: plain values (which of them the preview plays: uaw_play)
+    10: {200: ("acceleration", VECTOR), 201: ("acceleration_local", BOOL)},
+    11: {200: ("attract_acceleration", FLOAT)},
+    13: {200: ("vortex_axis", VECTOR), 201: ("vortex_speed", FLOAT),
+         202: ("vortex_local", BOOL)},
+    15: {200: ("smooth_sizes", BOOL), 301: ("keyed_size_variation", FLOAT)},
+    17: {200: ("smooth_colours", BOOL)},
+    31: {200: ("smooth_acceleration", BOOL), 300: ("keyed_acceleration_direction", VECTOR),
+         302: ("keyed_acceleration_local", BOOL)},
+    42: {100: ("min_speed", FLOAT), 101: ("max_speed", FLOAT)},
+    46: {100: ("speed_start_time", FLOAT), 101: ("speed_end_time", FLOAT),
+         102: ("smooth_speed", BOOL), 200: ("start_speed", FLOAT), 201: ("end_speed", FLOAT)},
+    54: {200: ("wind_response", FLOAT)},
 }
+#: keyed modifiers' key lists (a uint32 count, then per key a float time in the particle's
+#: life 0..1 and its value): plugin id -> (parameter id, value type, name); each key's time
+#: and value are editable in place (the count is kept)
+KEYED = {15: (300, FLOAT, "size"), 17: (300, COLOUR, "colour")}
+MAX_KEYS = 64            # keys offered per list (more are kept, not offered)
 RENDERERS = (22, 23, 24, 25, 28, 29, 36, 37, 38, 47, 52, 61)
 # the shape creators' position (105) and velocity (107) property groups; the death creator's
 # at 101 and 103
 GROUP_PARAMS = {34: (105, 107), 35: (None, 107), 39: (105, 107), 43: (105, 107),
                 50: (105, 107), 40: (101, 103)}
 PARENT_NAME_PARAMS = {40: 109, 39: 300}      # the emitter whose particles start this one
+#: a property group's 104 bytes: (field, byte offset, type); the sphere angles as the file
+#: holds them (0 the pole, 1 the equator, 2 the other pole)
+GROUP_LAYOUT = (("shape", 0, SHAPE),
+                *((f"point_{a}", 4 + 4 * i, FLOAT) for i, a in enumerate("xyz")),
+                *((f"direction_{a}", 16 + 4 * i, FLOAT) for i, a in enumerate("xyz")),
+                ("magnitude_min", 28, FLOAT), ("magnitude_max", 32, FLOAT),
+                ("radius_min", 36, FLOAT), ("radius_max", 40, FLOAT),
+                *((f"min_{a}", 44 + 4 * i, FLOAT) for i, a in enumerate("xyz")),
+                *((f"max_{a}", 56 + 4 * i, FLOAT) for i, a in enumerate("xyz")),
+                ("angle_min", 68, FLOAT), ("angle_max", 72, FLOAT),
+                ("sphere_radius_min", 76, FLOAT), ("sphere_radius_max", 80, FLOAT),
+                ("cylinder_radius", 84, FLOAT), ("height_min", 88, FLOAT),
+                ("height_max", 92, FLOAT), ("torus_radius", 96, FLOAT),
+                ("tube_radius", 100, FLOAT))
+GROUP_SIZE = 104
+#: shape -> the group fields its sampling reads (the others are kept, not used)
+SHAPE_FIELDS = {
+    "point": ("point_x", "point_y", "point_z"),
+    "direction": ("direction_x", "direction_y", "direction_z", "magnitude_min",
+                  "magnitude_max"),
+    "sphere": ("radius_min", "radius_max"),
+    "range": ("min_x", "min_y", "min_z", "max_x", "max_y", "max_z"),
+    "spherical_range": ("angle_min", "angle_max", "sphere_radius_min", "sphere_radius_max"),
+    "cylinder": ("cylinder_radius", "height_min", "height_max"),
+    "torus": ("torus_radius", "tube_radius")}
 
 
 @dataclass(eq=False)
@@ -71,6 +124,7 @@ class UawParam:
     kind: str
     value: Any
     chunk: Any
+    offset: int = -1          # a property group's field: its place in the value's bytes
 
     @property
     def label(self) -> str:
@@ -80,7 +134,13 @@ class UawParam:
 
     @property
     def key(self) -> tuple:
-        return (self.emitter, self.plugin, self.param)
+        head = (self.emitter, self.plugin, self.param)
+        return head if self.offset < 0 else head + (self.offset,)
+
+    def raw(self) -> bytes:
+        """The bytes this parameter's value occupies."""
+        data = bytes(self.chunk.data)
+        return data if self.offset < 0 else data[self.offset:self.offset + _SIZES[self.kind]]
 
 
 def _decode(kind, data):
@@ -92,10 +152,15 @@ def _decode(kind, data):
         return None
     if kind == FLOAT:
         return struct.unpack("<f", raw)[0]
+    if kind == VECTOR:
+        return struct.unpack("<3f", raw)
     if kind == INT:
         return struct.unpack("<i", raw)[0]
     if kind == BOOL:
         return raw[0]
+    if kind == SHAPE:
+        value = struct.unpack("<I", raw)[0]
+        return value if value < len(SHAPES) else None
     return struct.unpack("<4f", raw)
 
 
@@ -105,15 +170,21 @@ def _encode(kind, value, old):
         return encode_cstr(value, tail)
     if kind == FLOAT:
         return struct.pack("<f", float(value))
+    if kind == VECTOR:
+        return struct.pack("<3f", *(float(v) for v in value))
     if kind == INT:
         return struct.pack("<i", int(value))
     if kind == BOOL:
         return bytes([int(value) & 0xFF])
+    if kind == SHAPE:
+        if not 0 <= int(value) < len(SHAPES):
+            raise ValueError(f"a shape is 0-{len(SHAPES) - 1}")
+        return struct.pack("<I", int(value))
     return struct.pack("<4f", *(float(v) for v in value))
 
 
 def _same(kind, a, b):
-    if kind == COLOUR:
+    if kind in (COLOUR, VECTOR):
         return all(struct.pack("<f", x) == struct.pack("<f", y) for x, y in zip(a, b))
     if kind == FLOAT:
         return struct.pack("<f", float(a)) == struct.pack("<f", float(b))
@@ -131,6 +202,23 @@ def plugins(emitter_chunk):
     return out
 
 
+def plugin_parameters(pid, params, table=None, where=(-1, -1, "")) -> list:
+    """The plain parameters (not group fields, not keys) of one plugin: ``params`` its
+    {parameter id: value chunk}, ``table`` {parameter id: (name, type)} (its
+    :data:`PARAMETERS` by default), ``where`` (emitter, plugin place, slot)."""
+    out = []
+    for param, (name, kind) in (PARAMETERS.get(pid, {}) if table is None else table).items():
+        chunk = params.get(param)
+        if chunk is None or chunk.is_container:
+            continue
+        value = _decode(kind, chunk.data)
+        if value is None or (kind == TEXT and value.lower().endswith(".fx")):
+            continue
+        out.append(UawParam(where[0], where[1], where[2], pid, param, name, kind, value,
+                            chunk))
+    return out
+
+
 def emitter_parameters(emitter) -> list:
     """The editable parameters of a :class:`UawEmitter` (its chunk), in file order."""
     out = []
@@ -140,16 +228,57 @@ def emitter_parameters(emitter) -> list:
             names = TEXTURE_PARAMS.get(pid, DEFAULT_TEXTURE_PARAMS)
             for n, k in enumerate(names):
                 table[k] = ("texture" if n == 0 else f"texture_{n + 1}", TEXT)
-        for param, (name, kind) in table.items():
-            chunk = params.get(param)
-            if chunk is None or chunk.is_container:
-                continue
-            value = _decode(kind, chunk.data)
-            if value is None or (kind == TEXT and value.lower().endswith(".fx")):
-                continue
-            out.append(UawParam(emitter.index, place, slot, pid, param, name, kind, value,
-                                chunk))
+        out.extend(plugin_parameters(pid, params, table, (emitter.index, place, slot)))
+        for which, param in zip(("position", "velocity"), GROUP_PARAMS.get(pid, ())):
+            leaf = group_leaf(params.get(param))
+            for name, offset, kind in GROUP_LAYOUT if leaf is not None else ():
+                value = _decode(kind, bytes(leaf.data)[offset:offset + _SIZES[kind]])
+                if value is not None:
+                    out.append(UawParam(emitter.index, place, slot, pid, param,
+                                        f"{which}_{name}", kind, value, leaf, offset))
+        out.extend(_key_parameters(emitter.index, place, slot, pid, params))
     return out
+
+
+def key_list(pid, params):
+    """(value chunk, value type, key count, bytes per key) of a keyed modifier's key list,
+    or None when the plugin has none or its bytes are not a whole list."""
+    param, kind, _ = KEYED.get(pid, (None, None, None))
+    chunk = params.get(param)
+    if chunk is None or chunk.is_container or len(chunk.data) < 4:
+        return None
+    count = struct.unpack_from("<I", bytes(chunk.data))[0]
+    stride = 4 + _SIZES[kind]
+    return (chunk, kind, count, stride) if len(chunk.data) == 4 + count * stride else None
+
+
+def _key_parameters(emitter, place, slot, pid, params):
+    found = key_list(pid, params)
+    if found is None:
+        return []
+    chunk, kind, count, stride = found
+    param, _, what = KEYED[pid]
+    raw, out = bytes(chunk.data), []
+    for i in range(min(count, MAX_KEYS)):
+        at = 4 + i * stride
+        for name, k, offset in ((f"{what}_key_{i + 1}_time", FLOAT, at),
+                                (f"{what}_key_{i + 1}", kind, at + 4)):
+            value = _decode(k, raw[offset:offset + _SIZES[k]])
+            out.append(UawParam(emitter, place, slot, pid, param, name, k, value, chunk,
+                                offset))
+    return out
+
+
+def group_leaf(chunk):
+    """The chunk holding a property group's bytes (its value chunk, or the 0x1 inside a
+    container value as the viewer's ``PropertyGroup::Read`` accepts), or None when it holds
+    fewer than a group's 104 bytes."""
+    if chunk is not None and chunk.is_container:
+        kids = [c for c in chunk.children if c.type == 0x1 and not c.is_container]
+        chunk = kids[0] if len(chunk.children) == 1 and kids else None
+    if chunk is None or len(chunk.data) < GROUP_SIZE:
+        return None
+    return chunk
 
 
 def _name_chunk(emitter):
@@ -161,11 +290,15 @@ def set_parameter(param: UawParam, value) -> bool:
     """Put ``value`` into the parameter's value chunk when it differs from what the chunk
     holds (True when it did); the chunk's other bytes (a text's tail after its NUL) are
     kept."""
-    current = _decode(param.kind, param.chunk.data)
+    current = _decode(param.kind, param.raw())
     if current is not None and _same(param.kind, current, value):
         return False
     try:
-        param.chunk.data = _encode(param.kind, value, param.chunk.data)
+        new = _encode(param.kind, value, param.raw())
+        if param.offset >= 0:
+            data = bytes(param.chunk.data)
+            new = data[:param.offset] + new + data[param.offset + len(new):]
+        param.chunk.data = new
     except (struct.error, TypeError, ValueError) as e:
         raise AlamoFormatError(f"emitter {param.emitter}, {param.label}: {value!r} cannot be "
                                f"written as a {param.kind}: {e}") from None

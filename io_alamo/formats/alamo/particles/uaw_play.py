@@ -19,70 +19,26 @@ What the plugins mean is read in the alo-viewer's plugin code (read, never copie
   EaW width into them), the variation ``v`` a uniform ``1 +/- v``;
 - constant colour (59) and linear colour (8): RGBA in 0..1;
 - the renderer's texture, and its shader: additive when its name says so, else alpha.
-Property group types: point, direction (its mean magnitude), sphere, range (a box),
-spherical range (a sphere of its largest radius: the angle limits are not drawn), cylinder,
-torus (a sphere around it). Modifiers other than size and colour (acceleration, turbulence,
-vortex...) are not previewed. Blender-free: numpy only.
+Property groups (every shape, hollow or filled) sample as the viewer's do
+(:mod:`uaw_shapes`); the simple sphere, box and torus creators start on their shape and fly
+out at their speed. Blender-free: numpy only.
 """
-
-import struct
 
 import numpy as np
 
 from . import sampling as rnd
 from . import simulate as sim
-from .records import GROUP_FIELDS
+from . import uaw_shapes as shapes
 from .uaw import chunk_text
-from .uaw_params import GROUP_PARAMS, PARENT_NAME_PARAMS, emitter_parameters, plugins
+from .uaw_params import (GROUP_PARAMS, PARENT_NAME_PARAMS, emitter_parameters, group_leaf,
+                         key_list, plugin_parameters, plugins)
 
-POINT, DIRECTION, SPHERE, RANGE, SPHERICAL_RANGE, CYLINDER, TORUS = range(7)
-_GROUP = struct.Struct("<I3f3f2f2f3f3f2f2ff2f2f")          # 104 bytes
-_SIM = {"EXACT": 0, "BOX": 1, "SPHERE": 3, "CYLINDER": 4}
-
-
-class Group:
-    """A property group in the simulator's terms (its fields as ``sampling`` reads them)."""
-
-    def __init__(self, kind="EXACT", **values):
-        for name in GROUP_FIELDS:
-            setattr(self, name, float(values.get(name, 0.0)))
-        self.type = _SIM[kind]
-
-
-def _group_bytes(chunk):
-    if chunk is None:
-        return None
-    if chunk.is_container:
-        inner = next((c for c in chunk.children if c.type == 0x1 and not c.is_container), None)
-        return bytes(inner.data) if inner is not None else None
-    return bytes(chunk.data)
 
 
 def decode_group(chunk, hollow=False):
     """The simulator's group of a UaW property group value chunk, or None."""
-    raw = _group_bytes(chunk)
-    if raw is None or len(raw) < _GROUP.size:
-        return None
-    v = _GROUP.unpack_from(raw)
-    kind, point, direction = v[0], v[1:4], np.array(v[4:7])
-    magnitude, radius, lo, hi = v[7:9], v[9:11], v[11:14], v[14:17]
-    sphere_radius, cyl_radius, cyl_height, torus = v[19:21], v[21], v[22:24], v[24:26]
-    if kind == DIRECTION:
-        length = float(np.linalg.norm(direction))
-        unit = direction / length if length > 0 else direction
-        x, y, z = unit * (magnitude[0] + magnitude[1]) / 2.0
-        return Group(val_x=x, val_y=y, val_z=z)
-    if kind in (SPHERE, SPHERICAL_RANGE, TORUS):
-        r = {SPHERE: radius[1], SPHERICAL_RANGE: sphere_radius[1],
-             TORUS: torus[0] + torus[1]}[kind]
-        return Group("SPHERE", sphere_radius=r, sphere_surface=int(bool(hollow)))
-    if kind == RANGE:
-        return Group("BOX", min_x=lo[0], min_y=lo[1], min_z=lo[2], max_x=hi[0], max_y=hi[1],
-                     max_z=hi[2])
-    if kind == CYLINDER:
-        return Group("CYLINDER", cylinder_radius=cyl_radius, cylinder_height=cyl_height[1],
-                     cylinder_surface=int(bool(hollow)))
-    return Group(val_x=point[0], val_y=point[1], val_z=point[2])
+    leaf = group_leaf(chunk)
+    return None if leaf is None else shapes.UawGroup.of_bytes(bytes(leaf.data), hollow)
 
 
 def _values(emitter):
@@ -114,6 +70,30 @@ def _spawning(values, out):
         out.update(in_bursts=True, num_particles_per_burst=per, burst_delay=every, num_bursts=0)
     else:
         out["num_particles_per_second"] = 1.0 / every
+
+
+def _simple(values, out):
+    """A simple creator: a stream; the point creator's particles fly in random directions at
+    ``speed`` varied by ``+/- variation`` percent of itself, the sphere's, box's and torus's
+    start on their shape and fly straight out from the emitter at ``speed``."""
+    out["num_particles_per_second"] = max(float(values["particles_per_second"]), 0.0)
+    speed = float(values.get("speed", 0.0))
+    if "sphere_radius" in values:
+        out["position_group"] = shapes.group("sphere", True, radius_max=values["sphere_radius"])
+    elif "box_length" in values:
+        half = [0.5 * float(values[f"box_{k}"]) for k in ("length", "width", "height")]
+        out["position_group"] = shapes.group("range", **{f"min_{a}": -h for a, h in
+                                                         zip("xyz", half)},
+                                             **{f"max_{a}": h for a, h in zip("xyz", half)})
+    elif "torus_radius" in values:
+        out["position_group"] = shapes.group("torus", torus_radius=values["torus_radius"],
+                                             tube_radius=values["tube_radius"])
+    if "position_group" in out:
+        out["inward_speed"] = speed                  # along emitter -> start, added
+        return
+    v = min(abs(float(values.get("speed_variation", 0.0))) / 100.0, 1.0)   # a percentage
+    out["velocity_group"] = shapes.group("sphere", radius_min=speed * (1 - v),
+                                         radius_max=speed * (1 + v))
 
 
 def _curve(times, values):
@@ -148,6 +128,66 @@ def _looks(values, out):
     out["curves"] = curves
 
 
+def _smooth(times, values, steps=32):
+    """A smooth-stepped key list (the viewer's ``cubic``: 3s^2 - 2s^3 between keys) as a
+    dense linear one."""
+    s = np.linspace(0.0, 1.0, steps + 1)[:-1]
+    ease = 3 * s * s - 2 * s ** 3
+    t = np.concatenate([a + (b - a) * s for a, b in zip(times[:-1], times[1:])] + [times[-1:]])
+    v = np.concatenate([a + (b - a) * ease[:, None] for a, b in zip(values[:-1], values[1:])]
+                       + [values[-1:]])
+    return t, v
+
+
+def _keys(pid, params, smooth):
+    """(times, values (n, k)) of a keyed modifier's list in life fractions 0..1, held flat
+    before the first and after the last key as the viewer's cursor does; None if empty."""
+    found = key_list(pid, params)
+    if found is None or found[2] == 0:
+        return None
+    chunk, kind, count, stride = found
+    rows = np.frombuffer(bytes(chunk.data), "<f4", offset=4).reshape(count, stride // 4)
+    times, values = rows[:, 0].astype(np.float64), rows[:, 1:].astype(np.float64)
+    if count > 1 and smooth:
+        times, values = _smooth(times, values)
+    times = np.clip(np.maximum.accumulate(times), 0.0, 1.0)
+    times = np.concatenate([[0.0], times, [1.0]])
+    values = np.concatenate([values[:1], values, values[-1:]])
+    return times, values
+
+
+def _modifiers(emitter, out):
+    """The modifiers the closed-form simulator plays, in file order as the viewer applies
+    them: acceleration (a constant vector, world or emitter space; it replaces what an
+    attraction set), attract acceleration (away from the emitter, positive out: here along
+    the start direction, fixed at birth), keyed size (half widths) and keyed colour over the
+    particle's life (they replace the constant or linear ones). Vortex, linear speed, speed
+    limit, keyed acceleration and the modifiers the viewer does not simulate are kept and
+    editable but not played."""
+    curves = out.setdefault("curves", {})
+    for _, slot, pid, params in plugins(emitter.chunk):
+        if slot != "modifier":
+            continue
+        values = {p.name: p.value for p in plugin_parameters(pid, params)}
+        if pid == 10 and "acceleration" in values:
+            out.update(acceleration=tuple(values["acceleration"]), outward_acceleration=0.0,
+                       object_space_acceleration=bool(values.get("acceleration_local")))
+        elif pid == 11 and "attract_acceleration" in values:
+            out.update(acceleration=(0.0, 0.0, 0.0),
+                       outward_acceleration=float(values["attract_acceleration"]))
+        elif pid == 15:
+            keys = _keys(pid, params, values.get("smooth_sizes"))
+            if keys is not None:
+                v = abs(float(values.get("keyed_size_variation", 0.0)))
+                curves["size"] = _curve(keys[0], 2.0 * keys[1][:, 0] * (1 + v))
+                out["randomized_scale"] = min(2 * v / (1 + v), 1.0)
+        elif pid == 17:
+            keys = _keys(pid, params, values.get("smooth_colours"))
+            if keys is not None:
+                for i, name in enumerate(sim.TRACKS[:4]):
+                    curves[name] = _curve(keys[0], 255.0 * keys[1][:, i])
+
+
 def _groups(emitter, out):
     for _, slot, pid, params in plugins(emitter.chunk):
         if slot != "creator":
@@ -171,9 +211,7 @@ def model(emitter, index=None) -> sim.Emitter:
     values = _values(emitter)
     out = {"index": emitter.index if index is None else index}
     if "particles_per_second" in values:             # a simple creator
-        out["num_particles_per_second"] = max(float(values["particles_per_second"]), 0.0)
-        speed = float(values.get("speed", 0.0))
-        out["velocity_group"] = Group("SPHERE", sphere_radius=speed, sphere_surface=1)
+        _simple(values, out)
     elif "particles_per_interval" in values:
         _spawning(values, out)
     else:
@@ -183,6 +221,7 @@ def model(emitter, index=None) -> sim.Emitter:
         var = abs(float(values.get("lifetime_variation", 0.0)))
         out["randomized_lifetime"] = min(var / 100.0 if var > 1.0 else var, 1.0)
     _looks(values, out)
+    _modifiers(emitter, out)
     _groups(emitter, out)
     out.pop("_parent", None)
     textures = [v for k, v in values.items() if k == "texture"]
@@ -217,9 +256,12 @@ def models(system) -> list:
         p = names.get(parent[0].lower())
         if p is None or p == i:
             continue
+        # the simulator follows one child per parent and link: the first (a second child of
+        # the same parent, e.g. a copy, plays in the game but not in the preview)
         if parent[1]:               # fires only when the parent's killer spawns on death
-            if _values(system.emitters[p]).get("spawn_on_death"):
+            if _values(system.emitters[p]).get("spawn_on_death") and \
+                    out[p].death == sim.NO_EMITTER:
                 out[p].death = i
-        else:
+        elif out[p].birth == sim.NO_EMITTER:
             out[p].birth = i
     return out
