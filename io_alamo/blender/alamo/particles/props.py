@@ -58,6 +58,9 @@ class AlamoParticleTrack(bpy.types.PropertyGroup):
     last_key: FloatProperty(name="End", description="The value at the particle's death")
     interpolation: EnumProperty(name="Interpolation", items=_items(INTERPOLATIONS))
     keys: CollectionProperty(type=AlamoParticleKey)
+    # the track's widget (track_widgets.py) and keys when last in step: which side was edited
+    widget_seen: StringProperty(options={"HIDDEN"})
+    keys_seen: StringProperty(options={"HIDDEN"})
 
 
 class AlamoParticleGroup(bpy.types.PropertyGroup):
@@ -96,6 +99,13 @@ def _emitter_annotations():
         "image": PointerProperty(name="Image", type=bpy.types.Image,
                                  description="The texture's image, found like model textures"),
         "tracks": CollectionProperty(type=AlamoParticleTrack),
+        "track_widgets": PointerProperty(
+            name="Track Widgets", type=bpy.types.NodeTree, options={"HIDDEN"},
+            description="The hidden node group whose ramps and curves draw the tracks"),
+        "cell_key": IntProperty(
+            name="Picked Key", default=-1, min=-2,
+            description="The texture-index key the cell picker sets: -1 the start, -2 the "
+                        "end, 0, 1, ... the keys between"),
         "groups": CollectionProperty(type=AlamoParticleGroup),
     }
     for _, name, codec, default in PROPERTY_FIELDS:

@@ -11,7 +11,9 @@ export writes (issue 39, points 10, 11, 13):
 - the emitter's name follows its object's name when the object is renamed, and the object's
   name follows the emitter's Name field when that is edited;
 - the texture name and the image follow each other: a new texture name finds its image, a
-  new image gives its file name.
+  new image gives its file name;
+- the tracks' ramps and curves and their keys (``track_widgets``): the side edited is written
+  into the other.
 
 :func:`sync_system` runs before every export and every preview update."""
 
@@ -23,6 +25,7 @@ from ...texture_images import load_texture
 from ...texture_lookup import TextureFinder
 from ..particle_preview import nodes
 from .keys import SOURCE_EMITTER_KEY, UAW_KEY
+from .track_widgets import sync_emitter as sync_track_widgets
 
 LINKS = ("birth", "death")
 NAME_KEY = "alamo_object_name"      # the object's name when last in step
@@ -94,10 +97,12 @@ def sync_system(system_obj):
         if obj.alamo_emitter.index != i:
             obj.alamo_emitter.index = i
     place = {o.name: i for i, o in enumerate(objects)}
+    widget_groups = set()
     for obj in objects:
         _sync_links(obj, place, by_number, objects)
         _sync_name(obj)
         _sync_texture(obj)
+        sync_track_widgets(obj, widget_groups)
     remove_deleted(system_obj)          # after the links to them were dropped
     return objects
 
