@@ -78,16 +78,24 @@ def set_links_from_numbers(objects):
             setattr(p, f"{link}_emitter", objects[value] if 0 <= value < len(objects) else None)
 
 
+_FRAMES = {}        # scene name: the frame of its last preview update
+
+
 def sync_scene(scene):
-    """:func:`sync_system` for every editable effect of ``scene``."""
+    """:func:`sync_system` for every editable effect of ``scene`` (before a preview update).
+    An update for a new frame edits nothing: the tracks' widgets are compared only on the
+    others (the comparison costs a good part of a frame; the export always makes it)."""
+    frame = scene.frame_current + scene.frame_subframe
+    widgets = _FRAMES.get(scene.name) == frame
+    _FRAMES[scene.name] = frame
     for obj in scene.objects:
         if obj.alamo_particle_system.is_system and not obj.get(UAW_KEY):
-            sync_system(obj)
+            sync_system(obj, widgets)
 
 
-def sync_system(system_obj):
+def sync_system(system_obj, widgets=True):
     """Bring the system's emitters in step (see the module docstring); returns them in file
-    order."""
+    order. ``widgets`` False: the tracks' widgets only made where missing."""
     objects = live_emitters(system_obj)
     by_number = {}
     for obj in objects:
@@ -102,7 +110,8 @@ def sync_system(system_obj):
         _sync_links(obj, place, by_number, objects)
         _sync_name(obj)
         _sync_texture(obj)
-        sync_track_widgets(obj, widget_groups)
+        if widgets or obj.alamo_emitter.track_widgets is None:
+            sync_track_widgets(obj, widget_groups)
     remove_deleted(system_obj)          # after the links to them were dropped
     return objects
 

@@ -65,12 +65,9 @@ def track_points(track):
 
 
 def keys_state(tracks) -> str:
-    parts = []
-    for t in tracks:
-        times, values = track_points(t)
-        parts.append(t.interpolation + np.concatenate((times, values)).astype(
-            np.float32).tobytes().hex())
-    return "|".join(parts)
+    """The tracks' keys as text (cheap: it runs on every preview update)."""
+    return repr([(t.interpolation, t.first_key, t.last_key,
+                  [(k.time, k.value) for k in t.keys]) for t in tracks])
 
 
 def _shared_points(tracks):
@@ -108,14 +105,13 @@ def _curve_read(mapping):
 
 
 def widget_state(node) -> str:
-    """What the widget shows, as text (the handle types, which are not written, left out)."""
+    """What the widget shows, as text (the handle types, which are not written, left out;
+    cheap: it runs on every preview update)."""
     if node.bl_idname == "ShaderNodeValToRGB":
         r = node.color_ramp
-        pos, col = _ramp_read(r)
-        return f"{r.interpolation}{r.color_mode}{r.hue_interpolation}" + \
-            np.concatenate((pos, col.ravel())).tobytes().hex()
-    x, y = _curve_read(node.mapping)
-    return np.concatenate((x, y)).tobytes().hex()
+        return repr((r.interpolation, r.color_mode, r.hue_interpolation,
+                     [(e.position, e.color[:]) for e in r.elements]))
+    return repr([p.location[:] for p in node.mapping.curves[0].points])
 
 
 def _fill_ramp(ramp, times, rgba):
@@ -283,14 +279,16 @@ def sync_emitter(obj, taken=None):
     if taken is not None:
         taken.add(ng)
     for node, tracks, holder in widgets(p):
-        ws = widget_state(node)
+        ws, ks = widget_state(node), keys_state(tracks)
+        if ws == holder.widget_seen and ks == holder.keys_seen:
+            continue                                            # in step: nothing to do
         if holder.widget_seen and ws != holder.widget_seen:          # the widget was edited
             if widget_problem(node, tracks):
                 continue                                 # the panel and the export say so
             write_widget(node, tracks)
-        elif keys_state(tracks) != holder.keys_seen or not holder.widget_seen:
+        elif ks != holder.keys_seen or not holder.widget_seen:
             if not _holds(tracks, "RAMP" if node.bl_idname == "ShaderNodeValToRGB" else ""):
-                holder.widget_seen, holder.keys_seen = "", keys_state(tracks)
+                holder.widget_seen, holder.keys_seen = "", ks
                 continue
             draw_widget(node, tracks)
         holder.widget_seen, holder.keys_seen = widget_state(node), keys_state(tracks)
