@@ -58,9 +58,6 @@ class AlamoParticleTrack(bpy.types.PropertyGroup):
     last_key: FloatProperty(name="End", description="The value at the particle's death")
     interpolation: EnumProperty(name="Interpolation", items=_items(INTERPOLATIONS))
     keys: CollectionProperty(type=AlamoParticleKey)
-    # the track's widget (track_widgets.py) and keys when last in step: which side was edited
-    widget_seen: StringProperty(options={"HIDDEN"})
-    keys_seen: StringProperty(options={"HIDDEN"})
 
 
 class AlamoParticleGroup(bpy.types.PropertyGroup):

@@ -23,6 +23,7 @@ import bpy
 import numpy as np
 
 from ....formats.alamo.particles import sampling
+from .track_ops import track_points as key_points
 
 #: (widget node name, the tracks it holds, kind)
 WIDGETS = (("colour", ("red", "green", "blue"), "RAMP"), ("alpha", ("alpha",), "RAMP"),
@@ -55,11 +56,7 @@ def _interp_index(track):
 
 def track_points(track):
     """(times, values) of the whole track, start and end included, float64."""
-    n = len(track.keys)
-    times, values = np.zeros(n, np.float32), np.zeros(n, np.float32)
-    if n:
-        track.keys.foreach_get("time", times)
-        track.keys.foreach_get("value", values)
+    times, values = key_points(track)
     return (np.concatenate(([0.0], times, [1.0])),
             np.concatenate(([track.first_key], values, [track.last_key])))
 
@@ -259,9 +256,30 @@ def widgets(p):
     for name, names, _ in WIDGETS:
         node = ng.nodes.get(name) if ng is not None else None
         if node is not None and all(n in by_name for n in names):
-            tracks = [by_name[n] for n in names]
-            out.append((node, tracks, tracks[0]))
+            out.append((node, [by_name[n] for n in names], Seen(ng, name)))
     return out
+
+
+class Seen:
+    """A widget's and its tracks' states when last in step, kept on the hidden node group
+    (saved with the .blend; not among the emitter's fields, whose every change rebuilds the
+    preview's model)."""
+
+    __slots__ = ("group", "name")
+
+    def __init__(self, group, name):
+        self.group, self.name = group, name
+
+    def _get(self, what):
+        return self.group.get(f"{self.name} {what}", "")
+
+    def _set(self, what, value):
+        if self._get(what) != value:
+            self.group[f"{self.name} {what}"] = value
+
+    widget_seen = property(lambda self: self._get("widget"),
+                           lambda self, v: self._set("widget", v))
+    keys_seen = property(lambda self: self._get("keys"), lambda self, v: self._set("keys", v))
 
 
 def sync_emitter(obj, taken=None):
@@ -292,6 +310,12 @@ def sync_emitter(obj, taken=None):
                 continue
             draw_widget(node, tracks)
         holder.widget_seen, holder.keys_seen = widget_state(node), keys_state(tracks)
+
+
+def made(obj):
+    """``obj``'s node group of widgets, made (at import) and showing its tracks."""
+    sync_emitter(obj)
+    return obj.alamo_emitter.track_widgets
 
 
 def pending(node, holder) -> bool:
