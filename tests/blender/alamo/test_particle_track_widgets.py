@@ -191,3 +191,33 @@ def test_the_cell_picker_sets_the_picked_key_and_the_preview_follows_the_texture
     assert t.interpolation == 2 and back.emitters[0].texture == "p_sheet.tga"
     unchanged(read_particles(data), back, 0, "texture_index")
     assert_viewer_loads(tmp_path / "o.alo", path)
+
+
+def test_the_panel_draws_the_widgets_the_picker_and_what_they_cannot_show(blender, tmp_path):
+    from test_ui import Layout, draw
+
+    from io_alamo.blender.alamo.particles.panel import OBJECT_PT_alamo_particle
+
+    def template(self, data, prop, **kw):
+        assert prop in data.bl_rna.properties, prop
+        drawn.append((data.name, prop))
+
+    drawn = []
+    Layout.template_color_ramp = Layout.template_curve_mapping = template
+    Layout.icon = lambda self, data: 0
+    Layout.template_icon = lambda self, icon_value=0, scale=1.0: drawn.append("image")
+    try:
+        path, _ = tracked(tmp_path)
+        _, emitters = import_effect(path)
+        select(emitters[0])
+        texts = draw(OBJECT_PT_alamo_particle)
+        assert drawn == [("colour", "color_ramp"), ("alpha", "color_ramp"), ("size", "mapping"),
+                         ("texture_index", "mapping"), ("rotation_speed", "mapping")]
+        assert "Sprite sheet: 16 cells, 4 x 4" in texts
+        assert any("steps" in t for t in texts) and any("cosine" in t for t in texts)
+        widget(emitters[0], "colour").color_ramp.interpolation = "CARDINAL"
+        texts = draw(OBJECT_PT_alamo_particle)
+        assert any(t.startswith("Export refuses") and "Cardinal" in t for t in texts)
+    finally:
+        del Layout.template_color_ramp, Layout.template_curve_mapping, Layout.icon, \
+            Layout.template_icon
