@@ -221,3 +221,19 @@ def test_the_panel_draws_the_widgets_the_picker_and_what_they_cannot_show(blende
     finally:
         del Layout.template_color_ramp, Layout.template_curve_mapping, Layout.icon, \
             Layout.template_icon
+
+
+def test_more_keys_than_a_ramp_holds_are_left_to_the_fields(blender, tmp_path):
+    keys = [(int(i * 6), (i + 1) / 42) for i in range(40)]
+    first = pb.emitter("many", index=0, lifetime=1.0, num_particles_per_second=5,
+                       tracks={"alpha": (0, 255, 0, keys)},
+                       groups=[{"type": 0}, {}, {"type": 0}])
+    path, data = effect(tmp_path, "p_many", [first])
+    system, emitters = import_effect(path)
+    handlers.refresh(bpy.context.scene, force=True)
+    (seen,) = [s for n, _, s in tw.widgets(emitters[0].alamo_emitter) if n.name == "alpha"]
+    assert seen.widget_seen == ""                     # no ramp: the panel says to use the keys
+    emitters[0].alamo_emitter.tracks[3].keys[0].value = 7.0
+    back = export(system, tmp_path / "o.alo")
+    assert back.emitters[0].track("alpha").keys["value"].tolist()[:2] == [7, 6]
+    unchanged(read_particles(data), back, 0, "alpha")
