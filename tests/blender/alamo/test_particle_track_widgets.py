@@ -215,6 +215,8 @@ def test_the_panel_draws_the_widgets_the_picker_and_what_they_cannot_show(blende
                          ("texture_index", "mapping"), ("rotation_speed", "mapping")]
         assert "Sprite sheet: 16 cells, 4 x 4" in texts
         assert any("steps" in t for t in texts) and any("cosine" in t for t in texts)
+        widget(emitters[0], "rotation_speed").mapping.curves[0].points[0].handle_type = "AUTO"
+        assert any("handle types are not written" in t for t in draw(OBJECT_PT_alamo_particle))
         widget(emitters[0], "colour").color_ramp.interpolation = "CARDINAL"
         texts = draw(OBJECT_PT_alamo_particle)
         assert any(t.startswith("Export refuses") and "Cardinal" in t for t in texts)

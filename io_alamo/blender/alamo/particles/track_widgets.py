@@ -225,6 +225,9 @@ def widget_note(node, tracks) -> str:
     kind = tracks[0].interpolation
     if node.bl_idname == "ShaderNodeValToRGB":
         return "cosine drawn as Ease (within 1 %)" if kind == "COSINE" else ""
+    if any(p.handle_type != HANDLES[kind] for p in node.mapping.curves[0].points):
+        return (f"handle types are not written: the file interpolates {kind.lower()} (set "
+                f"with the menu)")
     if kind == "STEP":
         return "the file steps from key to key; the curve draws straight lines between them"
     if kind == "COSINE":
