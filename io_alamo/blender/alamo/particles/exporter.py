@@ -21,6 +21,7 @@ from ...source import get_source
 from ..particles_uaw import edit as uaw_edit
 from .convert import props_to_emitter
 from .importer import SOURCE_EMITTER_KEY, SOURCE_KEY
+from . import track_widgets
 from .placement import check_uaw_unedited, place_emitter, system_scale
 from .sync import dropped_links, forget_dropped, live_emitters, sync_system
 
@@ -110,6 +111,9 @@ def build_system(system_obj, notes=None):
             taken.add(k)
         e = e if e is not None else Emitter()
         before = (e.lifetime, e.randomized_lifetime)
+        refused = track_widgets.refusal(obj)
+        if refused:
+            raise ExportError([refused], [obj])
         props_to_emitter(obj.alamo_emitter, e)
         if e.index != i:
             e.index = i

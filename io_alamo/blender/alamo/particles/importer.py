@@ -16,6 +16,7 @@ from ...source import set_source
 from ...texture_images import load_texture
 from ...texture_lookup import TextureFinder
 from ...transaction import Transaction
+from . import track_widgets
 from .convert import emitter_to_props
 from ..particles_uaw import edit as uaw_edit
 from .keys import SOURCE_EMITTER_KEY, SOURCE_KEY, UAW_KEY
@@ -69,6 +70,9 @@ def import_particles(context, filepath, data, options=None) -> ParticleImportRes
             set_links_from_numbers(result.emitters)
             for obj in result.emitters:
                 mark_in_step(obj)
+                group = track_widgets.made(obj)    # the tracks' ramps and curves
+                if group is not None:
+                    tx.add(group)
         else:
             result.game = "Universe at War"
             parent[UAW_KEY] = True

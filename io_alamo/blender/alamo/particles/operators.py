@@ -7,7 +7,7 @@ from bpy.props import FloatProperty, StringProperty
 
 from ....formats.alamo.particles import Emitter
 from ..particle_preview import handlers as preview_handlers
-from . import panel, props, track_ops
+from . import panel, props, track_ops, track_widgets
 from .convert import emitter_to_props
 from ....formats.alamo.particles.scale import (SCALED_GROUP_FIELDS, SCALED_GROUPS,
                                                SCALED_SCALARS, SCALED_TRACK, SCALED_VECTORS)
@@ -165,6 +165,7 @@ def register():
         bpy.utils.register_class(c)
     panel.register()        # the Add > Alamo menu (ui/add.py) draws the operator
     preview_handlers.register()     # the live preview follows these properties' edits
+    preview_handlers.watch(track_widgets.WATCHED)   # and the tracks' ramps and curves
     if sync_scene not in preview_handlers.BEFORE_REFRESH:
         preview_handlers.BEFORE_REFRESH.append(sync_scene)
 
@@ -172,6 +173,7 @@ def register():
 def unregister():
     while sync_scene in preview_handlers.BEFORE_REFRESH:
         preview_handlers.BEFORE_REFRESH.remove(sync_scene)
+    preview_handlers.unwatch(track_widgets.WATCHED)
     preview_handlers.unregister()
     panel.unregister()
     for c in reversed(CLASSES):

@@ -7,6 +7,7 @@ from ....formats.alamo.particles.records import PROPERTY_FIELDS
 from .keys import UAW_KEY
 from .placement import placement_problem
 from .props import GROUPS
+from .track_panel import draw_tracks
 
 SECTIONS = (
     ("Emission", ("in_bursts", "num_particles_per_second", "num_particles_per_burst",
@@ -84,22 +85,7 @@ class OBJECT_PT_alamo_particle(bpy.types.Panel):
                 box.prop(g, f)
             if name == "position":
                 box.operator("alamo.redraw_particle_shapes", icon="FILE_REFRESH")
-        for ti, t in enumerate(p.tracks):
-            box = layout.box()
-            row = box.row()
-            row.label(text=t.name.replace("_", " ").title())
-            row.prop(t, "interpolation", text="")
-            row.operator("alamo.particle_key_add", text="", icon="ADD").track = ti
-            row = box.row()
-            row.prop(t, "first_key")
-            row.prop(t, "last_key")
-            for ki, k in enumerate(t.keys):
-                row = box.row()
-                row.prop(k, "time")
-                row.prop(k, "value")
-                op = row.operator("alamo.particle_key_remove", text="", icon="X")
-                op.track, op.key = ti, ki
-
+        draw_tracks(layout, p)
 
 def register():
     bpy.utils.register_class(OBJECT_PT_alamo_particle)

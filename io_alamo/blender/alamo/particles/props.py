@@ -96,6 +96,13 @@ def _emitter_annotations():
         "image": PointerProperty(name="Image", type=bpy.types.Image,
                                  description="The texture's image, found like model textures"),
         "tracks": CollectionProperty(type=AlamoParticleTrack),
+        "track_widgets": PointerProperty(
+            name="Track Widgets", type=bpy.types.NodeTree, options={"HIDDEN"},
+            description="The hidden node group whose ramps and curves draw the tracks"),
+        "cell_key": IntProperty(
+            name="Picked Key", default=-1, min=-2,
+            description="The texture-index key the cell picker sets: -1 the start, -2 the "
+                        "end, 0, 1, ... the keys between"),
         "groups": CollectionProperty(type=AlamoParticleGroup),
     }
     for _, name, codec, default in PROPERTY_FIELDS:

@@ -11,7 +11,9 @@ export writes (issue 39, points 10, 11, 13):
 - the emitter's name follows its object's name when the object is renamed, and the object's
   name follows the emitter's Name field when that is edited;
 - the texture name and the image follow each other: a new texture name finds its image, a
-  new image gives its file name.
+  new image gives its file name;
+- the tracks' ramps and curves and their keys (``track_widgets``): the side edited is written
+  into the other.
 
 :func:`sync_system` runs before every export and every preview update."""
 
@@ -22,7 +24,8 @@ import bpy
 from ...texture_images import load_texture
 from ...texture_lookup import TextureFinder
 from ..particle_preview import nodes
-from .keys import SOURCE_EMITTER_KEY
+from .keys import SOURCE_EMITTER_KEY, UAW_KEY
+from .track_widgets import sync_emitter as sync_track_widgets
 
 LINKS = ("birth", "death")
 NAME_KEY = "alamo_object_name"      # the object's name when last in step
@@ -75,17 +78,25 @@ def set_links_from_numbers(objects):
             setattr(p, f"{link}_emitter", objects[value] if 0 <= value < len(objects) else None)
 
 
+_FRAMES = {}        # scene name: the frame of its last preview update
+
+
 def sync_scene(scene):
-    """:func:`sync_system` for every effect of ``scene`` (Universe at War's too: their
-    emitters are deleted, copied and reordered like EaW ones)."""
+    """:func:`sync_system` for every effect of ``scene`` (before a preview update; Universe at
+    War's too: their emitters are deleted, copied and reordered like EaW ones). An update for a
+    new frame edits nothing: the tracks' widgets are compared only on the others (the
+    comparison costs a good part of a frame; the export always makes it)."""
+    frame = scene.frame_current + scene.frame_subframe
+    widgets = _FRAMES.get(scene.name) == frame
+    _FRAMES[scene.name] = frame
     for obj in scene.objects:
         if obj.alamo_particle_system.is_system:
-            sync_system(obj)
+            sync_system(obj, widgets)
 
 
-def sync_system(system_obj):
+def sync_system(system_obj, widgets=True):
     """Bring the system's emitters in step (see the module docstring); returns them in file
-    order."""
+    order. ``widgets`` False: the tracks' widgets only made where missing."""
     objects = live_emitters(system_obj)
     by_number = {}
     for obj in objects:
@@ -95,10 +106,14 @@ def sync_system(system_obj):
         if obj.alamo_emitter.index != i:
             obj.alamo_emitter.index = i
     place = {o.name: i for i, o in enumerate(objects)}
+    widget_groups = set()
+    eaw = not system_obj.get(UAW_KEY)   # UaW emitters keep their keys in plugins: no widgets
     for obj in objects:
         _sync_links(obj, place, by_number, objects)
         _sync_name(obj)
         _sync_texture(obj)
+        if eaw and (widgets or obj.alamo_emitter.track_widgets is None):
+            sync_track_widgets(obj, widget_groups)
     remove_deleted(system_obj)          # after the links to them were dropped
     return objects
 

@@ -88,3 +88,56 @@ class ALAMO_OT_particle_key_remove(_TrackOperator, bpy.types.Operator):
 
 
 CLASSES = (ALAMO_OT_particle_key_add, ALAMO_OT_particle_key_remove)
+
+
+def cell_slots(track):
+    """[(slot, label, value)] of the texture-index track: -1 start, keys 0.., -2 end."""
+    slots = [(-1, "Start", track.first_key)]
+    slots += [(i, f"{k.time:.2f}", k.value) for i, k in enumerate(track.keys)]
+    return slots + [(-2, "End", track.last_key)]
+
+
+def set_cell(track, slot, cell):
+    """Set the texture-index track's key ``slot`` (see :func:`cell_slots`) to ``cell``."""
+    if slot == -1:
+        track.first_key = float(cell)
+    elif slot == -2:
+        track.last_key = float(cell)
+    else:
+        track.keys[slot].value = float(cell)
+
+
+def _texture_index_track(obj):
+    return next((t for t in obj.alamo_emitter.tracks if t.name == "texture_index"), None)
+
+
+class ALAMO_OT_particle_pick_cell(bpy.types.Operator):
+    """Show this sprite-sheet cell at the picked key of the texture-index track"""
+
+    bl_idname = "alamo.particle_pick_cell"
+    bl_label = "Pick Cell"
+    bl_options = {"REGISTER", "UNDO"}
+
+    cell: IntProperty(name="Cell", min=0)
+    slot: IntProperty(name="Key", default=-1, min=-2,
+                      description="-1 the start, -2 the end, 0, 1, ... the keys between")
+
+    @classmethod
+    def poll(cls, context):
+        obj = _emitter(context)
+        return obj is not None and _texture_index_track(obj) is not None
+
+    def execute(self, context):
+        obj = _emitter(context)
+        track = _texture_index_track(obj)
+        cells = obj.alamo_emitter.num_texture_elements
+        if self.slot >= len(track.keys) or self.cell >= max(cells, 1):
+            self.report({"ERROR"}, f"{obj.name}: no key {self.slot} or cell {self.cell} "
+                                   f"(the sheet has {cells} cells)")
+            return {"CANCELLED"}
+        set_cell(track, self.slot, self.cell)
+        obj.alamo_emitter.cell_key = self.slot
+        return {"FINISHED"}
+
+
+CLASSES = CLASSES + (ALAMO_OT_particle_pick_cell,)
