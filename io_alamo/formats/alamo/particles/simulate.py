@@ -27,8 +27,10 @@ plays them" (the game as the alo-viewer and DrKnickers' editors witness it):
   ``mini23 / first`` of itself, as the viewer does; mini 35 flips half the particles' turn.
 
 Conventions left open (documented in the README):
-- a particle is shown while ``0 < age <= lifetime``: one born exactly at t is not yet shown, one
-  at the end of its life still is; so a stream of r per second shows r*t particles after t
+- a particle is shown while ``0 <= age < lifetime``: one born exactly at t already is (stream
+  particle 0 at t = 0, FORMAT-NOTES' "one at t = 0 without a delay"; the viewer's creators
+  spawn at their time), one at the end of its life no longer is (the viewer's age killer:
+  ``time >= stompTime``); so a stream of r per second shows floor(r*t) + 1 particles after t
   seconds, and r*lifetime once it is steady;
 - burst ``j`` is at ``initial_delay + j * burst_delay`` (``num_bursts`` of them, or endless
   when 0); stream particle ``k`` at ``initial_delay + k / rate``;
@@ -52,6 +54,7 @@ MAX_PARTICLES = 200_000
 #: How many levels of emitters started by other emitters' particles are followed.
 MAX_DEPTH = 4
 _TOL = 1e-6
+_EDGE = _TOL * 0.1      # a particle whose age is within this of its lifetime has died
 TRACKS = TRACK_NAMES
 _DEFAULT_TRACK = {"red": 255.0, "green": 255.0, "blue": 255.0, "alpha": 255.0, "size": 1.0,
                   "texture_index": 0.0, "rotation_speed": 0.0}
@@ -205,6 +208,17 @@ def _ceil(x):
     return np.ceil(x - _TOL * np.maximum(1.0, np.abs(x))).astype(np.int64)
 
 
+def _upto(x):
+    """How many integers k >= 0 are at most ``x`` (within the tolerance)."""
+    x = np.nan_to_num(x, posinf=2**52, neginf=-1.0)
+    return np.maximum(np.floor(x + _TOL * np.maximum(1.0, np.abs(x))).astype(np.int64) + 1, 0)
+
+
+def _below(x):
+    """How many integers k >= 0 are below ``x`` (within the tolerance)."""
+    return np.maximum(_ceil(np.nan_to_num(x, posinf=2**52, neginf=0)), 0)
+
+
 def _ranges(lo, hi):
     """Instance and index of every integer in [lo_j, hi_j), as two flat arrays."""
     counts = np.maximum(hi - lo, 0)
@@ -216,24 +230,24 @@ def _ranges(lo, hi):
 
 def _clocks(em, carriers, t):
     """Each instance's emitter clock at system time t (skip added, freeze applied) and the
-    clock at which it stops emitting."""
+    clock at which it stops emitting (its particle's death: what is born then is not)."""
     clock = t - carriers.start + em.skip_time
     if em.freeze_time > 0.0:
         clock = np.minimum(clock, em.freeze_time)
-    stop = np.minimum(clock, carriers.end - carriers.start + em.skip_time)
-    return clock, stop
+    return clock, carriers.end - carriers.start + em.skip_time
 
 
 def _schedule(em, clock, stop, back):
-    """(instance, particle index, emitter-clock birth) of particles born before ``stop`` and
-    no earlier than ``clock - back``."""
+    """(instance, particle index, emitter-clock birth) of particles born at or before
+    ``clock`` (one born exactly then included), before ``stop`` and no earlier than
+    ``clock - back``."""
     delay = em.initial_delay
     if not em.in_bursts:
         rate = float(em.num_particles_per_second)
         if rate <= 0.0:
             return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
-        hi = np.maximum(_ceil(np.nan_to_num((stop - delay) * rate, posinf=2**52)), 0)
-        lo = np.maximum(_ceil(np.nan_to_num((clock - back - delay) * rate, neginf=0)), 0)
+        hi = np.minimum(_upto((clock - delay) * rate), _below((stop - delay) * rate))
+        lo = _below((clock - back - delay) * rate)
         hi = np.minimum(hi, lo + MAX_PARTICLES + 1)
         inst, k = _ranges(lo, hi)
         return inst, k, delay + k / rate
@@ -241,11 +255,11 @@ def _schedule(em, clock, stop, back):
     bursts = int(em.num_bursts)
     gap = float(em.burst_delay)
     if gap <= 0.0:      # every burst at once
-        hi = np.where(stop - delay > _TOL, max(bursts, 1), 0)
+        hi = np.where((clock - delay >= -_TOL) & (stop - delay > _TOL), max(bursts, 1), 0)
         lo = np.where(clock - back - delay > _TOL, hi, 0)
     else:
-        hi = np.maximum(_ceil(np.nan_to_num((stop - delay) / gap, posinf=2**52)), 0)
-        lo = np.maximum(_ceil(np.nan_to_num((clock - back - delay) / gap, neginf=0)), 0)
+        hi = np.minimum(_upto((clock - delay) / gap), _below((stop - delay) / gap))
+        lo = _below((clock - back - delay) / gap)
         if bursts > 0:
             hi = np.minimum(hi, bursts)
         hi = np.minimum(hi, lo + MAX_PARTICLES // max(per, 1) + 1)
@@ -263,8 +277,8 @@ def born(em, carriers, t, extra=0.0) -> _Born:
     inst, index, when = _schedule(em, clock, stop, longest + extra)
     keys = rnd.child_keys(carriers.key[inst], 0) ^ rnd.mix(index.astype(np.uint64))
     life = longest * (1.0 - float(em.randomized_lifetime) * rnd.uniform(keys, rnd.CH_LIFETIME))
-    age = clock[inst] - when
-    keep = (age > _TOL * 0.1) & (age <= life + extra + _TOL)
+    age = np.maximum(clock[inst] - when, 0.0)       # born exactly now: age 0 (not -1e-16)
+    keep = age < life + extra - _EDGE              # alive while 0 <= age < lifetime
     truncated = int(keep.sum()) > MAX_PARTICLES
     if truncated:
         keep &= np.cumsum(keep) <= MAX_PARTICLES
@@ -364,7 +378,7 @@ def _spawned(em, child, carriers, t, world_to_local, on_death):
     extra = max(float(child.lifetime), 0.0)
     parts = born(em, carriers, t, extra=extra)
     if on_death:
-        dead = parts.age > parts.lifetime
+        dead = parts.age >= parts.lifetime - _EDGE
         parts = _Born(parts.inst[dead], parts.index[dead], parts.lifetime[dead],
                       parts.birth[dead], parts.lifetime[dead], parts.key[dead])
     p0, v0, acc = _start(em, parts, carriers, world_to_local)
