@@ -46,6 +46,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from . import draws as kept
 from . import sampling as rnd
 from .records import GROUP_FIELDS, NO_EMITTER, TRACK_NAMES
 
@@ -157,6 +158,7 @@ class Particles:
     texture_index: np.ndarray
     key: np.ndarray
     truncated: bool = False
+    draws: object = None        # their random draws (draws.Draws), for the display's own
 
     def __len__(self):
         return len(self.age)
@@ -202,6 +204,7 @@ class _Born:
     lifetime: np.ndarray
     key: np.ndarray
     truncated: bool = False
+    draws: object = None
 
 
 def _ceil(x):
@@ -275,16 +278,22 @@ def born(em, carriers, t, extra=0.0) -> _Born:
     clock, stop = _clocks(em, carriers, t)
     longest = max(float(em.lifetime), 0.0)
     inst, index, when = _schedule(em, clock, stop, longest + extra)
-    keys = rnd.child_keys(carriers.key[inst], 0) ^ rnd.mix(index.astype(np.uint64))
-    life = longest * (1.0 - float(em.randomized_lifetime) * rnd.uniform(keys, rnd.CH_LIFETIME))
+    if len(carriers) == 1 and len(index):       # one instance: its draws kept by index
+        table = kept.table(em, int(carriers.key[0]), int(index[0]), int(index[-1]) + 1)
+        rows = index - table.first
+        draws = kept.Draws(table.keys[rows], table, rows)
+    else:
+        draws = kept.Draws(kept.keys_of(carriers.key[inst], index))
+    life = draws.life(longest, float(em.randomized_lifetime))
     age = np.maximum(clock[inst] - when, 0.0)       # born exactly now: age 0 (not -1e-16)
     keep = age < life + extra - _EDGE              # alive while 0 <= age < lifetime
     truncated = int(keep.sum()) > MAX_PARTICLES
     if truncated:
         keep &= np.cumsum(keep) <= MAX_PARTICLES
     birth = carriers.start[inst] + when - em.skip_time
-    return _Born(inst[keep], index[keep], age[keep], birth[keep], life[keep], keys[keep],
-                 truncated)
+    draws = draws.subset(keep)
+    return _Born(inst[keep], index[keep], age[keep], birth[keep], life[keep], draws.keys,
+                 truncated, draws)
 
 
 def _unit(v):
@@ -294,11 +303,11 @@ def _unit(v):
 
 def _start(em, parts, carriers, world_to_local):
     """Start place, start velocity and acceleration of each particle (emitter space)."""
-    keys = parts.key
-    n = len(keys)
-    p0 = (rnd.sample_group(em.position_group, keys, rnd.CH_POSITION)
+    draws = parts.draws
+    n = len(parts.key)
+    p0 = (draws.group(em.position_group, rnd.CH_POSITION)
           if em.position_group is not None else np.zeros((n, 3)))
-    v0 = (rnd.sample_group(em.velocity_group, keys, rnd.CH_VELOCITY)
+    v0 = (draws.group(em.velocity_group, rnd.CH_VELOCITY)
           if em.velocity_group is not None else np.zeros((n, 3)))
     if em.inward_speed:       # positive: away from the emitter, added to the group's velocity
         v0 = v0 + _unit(p0) * float(em.inward_speed)
@@ -317,35 +326,52 @@ def _start(em, parts, carriers, world_to_local):
     return origin + p0, v0, acc
 
 
+def _sampler(em, x):
+    """``at(track name)``: the emitter's track at ``x`` (its integral with ``integral``),
+    tracks with the same key times sharing one search of ``x`` among them."""
+    found = {}
+
+    def at(name, integral=False):
+        curve = em.curve(name)
+        if curve.constant and not integral:
+            return curve(x)
+        segments = found.get(curve.times_key)
+        if segments is None:
+            segments = found[curve.times_key] = curve.segments(x)
+        return curve.integral(x, segments) if integral else curve(x, segments)
+    return at
+
+
 def _looks(em, parts):
     """Size, sRGBA colour (0..1), rotation and sprite element at each particle's age."""
-    keys, x = parts.key, np.divide(parts.age, parts.lifetime, out=np.ones_like(parts.age),
-                                   where=parts.lifetime > 0)
-    scale = 1.0 - float(em.randomized_scale) * rnd.uniform(keys, rnd.CH_SCALE)   # only shrinks
-    size = em.curve("size")(x) * scale
-    rgba = np.stack([em.curve(name)(x) for name in TRACKS[:4]], axis=1)
+    draws, x = parts.draws, np.divide(parts.age, parts.lifetime, out=np.ones_like(parts.age),
+                                      where=parts.lifetime > 0)
+    at = _sampler(em, x)
+    scale = 1.0 - float(em.randomized_scale) * draws.uniform(rnd.CH_SCALE)   # only shrinks
+    size = at("size") * scale
+    rgba = np.stack([at(name) for name in TRACKS[:4]], axis=1)
     spread = np.asarray(em.randomized_color, np.float64) * 100.0
     if spread.any():
-        u = np.stack([rnd.uniform(keys, rnd.CH_COLOUR + i) for i in range(4)], axis=1)
+        u = np.stack([draws.uniform(rnd.CH_COLOUR + i) for i in range(4)], axis=1)
         if em.randomized_is_grayscale:
             u[:, 1] = u[:, 2] = u[:, 0]
         rgba = rgba + u * spread
     color = np.clip(rgba, 0.0, 255.0) / 255.0
     sign = np.ones_like(x)
     if em.rotation_direction:
-        sign = np.where(rnd.uniform(keys, rnd.CH_DIRECTION) < 0.5, -1.0, 1.0)
+        sign = np.where(draws.uniform(rnd.CH_DIRECTION) < 0.5, -1.0, 1.0)
     spin = em.curve("rotation_speed")
     if em.fixed_rotation:        # a fixed start angle, in turns, varied by mini 23
         first = float(spin(np.zeros(1))[0])
         turns = np.full_like(x, first - np.trunc(first))
         if first > 0.0 and em.randomized_rotation:
             spread = abs(float(em.randomized_rotation)) / first
-            turns = turns * (1.0 + spread * (2.0 * rnd.uniform(keys, rnd.CH_ROTATION) - 1.0))
+            turns = turns * (1.0 + spread * (2.0 * draws.uniform(rnd.CH_ROTATION) - 1.0))
     else:                        # revolutions per second over the particle's life
-        turns = spin.integral(x) * parts.lifetime
+        turns = at("rotation_speed", integral=True) * parts.lifetime
     rotation = 2.0 * np.pi * turns * sign      # counter-clockwise positive, as seen
     elements = max(int(em.num_texture_elements), 1)
-    index = np.floor(em.curve("texture_index")(x) + 0.5)
+    index = np.floor(at("texture_index") + 0.5)
     texture_index = np.clip(np.nan_to_num(index), 0, elements - 1).astype(np.int32)
     return size, color, rotation, texture_index
 
@@ -361,7 +387,7 @@ def state(em, carriers, t, world_to_local=None, parts=None) -> Particles:
     velocity = v0 + acc * age
     size, color, rotation, texture_index = _looks(em, parts)
     return Particles(em.index, position, velocity, parts.age, parts.lifetime, size, color,
-                     rotation, texture_index, parts.key, parts.truncated)
+                     rotation, texture_index, parts.key, parts.truncated, parts.draws)
 
 
 def one_burst(child: Emitter) -> Emitter:
@@ -380,7 +406,8 @@ def _spawned(em, child, carriers, t, world_to_local, on_death):
     if on_death:
         dead = parts.age >= parts.lifetime - _EDGE
         parts = _Born(parts.inst[dead], parts.index[dead], parts.lifetime[dead],
-                      parts.birth[dead], parts.lifetime[dead], parts.key[dead])
+                      parts.birth[dead], parts.lifetime[dead], parts.key[dead],
+                      draws=parts.draws.subset(dead))
     p0, v0, acc = _start(em, parts, carriers, world_to_local)
     keys = rnd.child_keys(parts.key, 7000 + child.index)
     if on_death:        # where it died, standing still: the burst inherits no velocity
