@@ -144,6 +144,8 @@ class Curve:
     def integral(self, x, segments=None) -> np.ndarray:
         """The integral of the curve from 0 to ``x`` (whole segments summed, the last one in
         part), for the rotation angle a rotation-speed track gives."""
+        if self.constant and self.values[0] == 0.0:     # no rotation: every term is +0
+            return np.zeros(np.shape(x))
         t, v = self.times, self.values
         widths = np.diff(t)
         if self.interpolation == INTERP_STEP:

@@ -176,17 +176,20 @@ class _Carriers:
     v0: np.ndarray
     acc: np.ndarray
     t0: np.ndarray
+    still: bool = False         # the system's own instance: at the origin, never moving
 
     @classmethod
     def root(cls, key):
         z = np.zeros((1, 3))
         return cls(np.zeros(1), np.full(1, np.inf), np.array([key], np.uint64), z, z, z,
-                   np.zeros(1))
+                   np.zeros(1), True)
 
     def __len__(self):
         return len(self.start)
 
     def place(self, which, when):
+        if self.still:          # zeros, as the formula gives them (broadcast, not per row)
+            return self.p0, self.v0
         dt = (when - self.t0[which])[:, None]
         return (self.p0[which] + self.v0[which] * dt + 0.5 * self.acc[which] * dt * dt,
                 self.v0[which] + self.acc[which] * dt)
@@ -211,15 +214,20 @@ def _ceil(x):
     return np.ceil(x - _TOL * np.maximum(1.0, np.abs(x))).astype(np.int64)
 
 
+def _finite(x, lowest):
+    """``x`` with NaN as 0, and kept within [lowest, 2**52] (a count needs no more)."""
+    return np.clip(np.where(x != x, 0.0, x), lowest, 2.0 ** 52)
+
+
 def _upto(x):
     """How many integers k >= 0 are at most ``x`` (within the tolerance)."""
-    x = np.nan_to_num(x, posinf=2**52, neginf=-1.0)
+    x = _finite(x, -1.0)
     return np.maximum(np.floor(x + _TOL * np.maximum(1.0, np.abs(x))).astype(np.int64) + 1, 0)
 
 
 def _below(x):
     """How many integers k >= 0 are below ``x`` (within the tolerance)."""
-    return np.maximum(_ceil(np.nan_to_num(x, posinf=2**52, neginf=0)), 0)
+    return np.maximum(_ceil(_finite(x, 0.0)), 0)
 
 
 def _ranges(lo, hi):
