@@ -380,7 +380,7 @@ def _looks(em, parts):
     rotation = 2.0 * np.pi * turns * sign      # counter-clockwise positive, as seen
     elements = max(int(em.num_texture_elements), 1)
     index = np.floor(at("texture_index") + 0.5)
-    texture_index = np.clip(np.nan_to_num(index), 0, elements - 1).astype(np.int32)
+    texture_index = np.clip(np.where(index != index, 0.0, index), 0, elements - 1).astype(np.int32)
     return size, color, rotation, texture_index
 
 
