@@ -357,15 +357,8 @@ def _looks(em, parts):
     at = _sampler(em, x)
     scale = 1.0 - float(em.randomized_scale) * draws.uniform(rnd.CH_SCALE)   # only shrinks
     size = at("size") * scale
-    rgba = np.stack([at(name) for name in TRACKS[:4]], axis=1)
-    spread = np.asarray(em.randomized_color, np.float64) * 100.0
-    if spread.any():
-        u = np.stack([draws.uniform(rnd.CH_COLOUR + i) for i in range(4)], axis=1)
-        if em.randomized_is_grayscale:
-            u[:, 1] = u[:, 2] = u[:, 0]
-        rgba = rgba + u * spread
-    color = np.clip(rgba, 0.0, 255.0) / 255.0
-    sign = np.ones_like(x)
+    color = _colour(em, draws, at, len(x))
+    sign = None
     if em.rotation_direction:
         sign = np.where(draws.uniform(rnd.CH_DIRECTION) < 0.5, -1.0, 1.0)
     spin = em.curve("rotation_speed")
@@ -377,11 +370,33 @@ def _looks(em, parts):
             turns = turns * (1.0 + spread * (2.0 * draws.uniform(rnd.CH_ROTATION) - 1.0))
     else:                        # revolutions per second over the particle's life
         turns = at("rotation_speed", integral=True) * parts.lifetime
-    rotation = 2.0 * np.pi * turns * sign      # counter-clockwise positive, as seen
+    rotation = 2.0 * np.pi * turns      # counter-clockwise positive, as seen
+    if sign is not None:
+        rotation = rotation * sign
     elements = max(int(em.num_texture_elements), 1)
-    index = np.floor(at("texture_index") + 0.5)
+    cell = em.curve("texture_index")
+    # a constant track: its one element worked out once, the same number for every particle
+    index = np.floor((cell.values[:1] if cell.constant else at("texture_index")) + 0.5)
     texture_index = np.clip(np.where(index != index, 0.0, index), 0, elements - 1).astype(np.int32)
+    if cell.constant:
+        texture_index = np.repeat(texture_index, len(x))
     return size, color, rotation, texture_index
+
+
+def _colour(em, draws, at, n):
+    """sRGBA (0..1) of ``n`` particles: the tracks, the random spread added, clipped."""
+    spread = np.asarray(em.randomized_color, np.float64) * 100.0
+    tracks = [em.curve(name) for name in TRACKS[:4]]
+    if not spread.any() and all(c.constant for c in tracks):    # one colour, worked out once
+        one = np.array([[c.values[0] for c in tracks]])
+        return np.repeat(np.clip(one, 0.0, 255.0) / 255.0, n, axis=0)
+    rgba = np.stack([at(name) for name in TRACKS[:4]], axis=1)
+    if spread.any():
+        u = np.stack([draws.uniform(rnd.CH_COLOUR + i) for i in range(4)], axis=1)
+        if em.randomized_is_grayscale:
+            u[:, 1] = u[:, 2] = u[:, 0]
+        rgba = rgba + u * spread
+    return np.clip(rgba, 0.0, 255.0) / 255.0
 
 
 def state(em, carriers, t, world_to_local=None, parts=None) -> Particles:
