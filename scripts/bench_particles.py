@@ -7,12 +7,20 @@ issue 41's big effect: 20 emitters with 3,000 live particles in all (target 60 f
 quiet machine).
 
     .venv/bin/python scripts/bench_particles.py [--frames 96] [--live 10000] [--emitters 20]
+        [--repeat 3] [--profile [N]]
 
-Also prints the simulation alone (numpy, no Blender data) for the same particles.
+Also prints the simulation alone (numpy, no Blender data) for the same particles. ``--repeat``
+plays each scene that many times and prints every figure and the best (a loaded machine's
+figures vary); ``--profile`` then plays the many-emitter scene once more under cProfile and
+prints its N costliest functions (by own time) and its frames/s under the profiler; the
+figures above it are always without the profiler.
 """
 
 import argparse
+import cProfile
+import io
 import os
+import pstats
 import sys
 import tempfile
 import time
@@ -42,8 +50,9 @@ def live_count(scene):
                for p in map(nodes.points_object, emitters.values()) if p is not None)
 
 
-def play(path, first, frames):
-    """(viewport frames per second, mean live particles, simulation-only ms per frame)."""
+def play(path, first, frames, profile=None):
+    """(viewport frames per second, mean live particles, simulation-only ms per frame);
+    ``profile``: a cProfile.Profile enabled around the frames only."""
     bpy.ops.wm.read_factory_settings(use_empty=True)
     scene = bpy.context.scene
     scene.render.fps, scene.frame_start = FPS, 1
@@ -54,12 +63,18 @@ def play(path, first, frames):
     scene.camera = cam
     span = range(first, first + frames)
     counts = []
-    start = time.perf_counter()
+    scene.frame_set(first - 1)                      # the first frame is not the first drawn
+    elapsed = 0.0
     for frame in span:
+        start = time.perf_counter()
+        if profile is not None:
+            profile.enable()
         scene.frame_set(frame)
         bpy.context.evaluated_depsgraph_get()       # what the viewport evaluates to draw
+        if profile is not None:
+            profile.disable()
+        elapsed += time.perf_counter() - start
         counts.append(live_count(scene))
-    elapsed = time.perf_counter() - start
     (root, emitters), = scene_systems(scene).items()
     ms = models(root, emitters)
     start = time.perf_counter()
@@ -74,6 +89,8 @@ def main(argv):
     ap.add_argument("--frames", type=int, default=96)
     ap.add_argument("--live", type=int, default=10_000)
     ap.add_argument("--emitters", type=int, default=20)
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--profile", type=int, nargs="?", const=25, default=0)
     args = ap.parse_args(argv)
     io_alamo.register()
     try:
@@ -101,12 +118,27 @@ def main(argv):
             else:
                 print(f"no corpus at {EXPLOSION.parent}: explosion skipped")
             for label, path, first in runs:
-                fps, live, sim_ms = play(path, first, args.frames)
+                got = [play(path, first, args.frames) for _ in range(max(args.repeat, 1))]
+                fps, live, sim_ms = max(got)
+                each = " / ".join(f"{g[0]:.1f}" for g in got)
                 print(f"{label}: {fps:.1f} frames/s viewport update over {args.frames} "
-                      f"frames ({live:,.0f} live particles on average); simulation alone "
-                      f"{sim_ms:.2f} ms a frame")
+                      f"frames ({live:,.0f} live particles on average; best of "
+                      f"{len(got)}: {each}); simulation alone "
+                      f"{min(g[2] for g in got):.2f} ms a frame (cProfile off)")
+            if args.profile:
+                profile(many, args.frames, args.profile)
     finally:
         io_alamo.unregister()
+
+
+def profile(path, frames, top):
+    prof = cProfile.Profile()
+    fps, _, _ = play(path, 2 * FPS + 2, frames, prof)
+    out = io.StringIO()
+    pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(top)
+    print(f"\nprofile of the many-emitter scene ({fps:.1f} frames/s under cProfile, "
+          f"{1e3 / fps:.1f} ms a frame):")
+    print("\n".join(line for line in out.getvalue().splitlines()[3:] if line.strip()))
 
 
 if __name__ == "__main__":

@@ -18,8 +18,8 @@ def test_inward_speed_pushes_out_and_adds_to_the_velocity(blender, tmp_path):
     _, (obj,) = load(effect(tmp_path, em))
     at(1.0)
     places, _ = instances(obj)
-    assert len(places) == 10
-    ages = np.arange(1, 11) / 10
+    assert len(places) == 11                     # born at 0, 0.1 ... 1 s
+    ages = np.arange(0, 11) / 10
     np.testing.assert_allclose(np.sort(places[:, 0]), 2 + 3 * ages, atol=1e-4)
     np.testing.assert_allclose(np.sort(places[:, 2]), ages, atol=1e-4)
 
@@ -47,7 +47,7 @@ def test_randomized_scale_only_shrinks(blender, tmp_path):
     _, (obj,) = load(effect(tmp_path, em))
     at(1.0)
     _, sizes = instances(obj)
-    assert len(sizes) == 200
+    assert len(sizes) == 201
     assert sizes.min() >= 2.0 - 1e-4 and sizes.max() <= 4.0 + 1e-4
     assert sizes.min() < 2.1 and sizes.max() > 3.9
 
@@ -103,7 +103,7 @@ def test_an_effect_on_an_alt1_proxy_waits_for_alt1(blender, tmp_path):
     bpy.context.view_layer.objects.active = result.armature
     bpy.ops.alamo.lod_alt_show(alt=1)
     at(1.0)
-    assert len(instances(em)[0]) == 10
+    assert len(instances(em)[0]) == 11
     bpy.ops.alamo.lod_alt_show(alt=0)
     at(1.0)
     assert len(instances(em)[0]) == 0

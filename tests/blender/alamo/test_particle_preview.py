@@ -90,13 +90,13 @@ def test_stream_counts_and_places_at_one_and_three_seconds(blender, tmp_path):
     _, (em,) = load(effect(tmp_path, stream()))
     at(1.0)
     places, _ = instances(em)
-    assert len(places) == 10
-    np.testing.assert_allclose(np.sort(places[:, 0]), 5 * np.arange(1, 11) / 10, atol=1e-4)
+    assert len(places) == 11                  # born at 0, 0.1 ... 1.0 (the newborn shows)
+    np.testing.assert_allclose(np.sort(places[:, 0]), 5 * np.arange(0, 11) / 10, atol=1e-4)
     np.testing.assert_allclose(places[:, 1:], 0, atol=1e-5)
     at(3.0)
     places, _ = instances(em)
     assert len(places) == 20
-    np.testing.assert_allclose(np.sort(places[:, 0]), 5 * np.arange(1, 21) / 10, atol=1e-4)
+    np.testing.assert_allclose(np.sort(places[:, 0]), 5 * np.arange(0, 20) / 10, atol=1e-4)
     at(3.0)                                   # the same frame shows the same particles
     np.testing.assert_allclose(np.sort(instances(em)[0][:, 0]), np.sort(places[:, 0]))
 
@@ -147,9 +147,9 @@ def test_time_zero_is_the_scene_start_frame_at_its_rate(blender, tmp_path):
     scene = bpy.context.scene
     scene.frame_start, scene.render.fps = 50, 10
     scene.frame_set(50)
-    assert len(instances(em)[0]) == 0
+    assert len(instances(em)[0]) == 1        # the particle born at time 0
     scene.frame_set(60)                      # one second at 10 frames per second
-    assert len(instances(em)[0]) == 10
+    assert len(instances(em)[0]) == 11
 
 
 def test_an_edit_shows_at_once(blender, tmp_path):
@@ -245,13 +245,14 @@ def unit_emitters(result):
 
 def ten_at_the_engine(model):
     """Import ``model`` (see unit_model) whose effect streams 10 per second from its proxy:
-    at 1 s its 10 particles are at the Engine bone. Returns (result, emitter, places)."""
+    at 1 s its 11 particles (born at 0, 0.1 ... 1 s) are at the Engine bone. Returns (result,
+    emitter, places)."""
     result = import_alo(bpy.context, str(model))
     (em,) = unit_emitters(result)
     at(1.0)
     places, _ = instances(em)
-    assert len(places) == 10
-    np.testing.assert_allclose(places, np.tile([4.0, 0.0, 2.0], (10, 1)), atol=1e-4)
+    assert len(places) == 11
+    np.testing.assert_allclose(places, np.tile([4.0, 0.0, 2.0], (11, 1)), atol=1e-4)
     return result, em, places
 
 
@@ -282,7 +283,7 @@ def test_an_effect_on_a_bone_the_file_hides_shows_when_an_animation_shows_it(ble
     pb.alamo.visible = True                            # the action shows the bone
     arm.keyframe_insert('pose.bones["Engine"].alamo.visible', frame=0)
     at(1.0)
-    assert len(instances(em)[0]) == 10
+    assert len(instances(em)[0]) == 11
     pb.alamo.visible = False                           # and hides it again
     arm.keyframe_insert('pose.bones["Engine"].alamo.visible', frame=0)
     at(1.0)
@@ -330,6 +331,7 @@ def test_batch_preview_and_glb_show_the_units_effects(tmp_path):
     doc = json.loads(data[20:20 + length])
     quads = [m for m in doc.get("meshes", []) if "(particles)" in m.get("name", "")]
     assert quads, [m.get("name") for m in doc.get("meshes", [])]
-    # the still is 1 s in: a stream of 10 a second shows 10 particles, 4 corners each
+    # the still is 1 s in: a stream of 10 a second shows 11 particles (born at 0 ... 1 s),
+    # 4 corners each
     accessor = doc["accessors"][quads[0]["primitives"][0]["attributes"]["POSITION"]]
-    assert accessor["count"] == 40
+    assert accessor["count"] == 44

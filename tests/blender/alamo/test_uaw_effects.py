@@ -96,12 +96,12 @@ def test_the_preview_plays_and_follows_an_edit(blender, tmp_path):
     _, (f,) = import_file(path)
     at(1.0)
     places, sizes = instances(f)
-    assert len(places) == 10
-    np.testing.assert_allclose(np.sort(places[:, 2]), 3 * np.arange(1, 11) / 10, atol=1e-4)
+    assert len(places) == 11                 # born at 0, 0.1 ... 1 s
+    np.testing.assert_allclose(np.sort(places[:, 2]), 3 * np.arange(0, 11) / 10, atol=1e-4)
     np.testing.assert_allclose(sizes, 1.0, rtol=1e-5)        # the plugin's size 0.5: a half
     param(f, "particles_per_interval").float_value = 20.0
     refresh(scene)
-    assert len(instances(f)[0]) == 20
+    assert len(instances(f)[0]) == 21                       # born at 0, 0.05 ... 1 s
     rows = viewer_check(path, (1.0,))
     if rows is not None:                                     # the viewer's count at 1 s
         assert rows[(1.0, 0)][0] == 10

@@ -38,15 +38,15 @@ def stream(**kw):
 def test_stream_of_ten_per_second_living_two_seconds_at_five_units_per_second():
     em = stream()
     one = live(em, 1.0)
-    assert len(one) == 10
-    # born at 0, 0.1, ... 0.9: ages 1.0 ... 0.1, 5 units per second along +x
-    np.testing.assert_allclose(np.sort(one.position[:, 0]), 5 * np.arange(1, 11) / 10)
+    assert len(one) == 11
+    # born at 0, 0.1, ... 1.0 (the one born now shows): ages 1.0 ... 0, 5 units per second
+    np.testing.assert_allclose(np.sort(one.position[:, 0]), 5 * np.arange(0, 11) / 10)
     np.testing.assert_allclose(one.position[:, 1:], 0)
     three = live(em, 3.0)
     assert len(three) == 20                      # steady: rate * lifetime
-    np.testing.assert_allclose(np.sort(three.age), np.arange(1, 21) / 10)
+    np.testing.assert_allclose(np.sort(three.age), np.arange(0, 20) / 10)
     np.testing.assert_allclose(three.position[:, 0], 5 * three.age)
-    assert three.position[:, 0].max() <= 10 + 1e-9
+    assert three.position[:, 0].max() < 10
 
 
 def test_two_bursts_of_five_one_second_apart():
@@ -65,12 +65,12 @@ def test_bursts_without_a_count_go_on():
 def test_initial_delay_skip_and_freeze():
     em = stream(initial_delay=1.0)
     assert len(live(em, 0.9)) == 0
-    assert len(live(em, 1.5)) == 5
+    assert len(live(em, 1.5)) == 6               # born at 1.0, 1.1 ... 1.5
     skipped = stream(skip_time=1.5)              # as if 1.5 s had run already
     np.testing.assert_allclose(np.sort(live(skipped, 0.5).age), np.sort(live(em, 3.0).age))
     frozen = stream(freeze_time=1.0)
     a, b = live(frozen, 1.0), live(frozen, 5.0)
-    assert len(a) == len(b) == 10
+    assert len(a) == len(b) == 11
     np.testing.assert_allclose(a.position, b.position)
 
 
@@ -152,7 +152,7 @@ def test_explosion_with_inward_speed_bursts_outward():
 def test_position_groups(group, check):
     p = live(stream(num_particles_per_second=500, velocity_group=exact(),
                     position_group=group), 1.0)
-    assert len(p) == 500 and check(p.position)
+    assert len(p) == 501 and check(p.position)        # born at 0, 1/500 ... 1 s
 
 
 def test_velocity_group_sphere_surface_gives_one_speed():
@@ -224,7 +224,7 @@ def test_rotation_is_the_integral_of_the_speed_track_in_turns_counter_clockwise(
     one = live(stream(curves={"rotation_speed": curve(0.25, 0.25)}), 1.0)
     np.testing.assert_allclose(one.rotation, np.pi / 2 * one.age)    # a quarter turn a second
     both = live(stream(num_particles_per_second=200, rotation_direction=1,
-                       randomized_rotation=0.5, curves={"rotation_speed": curve(1, 1)}), 1.0)
+                       randomized_rotation=0.5, curves={"rotation_speed": curve(1, 1)}), 1.001)
     ratio = both.rotation / (2 * np.pi * both.age)
     assert (ratio < 0).any() and (ratio > 0).any()
     np.testing.assert_allclose(np.abs(ratio), 1.0)      # mini 23 leaves the speed alone
@@ -243,7 +243,7 @@ def test_fixed_rotation_angle_varied_by_mini_23():
 
 def test_texture_index_track_picks_sprite_elements():
     em = stream(num_texture_elements=16, curves={"texture_index": curve(0, 15)})
-    p = live(em, 3.0)
+    p = live(em, 3.05)
     x = p.age / p.lifetime
     np.testing.assert_array_equal(p.texture_index, np.clip(np.floor(15 * x + 0.5), 0, 15))
     assert p.texture_index.max() == 15 and p.texture_index.min() <= 1
@@ -303,3 +303,42 @@ def test_death_child_gives_one_burst_where_its_particle_died():
 def test_huge_rates_are_capped():
     p = live(stream(num_particles_per_second=4_000_000_000, lifetime=100.0), 50.0)
     assert len(p) <= sim.MAX_PARTICLES and p.truncated
+
+
+# --- the boundary: a particle born exactly at t ---------------------------------------------
+
+def test_a_particle_born_exactly_at_t_shows_and_one_dying_at_t_does_not():
+    # FORMAT-NOTES: stream particle k is born at initial_delay + k / rate, "one at t = 0
+    # without a delay"; the viewer's age killer removes a particle once time >= its death. So
+    # a particle lives for 0 <= age < lifetime, and a stream of 4 a second living 1.5 s shows
+    # floor(4 t) + 1 particles until steady, then exactly 4 * 1.5 = 6 at every birth time.
+    em = stream(num_particles_per_second=4, lifetime=1.5, velocity_group=exact(2, 0, 0))
+    for k in range(13):
+        t = k / 4
+        p = live(em, t)
+        assert len(p) == min(k + 1, 6), t
+        assert p.age.min() == 0.0 and p.position[:, 0].min() == 0.0    # the newborn, at 0
+        assert p.age.max() < 1.5
+        between = live(em, t + 0.125)
+        assert len(between) == min(k + 1, 6), t + 0.125
+    # with a delay nothing shows before it, the first particle at it
+    delayed = stream(num_particles_per_second=4, lifetime=1.5, initial_delay=0.5)
+    assert [len(live(delayed, t)) for t in (0.0, 0.25, 0.5, 0.75)] == [0, 0, 1, 2]
+    # three bursts of 5 every 0.5 s from 0.25 s, living 0.5 s: at each burst the new five
+    # show and the last five have just died; after the third, none
+    bursts = sim.Emitter(in_bursts=True, num_particles_per_burst=5, num_bursts=3,
+                         burst_delay=0.5, initial_delay=0.25, lifetime=0.5)
+    counts = [len(live(bursts, t)) for t in (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75)]
+    assert counts == [0, 5, 5, 5, 5, 5, 5, 0]
+    ages = [live(bursts, t).age for t in (0.25, 0.75, 1.25)]
+    assert all((a == 0.0).all() for a in ages)
+    # a death child's burst shows at the very moment its particle dies (and the parent not)
+    parent = sim.Emitter(in_bursts=True, num_particles_per_burst=1, num_bursts=1, lifetime=1.0,
+                         velocity_group=exact(0, 0, 3), death=1)
+    child = sim.Emitter(index=1, in_bursts=True, num_particles_per_burst=4, num_bursts=1,
+                        lifetime=0.5, velocity_group=exact())
+    assert [len(p) for p in sim.simulate([parent, child], 0.0)] == [1, 0]
+    at_death = sim.simulate([parent, child], 1.0)
+    assert [len(p) for p in at_death] == [0, 4]
+    np.testing.assert_allclose(at_death[1].position, np.tile([0, 0, 3.0], (4, 1)))
+    assert [len(p) for p in sim.simulate([parent, child], 1.5)] == [0, 0]

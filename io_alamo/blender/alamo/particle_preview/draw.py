@@ -70,17 +70,26 @@ def depth_offsets(keys, size):
     (its rays bounce between the two faces until they give up). 0.1-0.2 % of the size, at
     least 1e-4 units: nothing one sees, and the particle's place (the instance's) is kept."""
     u = rnd.uniform(np.asarray(keys, np.uint64), rnd.CH_DEPTH) if len(size) else np.zeros(0)
+    return _depth(size, u)
+
+
+def _depth(size, u):
     return np.maximum(np.abs(size), 0.05) * (1e-3 + 1e-3 * u) + 1e-4 * u
 
 
 def cells(texture_index, elements):
     """(u, v, size) of each particle's sprite element: the texture is a square grid of
-    ceil(sqrt(elements)) cells a side, element 0 at the top left, row by row."""
-    side = max(int(np.ceil(np.sqrt(max(int(elements), 1)) - 1e-9)), 1)
+    ceil(sqrt(elements)) cells a side, element 0 at the top left, row by row (``elements``
+    one count, or one per particle)."""
     i = np.asarray(texture_index, np.int64)
+    if np.ndim(elements):       # one count per particle
+        e = np.maximum(np.asarray(elements, np.int64), 1)
+        side = np.maximum(np.ceil(np.sqrt(e) - 1e-9).astype(np.int64), 1)
+    else:
+        side = max(int(np.ceil(np.sqrt(max(int(elements), 1)) - 1e-9)), 1)
     col, row = i % side, i // side
     size = 1.0 / side
-    return np.stack([col * size, 1.0 - (row + 1) * size, np.full(len(i), size)], axis=1)
+    return np.stack([col * size, 1.0 - (row + 1) * size, np.broadcast_to(size, i.shape)], axis=1)
 
 
 def _set(mesh, name, kind, key, values):
@@ -95,27 +104,94 @@ def _set(mesh, name, kind, key, values):
 def write(mesh, parts, to_object, basis, tail_size=0.0, elements=1):
     """Put ``parts`` (a simulate.Particles, in system space) into ``mesh``: ``to_object``
     (4x4) maps system space to the emitter object's space, where ``basis`` is given."""
-    n = len(parts)
-    if len(mesh.vertices) != n or len(mesh.edges) or len(mesh.polygons):
-        mesh.clear_geometry()
-        mesh.vertices.add(n)
-    m = np.asarray(to_object, np.float64)
-    position = parts.position @ m[:3, :3].T + m[:3, 3] if n else np.zeros((0, 3))
-    mesh.vertices.foreach_set("co", position.astype(np.float32).ravel())
-    shown = parts
-    if n:
-        shown = _Shown(parts, m[:3, :3])
-    rotation, scale, offset = quads(shown, basis, tail_size)
-    _set(mesh, nodes.ROTATION, "FLOAT_VECTOR", "vector", rotation)
-    _set(mesh, nodes.SCALE, "FLOAT_VECTOR", "vector", scale)
-    _set(mesh, nodes.OFFSET, "FLOAT_VECTOR", "vector", offset)
-    colour = np.asarray(parts.color, np.float64).reshape(-1, 4).copy()
+    write_many([(mesh, parts, to_object, basis, tail_size, elements)])
+
+
+def write_many(jobs):
+    """:func:`write` for several emitters at once (``jobs``: (mesh, parts, to_object, basis,
+    tail_size, elements) each): the arithmetic per particle runs once over all of them (it is
+    the same, row by row, as one emitter at a time), then each mesh gets its rows."""
+    n = [len(job[1]) for job in jobs]
+    rows = [job for job, count in zip(jobs, n) if count and not job[4] > 0.0]
+    flat = _flat_quads(rows)
+    start = 0
+    for (mesh, parts, to_object, basis, tail_size, elements), count in zip(jobs, n):
+        m = np.asarray(to_object, np.float64)
+        if len(mesh.vertices) != count or len(mesh.edges) or len(mesh.polygons):
+            mesh.clear_geometry()
+            mesh.vertices.add(count)
+        position = parts.position @ m[:3, :3].T + m[:3, 3] if count else np.zeros((0, 3))
+        mesh.vertices.foreach_set("co", position.astype(np.float32).ravel())
+        if count and tail_size > 0.0:           # tails: stretched along the velocity as seen
+            rotation, scale, offset = quads(_Shown(parts, m[:3, :3]), basis, tail_size)
+            looks = _looks([parts], [elements])
+        elif count:
+            rotation, scale, offset, *looks = (a[start:start + count] for a in flat)
+            start += count
+        else:
+            rotation = scale = offset = np.zeros((0, 3))
+            looks = _looks([parts], [elements])
+        _set(mesh, nodes.ROTATION, "FLOAT_VECTOR", "vector", rotation)
+        _set(mesh, nodes.SCALE, "FLOAT_VECTOR", "vector", scale)
+        _set(mesh, nodes.OFFSET, "FLOAT_VECTOR", "vector", offset)
+        colour, cell, age, size = looks
+        _set(mesh, nodes.COLOR, "FLOAT_COLOR", "color", colour)
+        _set(mesh, nodes.CELL, "FLOAT_VECTOR", "vector", cell)
+        _set(mesh, AGE, "FLOAT", "value", age)
+        _set(mesh, SIZE, "FLOAT", "value", size)
+        mesh.update()
+
+
+def _looks(parts_list, elements):
+    """Linear colour, sprite cell, age and size of the particles of ``parts_list`` (one after
+    the other; ``elements``: each one's sprite count), as float32."""
+    colour = np.concatenate([np.asarray(p.color, np.float64).reshape(-1, 4) for p in parts_list])
     colour[:, :3] = srgb_to_linear(np.minimum(colour[:, :3], 1.0))
-    _set(mesh, nodes.COLOR, "FLOAT_COLOR", "color", colour)
-    _set(mesh, nodes.CELL, "FLOAT_VECTOR", "vector", cells(parts.texture_index, elements))
-    _set(mesh, AGE, "FLOAT", "value", parts.age)
-    _set(mesh, SIZE, "FLOAT", "value", parts.size)
-    mesh.update()
+    counts = [len(p) for p in parts_list]
+    index = np.concatenate([np.asarray(p.texture_index) for p in parts_list])
+    cell = cells(index, np.repeat(np.asarray(elements, np.int64), counts))
+    age = np.concatenate([p.age for p in parts_list])
+    size = np.concatenate([p.size for p in parts_list])
+    return [np.ascontiguousarray(a, np.float32) for a in (colour, cell, age, size)]
+
+
+def _flat_quads(rows):
+    """Rotation, scale, offset, colour, cell, age, size (float32) of the billboards of the
+    untailed ``rows`` (jobs of :func:`write_many`), one after the other."""
+    if not rows:
+        return [np.zeros((0, 3), np.float32)] * 7
+    parts_list = [job[1] for job in rows]
+    counts = [len(p) for p in parts_list]
+    bases = np.stack([_orthonormal_kept(job[3]) for job in rows])
+    turn = np.concatenate([np.asarray(p.rotation, np.float64) for p in parts_list])
+    r = bases[np.repeat(np.arange(len(rows)), counts)] @ _spin(turn)
+    size = np.concatenate([np.asarray(p.size, np.float64) for p in parts_list])
+    u = np.concatenate([_depth_draws(p) for p in parts_list])
+    scale = np.stack([size, size, _depth(size, u)], axis=1)
+    out = [_euler_xyz(r), scale, np.zeros((len(size), 3))]
+    return [np.ascontiguousarray(a, np.float32) for a in out] + _looks(
+        parts_list, [job[5] for job in rows])
+
+
+def _depth_draws(parts):
+    draws = getattr(parts, "draws", None)
+    if draws is not None:
+        return draws.uniform(rnd.CH_DEPTH)
+    return rnd.uniform(np.asarray(parts.key, np.uint64), rnd.CH_DEPTH)
+
+
+_bases = {}         # basis bytes -> its orthonormal basis (the camera and objects rarely move)
+
+
+def _orthonormal_kept(m):
+    m = np.asarray(m, np.float64)
+    key = m.tobytes()
+    found = _bases.get(key)
+    if found is None:
+        if len(_bases) > 256:
+            _bases.clear()
+        found = _bases[key] = _orthonormal(m)
+    return found
 
 
 class _Shown:

@@ -17,9 +17,23 @@ _state = {"busy": False, "seen": {}}
 BEFORE_REFRESH = []
 
 
+_keys = {}      # id(model) -> (model, its index, model.key()): kept models are not edited
+
+
+def _key(model):
+    """``model.key()``, worked out once per kept model (an edit gives a new model; the
+    Universe at War reader sets a kept model's index, which is checked)."""
+    held = _keys.get(id(model))
+    if held is None or held[0] is not model or held[1] != model.index:
+        if len(_keys) > 4096:
+            _keys.clear()
+        held = _keys[id(model)] = (model, model.index, model.key())
+    return held[2]
+
+
 def _signature(scene, root, emitters, ms):
     cam = scene.camera
-    return (systems.scene_time(scene), tuple(m.key() for m in ms), tuple(map(tuple, root.matrix_world)),
+    return (systems.scene_time(scene), tuple(map(_key, ms)), tuple(map(tuple, root.matrix_world)),
             tuple(tuple(map(tuple, o.matrix_world)) for o in emitters.values()),
             tuple(map(tuple, cam.matrix_world)) if cam is not None else None,
             systems.bone_shown(root))
@@ -99,6 +113,7 @@ def _on_update(scene, depsgraph=None):
 @persistent
 def _on_load(*_):
     _state["seen"].clear()
+    _keys.clear()
     _subscribe()                    # a file load clears the message bus
     for scene in bpy.data.scenes:
         refresh(scene, force=True)
@@ -122,3 +137,4 @@ def unregister():
             handlers.remove(fn)
     bpy.msgbus.clear_by_owner(_OWNER)
     _state["seen"].clear()
+    _keys.clear()

@@ -166,6 +166,7 @@ def update_system(scene, root, emitters, t=None, ms=None, shown=None):
     else:
         states = [sim.empty(i) for i in range(len(ms))]
     camera = _camera_rotation(scene)
+    jobs = []
     for index, obj in emitters.items():
         world = np.array(obj.matrix_world, np.float64)
         to_object = _inverse(obj.matrix_world) @ root_world
@@ -179,8 +180,9 @@ def update_system(scene, root, emitters, t=None, ms=None, shown=None):
         flat = bool(getattr(model, "is_not_billboarded", False))
         basis = inverse if flat else inverse @ camera
         tail = float(getattr(model, "tail_size", 0.0)) if getattr(model, "has_tail", 0) else 0.0
-        draw.write(points.data, states[index], to_object, basis, tail,
-                   getattr(model, "num_texture_elements", 1))
+        jobs.append((points.data, states[index], to_object, basis, tail,
+                     getattr(model, "num_texture_elements", 1)))
+    draw.write_many(jobs)           # all emitters' particles in one pass
     return states
 
 

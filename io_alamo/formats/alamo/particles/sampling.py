@@ -88,7 +88,7 @@ class Curve:
     """A track as the simulator uses it: sorted times from 0 to 1, their values, and the
     interpolation (0 linear, 1 cosine, 2 step)."""
 
-    __slots__ = ("times", "values", "interpolation")
+    __slots__ = ("times", "values", "interpolation", "times_key", "constant")
 
     def __init__(self, times, values, interpolation=INTERP_LINEAR):
         times = np.clip(np.asarray(times, np.float64), 0.0, 1.0)
@@ -96,6 +96,13 @@ class Curve:
         self.times = times[order]
         self.values = np.asarray(values, np.float64)[order]
         self.interpolation = int(interpolation)
+        self.times_key = self.times.tobytes()      # curves with equal times share segments
+        v = self.values
+        # every value the same finite number (bit for bit, and not -0.0): the curve is that
+        # number wherever it is sampled, exactly as the formulas give it
+        self.constant = bool(len(v) and np.isfinite(v[0]) and
+                             (v.view(np.uint64) == v[:1].view(np.uint64)).all() and
+                             not (v[0] == 0.0 and np.signbit(v[0])))
 
     @classmethod
     def of_track(cls, track):
@@ -108,6 +115,11 @@ class Curve:
                                  [float(track.last_key)]))
         return cls(times, values, getattr(track, "interpolation", INTERP_LINEAR))
 
+    def segments(self, x):
+        """What sampling at ``x`` needs of the times (the same for curves with equal
+        ``times_key``): pass it to :meth:`__call__` or :meth:`integral`."""
+        return self._segments(x)
+
     def _segments(self, x):
         x = np.minimum(np.maximum(np.asarray(x, np.float64), 0.0), 1.0)
         t = self.times
@@ -118,10 +130,13 @@ class Curve:
         f = np.divide(x - t[i], width, out=np.ones_like(x), where=width > 0)
         return x, i, j, np.minimum(np.maximum(f, 0.0), 1.0), width
 
-    def __call__(self, x) -> np.ndarray:
+    def __call__(self, x, segments=None) -> np.ndarray:
         """The spec's formulas: linear y1+(y2-y1)f, cosine y1+(y2-y1)(1-cos(pi f))/2,
-        step y2 once x reaches x2 else y1."""
-        x, i, j, f, _ = self._segments(x)
+        step y2 once x reaches x2 else y1 (``segments``: :meth:`segments` of ``x``, when
+        already known)."""
+        if self.constant:
+            return np.full(np.shape(x), self.values[0])
+        x, i, j, f, _ = self._segments(x) if segments is None else segments
         y1, y2 = self.values[i], self.values[j]
         if self.interpolation == INTERP_COSINE:
             return y1 + (y2 - y1) * (1.0 - np.cos(np.pi * f)) / 2.0
@@ -129,9 +144,11 @@ class Curve:
             return np.where(x >= self.times[j], y2, y1)
         return y1 + (y2 - y1) * f
 
-    def integral(self, x) -> np.ndarray:
+    def integral(self, x, segments=None) -> np.ndarray:
         """The integral of the curve from 0 to ``x`` (whole segments summed, the last one in
         part), for the rotation angle a rotation-speed track gives."""
+        if self.constant and self.values[0] == 0.0:     # no rotation: every term is +0
+            return np.zeros(np.shape(x))
         t, v = self.times, self.values
         widths = np.diff(t)
         if self.interpolation == INTERP_STEP:
@@ -139,7 +156,7 @@ class Curve:
         else:
             whole = (v[:-1] + v[1:]) / 2.0 * widths   # the cosine's mean is the linear's
         cumulative = np.concatenate(([0.0], np.cumsum(whole)))
-        x, i, j, f, width = self._segments(x)
+        x, i, j, f, width = self._segments(x) if segments is None else segments
         y1, y2 = v[i], v[j]
         d = f * width
         if self.interpolation == INTERP_COSINE:

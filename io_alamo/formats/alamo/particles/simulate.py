@@ -27,8 +27,10 @@ plays them" (the game as the alo-viewer and DrKnickers' editors witness it):
   ``mini23 / first`` of itself, as the viewer does; mini 35 flips half the particles' turn.
 
 Conventions left open (documented in the README):
-- a particle is shown while ``0 < age <= lifetime``: one born exactly at t is not yet shown, one
-  at the end of its life still is; so a stream of r per second shows r*t particles after t
+- a particle is shown while ``0 <= age < lifetime``: one born exactly at t already is (stream
+  particle 0 at t = 0, FORMAT-NOTES' "one at t = 0 without a delay"; the viewer's creators
+  spawn at their time), one at the end of its life no longer is (the viewer's age killer:
+  ``time >= stompTime``); so a stream of r per second shows floor(r*t) + 1 particles after t
   seconds, and r*lifetime once it is steady;
 - burst ``j`` is at ``initial_delay + j * burst_delay`` (``num_bursts`` of them, or endless
   when 0); stream particle ``k`` at ``initial_delay + k / rate``;
@@ -44,6 +46,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from . import draws as kept
 from . import sampling as rnd
 from .records import GROUP_FIELDS, NO_EMITTER, TRACK_NAMES
 
@@ -52,6 +55,7 @@ MAX_PARTICLES = 200_000
 #: How many levels of emitters started by other emitters' particles are followed.
 MAX_DEPTH = 4
 _TOL = 1e-6
+_EDGE = _TOL * 0.1      # a particle whose age is within this of its lifetime has died
 TRACKS = TRACK_NAMES
 _DEFAULT_TRACK = {"red": 255.0, "green": 255.0, "blue": 255.0, "alpha": 255.0, "size": 1.0,
                   "texture_index": 0.0, "rotation_speed": 0.0}
@@ -155,6 +159,7 @@ class Particles:
     texture_index: np.ndarray
     key: np.ndarray
     truncated: bool = False
+    draws: object = None        # their random draws (draws.Draws), for the display's own
 
     def __len__(self):
         return len(self.age)
@@ -172,17 +177,20 @@ class _Carriers:
     v0: np.ndarray
     acc: np.ndarray
     t0: np.ndarray
+    still: bool = False         # the system's own instance: at the origin, never moving
 
     @classmethod
     def root(cls, key):
         z = np.zeros((1, 3))
         return cls(np.zeros(1), np.full(1, np.inf), np.array([key], np.uint64), z, z, z,
-                   np.zeros(1))
+                   np.zeros(1), True)
 
     def __len__(self):
         return len(self.start)
 
     def place(self, which, when):
+        if self.still:          # zeros, as the formula gives them (broadcast, not per row)
+            return self.p0, self.v0
         dt = (when - self.t0[which])[:, None]
         return (self.p0[which] + self.v0[which] * dt + 0.5 * self.acc[which] * dt * dt,
                 self.v0[which] + self.acc[which] * dt)
@@ -200,10 +208,27 @@ class _Born:
     lifetime: np.ndarray
     key: np.ndarray
     truncated: bool = False
+    draws: object = None
 
 
 def _ceil(x):
     return np.ceil(x - _TOL * np.maximum(1.0, np.abs(x))).astype(np.int64)
+
+
+def _finite(x, lowest):
+    """``x`` with NaN as 0, and kept within [lowest, 2**52] (a count needs no more)."""
+    return np.clip(np.where(x != x, 0.0, x), lowest, 2.0 ** 52)
+
+
+def _upto(x):
+    """How many integers k >= 0 are at most ``x`` (within the tolerance)."""
+    x = _finite(x, -1.0)
+    return np.maximum(np.floor(x + _TOL * np.maximum(1.0, np.abs(x))).astype(np.int64) + 1, 0)
+
+
+def _below(x):
+    """How many integers k >= 0 are below ``x`` (within the tolerance)."""
+    return np.maximum(_ceil(_finite(x, 0.0)), 0)
 
 
 def _ranges(lo, hi):
@@ -217,24 +242,24 @@ def _ranges(lo, hi):
 
 def _clocks(em, carriers, t):
     """Each instance's emitter clock at system time t (skip added, freeze applied) and the
-    clock at which it stops emitting."""
+    clock at which it stops emitting (its particle's death: what is born then is not)."""
     clock = t - carriers.start + em.skip_time
     if em.freeze_time > 0.0:
         clock = np.minimum(clock, em.freeze_time)
-    stop = np.minimum(clock, carriers.end - carriers.start + em.skip_time)
-    return clock, stop
+    return clock, carriers.end - carriers.start + em.skip_time
 
 
 def _schedule(em, clock, stop, back):
-    """(instance, particle index, emitter-clock birth) of particles born before ``stop`` and
-    no earlier than ``clock - back``."""
+    """(instance, particle index, emitter-clock birth) of particles born at or before
+    ``clock`` (one born exactly then included), before ``stop`` and no earlier than
+    ``clock - back``."""
     delay = em.initial_delay
     if not em.in_bursts:
         rate = float(em.num_particles_per_second)
         if rate <= 0.0:
             return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
-        hi = np.maximum(_ceil(np.nan_to_num((stop - delay) * rate, posinf=2**52)), 0)
-        lo = np.maximum(_ceil(np.nan_to_num((clock - back - delay) * rate, neginf=0)), 0)
+        hi = np.minimum(_upto((clock - delay) * rate), _below((stop - delay) * rate))
+        lo = _below((clock - back - delay) * rate)
         hi = np.minimum(hi, lo + MAX_PARTICLES + 1)
         inst, k = _ranges(lo, hi)
         return inst, k, delay + k / rate
@@ -242,11 +267,11 @@ def _schedule(em, clock, stop, back):
     bursts = int(em.num_bursts)
     gap = float(em.burst_delay)
     if gap <= 0.0:      # every burst at once
-        hi = np.where(stop - delay > _TOL, max(bursts, 1), 0)
+        hi = np.where((clock - delay >= -_TOL) & (stop - delay > _TOL), max(bursts, 1), 0)
         lo = np.where(clock - back - delay > _TOL, hi, 0)
     else:
-        hi = np.maximum(_ceil(np.nan_to_num((stop - delay) / gap, posinf=2**52)), 0)
-        lo = np.maximum(_ceil(np.nan_to_num((clock - back - delay) / gap, neginf=0)), 0)
+        hi = np.minimum(_upto((clock - delay) / gap), _below((stop - delay) / gap))
+        lo = _below((clock - back - delay) / gap)
         if bursts > 0:
             hi = np.minimum(hi, bursts)
         hi = np.minimum(hi, lo + MAX_PARTICLES // max(per, 1) + 1)
@@ -262,16 +287,22 @@ def born(em, carriers, t, extra=0.0) -> _Born:
     clock, stop = _clocks(em, carriers, t)
     longest = max(float(em.lifetime), 0.0)
     inst, index, when = _schedule(em, clock, stop, longest + extra)
-    keys = rnd.child_keys(carriers.key[inst], 0) ^ rnd.mix(index.astype(np.uint64))
-    life = longest * (1.0 - float(em.randomized_lifetime) * rnd.uniform(keys, rnd.CH_LIFETIME))
-    age = clock[inst] - when
-    keep = (age > _TOL * 0.1) & (age <= life + extra + _TOL)
+    if len(carriers) == 1 and len(index):       # one instance: its draws kept by index
+        table = kept.table(em, int(carriers.key[0]), int(index[0]), int(index[-1]) + 1)
+        rows = index - table.first
+        draws = kept.Draws(table.keys[rows], table, rows)
+    else:
+        draws = kept.Draws(kept.keys_of(carriers.key[inst], index))
+    life = draws.life(longest, float(em.randomized_lifetime))
+    age = np.maximum(clock[inst] - when, 0.0)       # born exactly now: age 0 (not -1e-16)
+    keep = age < life + extra - _EDGE              # alive while 0 <= age < lifetime
     truncated = int(keep.sum()) > MAX_PARTICLES
     if truncated:
         keep &= np.cumsum(keep) <= MAX_PARTICLES
     birth = carriers.start[inst] + when - em.skip_time
-    return _Born(inst[keep], index[keep], age[keep], birth[keep], life[keep], keys[keep],
-                 truncated)
+    draws = draws.subset(keep)
+    return _Born(inst[keep], index[keep], age[keep], birth[keep], life[keep], draws.keys,
+                 truncated, draws)
 
 
 def _unit(v):
@@ -281,11 +312,11 @@ def _unit(v):
 
 def _start(em, parts, carriers, world_to_local):
     """Start place, start velocity and acceleration of each particle (emitter space)."""
-    keys = parts.key
-    n = len(keys)
-    p0 = (rnd.sample_group(em.position_group, keys, rnd.CH_POSITION)
+    draws = parts.draws
+    n = len(parts.key)
+    p0 = (draws.group(em.position_group, rnd.CH_POSITION)
           if em.position_group is not None else np.zeros((n, 3)))
-    v0 = (rnd.sample_group(em.velocity_group, keys, rnd.CH_VELOCITY)
+    v0 = (draws.group(em.velocity_group, rnd.CH_VELOCITY)
           if em.velocity_group is not None else np.zeros((n, 3)))
     if em.inward_speed:       # positive: away from the emitter, added to the group's velocity
         v0 = v0 + _unit(p0) * float(em.inward_speed)
@@ -304,37 +335,69 @@ def _start(em, parts, carriers, world_to_local):
     return origin + p0, v0, acc
 
 
+def _sampler(em, x):
+    """``at(track name)``: the emitter's track at ``x`` (its integral with ``integral``),
+    tracks with the same key times sharing one search of ``x`` among them."""
+    found = {}
+
+    def at(name, integral=False):
+        curve = em.curve(name)
+        if curve.constant and not integral:
+            return curve(x)
+        segments = found.get(curve.times_key)
+        if segments is None:
+            segments = found[curve.times_key] = curve.segments(x)
+        return curve.integral(x, segments) if integral else curve(x, segments)
+    return at
+
+
 def _looks(em, parts):
     """Size, sRGBA colour (0..1), rotation and sprite element at each particle's age."""
-    keys, x = parts.key, np.divide(parts.age, parts.lifetime, out=np.ones_like(parts.age),
-                                   where=parts.lifetime > 0)
-    scale = 1.0 - float(em.randomized_scale) * rnd.uniform(keys, rnd.CH_SCALE)   # only shrinks
-    size = em.curve("size")(x) * scale
-    rgba = np.stack([em.curve(name)(x) for name in TRACKS[:4]], axis=1)
-    spread = np.asarray(em.randomized_color, np.float64) * 100.0
-    if spread.any():
-        u = np.stack([rnd.uniform(keys, rnd.CH_COLOUR + i) for i in range(4)], axis=1)
-        if em.randomized_is_grayscale:
-            u[:, 1] = u[:, 2] = u[:, 0]
-        rgba = rgba + u * spread
-    color = np.clip(rgba, 0.0, 255.0) / 255.0
-    sign = np.ones_like(x)
+    draws, x = parts.draws, np.divide(parts.age, parts.lifetime, out=np.ones_like(parts.age),
+                                      where=parts.lifetime > 0)
+    at = _sampler(em, x)
+    scale = 1.0 - float(em.randomized_scale) * draws.uniform(rnd.CH_SCALE)   # only shrinks
+    size = at("size") * scale
+    color = _colour(em, draws, at, len(x))
+    sign = None
     if em.rotation_direction:
-        sign = np.where(rnd.uniform(keys, rnd.CH_DIRECTION) < 0.5, -1.0, 1.0)
+        sign = np.where(draws.uniform(rnd.CH_DIRECTION) < 0.5, -1.0, 1.0)
     spin = em.curve("rotation_speed")
     if em.fixed_rotation:        # a fixed start angle, in turns, varied by mini 23
         first = float(spin(np.zeros(1))[0])
         turns = np.full_like(x, first - np.trunc(first))
         if first > 0.0 and em.randomized_rotation:
             spread = abs(float(em.randomized_rotation)) / first
-            turns = turns * (1.0 + spread * (2.0 * rnd.uniform(keys, rnd.CH_ROTATION) - 1.0))
+            turns = turns * (1.0 + spread * (2.0 * draws.uniform(rnd.CH_ROTATION) - 1.0))
     else:                        # revolutions per second over the particle's life
-        turns = spin.integral(x) * parts.lifetime
-    rotation = 2.0 * np.pi * turns * sign      # counter-clockwise positive, as seen
+        turns = at("rotation_speed", integral=True) * parts.lifetime
+    rotation = 2.0 * np.pi * turns      # counter-clockwise positive, as seen
+    if sign is not None:
+        rotation = rotation * sign
     elements = max(int(em.num_texture_elements), 1)
-    index = np.floor(em.curve("texture_index")(x) + 0.5)
-    texture_index = np.clip(np.nan_to_num(index), 0, elements - 1).astype(np.int32)
+    cell = em.curve("texture_index")
+    # a constant track: its one element worked out once, the same number for every particle
+    index = np.floor((cell.values[:1] if cell.constant else at("texture_index")) + 0.5)
+    texture_index = np.clip(np.where(index != index, 0.0, index), 0, elements - 1).astype(np.int32)
+    if cell.constant:
+        texture_index = np.repeat(texture_index, len(x))
     return size, color, rotation, texture_index
+
+
+def _colour(em, draws, at, n):
+    """sRGBA (0..1) of ``n`` particles: the tracks, the random spread added, clipped."""
+    spread = np.asarray(em.randomized_color, np.float64) * 100.0
+    tracks = [em.curve(name) for name in TRACKS[:4]]
+    if not spread.any() and all(c.constant for c in tracks):    # one colour, worked out once
+        one = np.array([[c.values[0] for c in tracks]])
+        return np.repeat(np.clip(one, 0.0, 255.0) / 255.0, n, axis=0)
+    rgba = np.stack([at(name) for name in TRACKS[:4]], axis=1)
+    if spread.any():
+        u = np.stack([draws.uniform(rnd.CH_COLOUR + i) for i in range(4)], axis=1)
+        if em.randomized_is_grayscale:
+            u[:, 1] = u[:, 2] = u[:, 0]
+        rgba = rgba + u * spread
+    return np.clip(rgba, 0.0, 255.0) / 255.0
 
 
 def state(em, carriers, t, world_to_local=None, parts=None) -> Particles:
@@ -348,7 +411,7 @@ def state(em, carriers, t, world_to_local=None, parts=None) -> Particles:
     velocity = v0 + acc * age
     size, color, rotation, texture_index = _looks(em, parts)
     return Particles(em.index, position, velocity, parts.age, parts.lifetime, size, color,
-                     rotation, texture_index, parts.key, parts.truncated)
+                     rotation, texture_index, parts.key, parts.truncated, parts.draws)
 
 
 def one_burst(child: Emitter) -> Emitter:
@@ -365,9 +428,10 @@ def _spawned(em, child, carriers, t, world_to_local, on_death):
     extra = max(float(child.lifetime), 0.0)
     parts = born(em, carriers, t, extra=extra)
     if on_death:
-        dead = parts.age > parts.lifetime
+        dead = parts.age >= parts.lifetime - _EDGE
         parts = _Born(parts.inst[dead], parts.index[dead], parts.lifetime[dead],
-                      parts.birth[dead], parts.lifetime[dead], parts.key[dead])
+                      parts.birth[dead], parts.lifetime[dead], parts.key[dead],
+                      draws=parts.draws.subset(dead))
     p0, v0, acc = _start(em, parts, carriers, world_to_local)
     keys = rnd.child_keys(parts.key, 7000 + child.index)
     if on_death:        # where it died, standing still: the burst inherits no velocity
