@@ -44,6 +44,7 @@ def test_shapes_edit_preview_and_write_only_their_bytes(blender, tmp_path):
     assert {"shape", "radius_min", "radius_max"} <= shown and "torus_radius" not in shown
     at(1.0)
     assert np.linalg.norm(instances(ring)[0], axis=1).max() > 1.5       # a sphere of 2
+    at(0.5)                                   # between bursts: the first burst's 40 show
 
     shape.shape_value = "TORUS"
     item(ring, "position_torus_radius").float_value = 3.0
@@ -93,7 +94,7 @@ def test_modifier_edits_preview_and_write_only_their_bytes(blender, tmp_path):
     at(1.0)
     places, sizes = instances(up_obj)
     age = np.sort(places[:, 2])          # z = 3a - a^2 rises with the age a below 1.5
-    ages = np.arange(1, 11) / 10
+    ages = np.arange(0, 11) / 10         # the one born exactly at 1 s shows too (age 0)
     np.testing.assert_allclose(age, 3 * ages - ages ** 2, atol=1e-4)
     np.testing.assert_allclose(np.sort(sizes), 2 * (0.5 + ages / 4), rtol=1e-4)
 
