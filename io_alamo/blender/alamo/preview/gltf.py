@@ -48,18 +48,21 @@ def surface_pixels(mat, scene):
     tex = nodes.get(BASE_NODE)
     if tex is None or tex.image is None or not tex.image.size[0]:
         return None
-    px = _srgb_numbers(tex.image)
+    px = _srgb_numbers(tex.image)       # worked on in place: a 2048² texture is 64 MB
     values = material_values(mat)
     rgb, a = px[..., :3], px[..., 3:]
     if nodes.get(PREFIX + "Emission") is not None:                 # glowing shaders
-        glow = rgb * _rgb(values.get("color"), (1, 1, 1))
-        return np.concatenate([glow, glow.max(axis=-1, keepdims=True)], axis=-1), True
-    out = rgb
-    if nodes.get(PREFIX + "Team") is not None:
-        out = rgb * (1 - a) + team_colour(scene, values) * rgb * a
-    out = out * _rgb(values.get("diffuse"), (1, 1, 1))
-    alpha = a if mat.surface_render_method == "BLENDED" else np.ones_like(a)
-    return np.concatenate([np.clip(out, 0, 1), alpha], axis=-1), False
+        rgb *= _rgb(values.get("color"), (1, 1, 1))
+        px[..., 3] = rgb.max(axis=-1)
+        return px, True
+    factor = _rgb(values.get("diffuse"), (1, 1, 1))
+    if nodes.get(PREFIX + "Team") is not None:       # lerp(base, team * base, base.a)
+        factor = (a * (team_colour(scene, values) - 1) + 1) * factor
+    rgb *= factor
+    np.clip(rgb, 0, 1, out=rgb)
+    if mat.surface_render_method != "BLENDED":
+        px[..., 3] = 1
+    return px, False
 
 
 @contextmanager
@@ -105,8 +108,11 @@ def _baked_image(mat, scene, baked):
             px, emits = made
             h, w = px.shape[:2]
             base = mat.node_tree.nodes[BASE_NODE].image
+            # an opaque surface's alpha is 1 everywhere and glTF reads none (_bake links
+            # Alpha only for these two): RGB, a third less to encode and to store
+            alpha = emits or mat.surface_render_method == "BLENDED"
             image = bpy.data.images.new(f"{os.path.splitext(base.name)[0]}_preview", w, h,
-                                        alpha=True)
+                                        alpha=alpha)
             image.pixels.foreach_set(np.ascontiguousarray(px, np.float32).ravel())
             # saved as PNG once (in a folder of its own: the file names the glTF image as
             # the image's name does): the glTF exporter takes a clean PNG file's bytes as
