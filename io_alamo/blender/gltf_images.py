@@ -25,9 +25,9 @@ _SOCKETS = {"Base Color", "Alpha", "Emission Color", "Normal", "Metallic", "Roug
 _MAGIC = (b"\x89PNG", b"\xff\xd8\xff")
 
 
-def _exported_images(materials):
-    """The images of image-texture nodes that feed the BSDF sockets glTF writes."""
-    images = {}
+def _exported_image_uses(materials):
+    """({name: image} of the images glTF reads, {names of those whose alpha a node reads})."""
+    images, alpha = {}, set()
     for mat in materials:
         tree = mat.node_tree if mat is not None and uses_nodes(mat) else None
         if tree is None:
@@ -38,7 +38,12 @@ def _exported_images(materials):
                     link.to_socket.name in _SOCKETS:
                 if node.type == "TEX_IMAGE" and node.image is not None:
                     images[node.image.name] = node.image
-    return list(images.values())
+        for link in tree.links:
+            node = link.from_node
+            if node.type == "TEX_IMAGE" and node.image is not None and \
+                    link.from_socket.name == "Alpha":
+                alpha.add(node.image.name)
+    return images, alpha
 
 
 def _copies_bytes(image):
@@ -55,11 +60,21 @@ def _copies_bytes(image):
         return False
 
 
-def _png_copy(image, folder):
+def _png_copy(image, folder, alpha=True):
     """A copy of ``image`` saved as ``folder/<name>.png``: a clean PNG file for the exporter,
-    named as the exporter names the image (its name without extension)."""
+    named as the exporter names the image (its name without extension); without ``alpha``
+    (no node reads it: glTF's normal, occlusion and opaque colour maps use RGB), an RGB PNG
+    of the same colours, a quarter less to encode and to store."""
     stem = os.path.splitext(image.name)[0] or "Image"
     os.makedirs(folder)
+    if not alpha and not image.is_float:
+        w, h = image.size
+        px = np.empty(w * h * 4, np.float32)
+        image.pixels.foreach_get(px)                    # 8-bit values: copied exactly
+        px[3::4] = 1.0                  # Blender saves RGB premultiplied by what alpha holds
+        copy = bpy.data.images.new(f"{stem}.png", w, h, alpha=False)
+        copy.pixels.foreach_set(px)
+        return _saved(copy, folder, stem)
     copy = image.copy()
     try:
         copy.update()
@@ -70,9 +85,17 @@ def _png_copy(image, folder):
         px = np.empty(image.size[0] * image.size[1] * image.channels, np.float32)
         image.pixels.foreach_get(px)
         copy.pixels.foreach_set(px)
+    return _saved(copy, folder, stem)
+
+
+def _saved(copy, folder, stem):
     copy.filepath_raw = os.path.join(folder, f"{stem}.png")
     copy.file_format = "PNG"
-    copy.save()
+    try:
+        copy.save()
+    except RuntimeError:
+        bpy.data.images.remove(copy)
+        raise
     return copy
 
 
@@ -84,11 +107,13 @@ def encoded_once(materials):
     swapped, copies = [], []
     try:
         stand_in = {}
-        for k, image in enumerate(_exported_images(materials)):
+        images, alpha = _exported_image_uses(materials)
+        for k, image in enumerate(images.values()):
             if not image.size[0] or not image.size[1] or _copies_bytes(image):
                 continue
             try:
-                stand_in[image.name] = _png_copy(image, os.path.join(folder, str(k)))
+                stand_in[image.name] = _png_copy(image, os.path.join(folder, str(k)),
+                                                 image.name in alpha)
             except RuntimeError:          # cannot be saved: the exporter tries its own way
                 continue
             copies.append(stand_in[image.name])
