@@ -26,7 +26,9 @@ _MAGIC = (b"\x89PNG", b"\xff\xd8\xff")
 
 
 def _exported_image_uses(materials):
-    """({name: image} of the images glTF reads, {names of those whose alpha a node reads})."""
+    """({name: image} of the images glTF reads, {names of those whose alpha reaches a
+    Principled BSDF}: glTF reads nothing else, so an alpha that only feeds other nodes (the
+    preview's specular mask from a normal map's alpha) is not read)."""
     images, alpha = {}, set()
     for mat in materials:
         tree = mat.node_tree if mat is not None and uses_nodes(mat) else None
@@ -38,12 +40,28 @@ def _exported_image_uses(materials):
                     link.to_socket.name in _SOCKETS:
                 if node.type == "TEX_IMAGE" and node.image is not None:
                     images[node.image.name] = node.image
+        feeding = _feeding_bsdf(tree)
         for link in tree.links:
             node = link.from_node
             if node.type == "TEX_IMAGE" and node.image is not None and \
-                    link.from_socket.name == "Alpha":
+                    link.from_socket.name == "Alpha" and link.to_node.name in feeding:
                 alpha.add(node.image.name)
     return images, alpha
+
+
+def _feeding_bsdf(tree):
+    """Names of the nodes from which links lead to a Principled BSDF (the BSDFs included)."""
+    into = {}
+    for link in tree.links:
+        into.setdefault(link.to_node.name, []).append(link.from_node.name)
+    todo = [n.name for n in tree.nodes if n.type == "BSDF_PRINCIPLED"]
+    seen = set(todo)
+    while todo:
+        for name in into.get(todo.pop(), ()):
+            if name not in seen:
+                seen.add(name)
+                todo.append(name)
+    return seen
 
 
 def _copies_bytes(image):

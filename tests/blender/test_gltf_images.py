@@ -23,7 +23,7 @@ def glb_images(path):
 
 def scene(tmp_path):
     """Two materials sharing a TGA base texture (a file the exporter must re-encode, its alpha
-    read by the first) and a generated, unsaved normal map (alpha read by nothing); a third
+    read by the first) and a generated, unsaved normal map (its alpha feeds no BSDF); a third
     image is in a node glTF does not read."""
     rng = np.random.default_rng(0)
     base = bpy.data.images.new("Shared.tga", 16, 8, alpha=True)
@@ -52,6 +52,9 @@ def scene(tmp_path):
         ntex.image = normal
         nmap = nodes.new("ShaderNodeNormalMap")
         links.new(ntex.outputs["Color"], nmap.inputs["Color"])
+        # its alpha feeds a node that leads nowhere glTF reads (as the preview's specular
+        # mask does): not read
+        links.new(ntex.outputs["Alpha"], nodes.new("ShaderNodeMath").inputs[0])
         links.new(nmap.outputs["Normal"], bsdf.inputs["Normal"])
         nodes.new("ShaderNodeTexImage").image = loose
         obj.data.materials.append(mat)

@@ -415,6 +415,8 @@ def test_batch_glb_writes_the_colorized_base_colour(blender, tmp_path):
     px = glb_base_colour(tmp_path / "out" / "Panel.glb", tmp_path)
     close(px[..., :3], colorize(BASE, (0.1, 0.3, 1.0), (1.0, 0.8, 0.6)), tol=1 / 255 + 1e-4,
           where=np.ones((SIZE, SIZE), bool))
+    # an opaque surface: an RGB PNG (its alpha is 1 and glTF reads none; issue 44)
+    assert (tmp_path / "base.png").read_bytes()[25] == 2 and (px[..., 3] == 1).all()
 
 
 def test_a_missing_texture_stays_magenta_whatever_the_team_colour(blender):
