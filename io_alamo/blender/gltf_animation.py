@@ -98,6 +98,8 @@ def _action_curves(action):
 def _sample_curve(kf, kv, codes, frames):
     """An F-curve's values at ``frames`` from its keys (linear and constant keys only)."""
     n = len(kf)
+    if n == 1:                                               # a constant
+        return kv[0]
     if n == len(frames) and np.array_equal(kf, frames):      # a key at every frame
         return kv
     left = np.clip(np.searchsorted(kf, frames, side="right") - 1, 0, n - 1)

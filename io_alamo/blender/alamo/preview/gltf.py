@@ -3,6 +3,7 @@ material's Base Color is a texture baked from the recipe's formula (the colorize
 ``lerp(base, team * base, base.a) * Diffuse``; for glowing shaders ``texel * colour`` as
 emission over a transparent surface). Everything is put back afterwards."""
 
+import hashlib
 import os
 import shutil
 import tempfile
@@ -11,6 +12,7 @@ from contextlib import contextmanager
 import bpy
 import numpy as np
 
+from ....scratch import scratch_folder
 from .nodes import BASE_NODE, PREFIX
 from .values import material_values
 
@@ -104,35 +106,94 @@ def _bake_key(mat, scene):
             colours, tuple(team_colour(scene, values)) if team else None)
 
 
+# Baked surfaces kept for the rest of the process as PNG files (a batch converts many units
+# whose materials share textures: each is baked and encoded once per run, not per unit):
+# {(texture file, the rest of the bake key): (PNG path, emits)}, up to _KEPT_BYTES of files.
+_KEPT = {}
+_KEPT_BYTES = 512 << 20
+_kept_folder = []
+
+
+def _texture_file(image):
+    """What names a texture's pixels across scenes: its file (path, size, modification time)
+    or its packed bytes' digest, with how they are read; None for a generated or edited
+    image (baked anew each time)."""
+    if image.source != "FILE" or image.is_dirty:
+        return None
+    how = (image.colorspace_settings.name, image.alpha_mode)
+    if image.packed_file is not None:
+        return ("packed", hashlib.blake2b(image.packed_file.data, digest_size=20).digest(), how)
+    path = os.path.abspath(bpy.path.abspath(image.filepath_raw))
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (path, st.st_size, st.st_mtime_ns, how)
+
+
+def _kept(key, base):
+    """(kept key or None, (image loaded from the kept PNG, emits) or None)."""
+    source = _texture_file(base) if base is not None else None
+    if source is None:
+        return None, None
+    kept_key = (source,) + key[1:]
+    found = _KEPT.get(kept_key)
+    if found is None or not os.path.isfile(found[0]):
+        return kept_key, None
+    return kept_key, (bpy.data.images.load(found[0], check_existing=False), found[1])
+
+
+def _keep(kept_key, image, emits):
+    """Remember the saved bake of ``image`` for later units (a copy of its file)."""
+    path = bpy.path.abspath(image.filepath_raw)
+    size = os.path.getsize(path)
+    if sum(v[2] for v in _KEPT.values()) + size > _KEPT_BYTES:
+        return
+    if not _kept_folder:
+        _kept_folder.append(scratch_folder("io_alamo-bakes-"))
+    kept = os.path.join(tempfile.mkdtemp(dir=_kept_folder[0]), os.path.basename(path))
+    shutil.copyfile(path, kept)
+    _KEPT[kept_key] = (kept, emits, size)
+
+
 def _baked_image(mat, scene, baked):
-    """(image, emits) of the material's baked surface, made once per :func:`_bake_key`."""
+    """(image, emits) of the material's baked surface, made once per :func:`_bake_key` (and
+    once per texture file and key in a process: :data:`_KEPT`)."""
     key = _bake_key(mat, scene)
     if key not in baked:
-        made = surface_pixels(mat, scene)
-        image, emits = None, False
-        if made is not None:
-            px, emits = made
-            h, w = px.shape[:2]
-            base = mat.node_tree.nodes[BASE_NODE].image
-            # an opaque surface's alpha is 1 everywhere and glTF reads none (_bake links
-            # Alpha only for these two): RGB, a third less to encode and to store
-            alpha = emits or mat.surface_render_method == "BLENDED"
-            image = bpy.data.images.new(f"{os.path.splitext(base.name)[0]}_preview", w, h,
-                                        alpha=alpha)
-            image.pixels.foreach_set(np.ascontiguousarray(px, np.float32).ravel())
-            # saved as PNG once (in a folder of its own: the file names the glTF image as
-            # the image's name does): the glTF exporter takes a clean PNG file's bytes as
-            # they are, where it would encode the pixels again for every material using them
-            folder = os.path.join(baked["folder"], str(len(baked)))
-            os.makedirs(folder)
-            image.filepath_raw = os.path.join(folder, f"{os.path.splitext(image.name)[0]}.png")
-            image.file_format = "PNG"
-            try:
-                image.save()
-            except RuntimeError:        # unsaved, the exporter encodes the pixels itself
-                image.filepath_raw = ""
-        baked[key] = (image, emits)
+        kept_key, found = _kept(key, mat.node_tree.nodes[BASE_NODE].image)
+        baked[key] = found if found is not None else _new_bake(mat, scene, baked, kept_key)
     return baked[key]
+
+
+def _new_bake(mat, scene, baked, kept_key):
+    made = surface_pixels(mat, scene)
+    if made is None:
+        return None, False
+    px, emits = made
+    h, w = px.shape[:2]
+    base = mat.node_tree.nodes[BASE_NODE].image
+    # an opaque surface's alpha is 1 everywhere and glTF reads none (_bake links Alpha
+    # only for these two): RGB, a third less to encode and to store
+    alpha = emits or mat.surface_render_method == "BLENDED"
+    image = bpy.data.images.new(f"{os.path.splitext(base.name)[0]}_preview", w, h,
+                                alpha=alpha)
+    image.pixels.foreach_set(np.ascontiguousarray(px, np.float32).ravel())
+    # saved as PNG once (in a folder of its own: the file names the glTF image as the
+    # image's name does): the glTF exporter takes a clean PNG file's bytes as they are,
+    # where it would encode the pixels again for every material using them
+    folder = os.path.join(baked["folder"], str(len(baked)))
+    os.makedirs(folder)
+    image.filepath_raw = os.path.join(folder, f"{os.path.splitext(image.name)[0]}.png")
+    image.file_format = "PNG"
+    try:
+        image.save()
+    except RuntimeError:        # unsaved, the exporter encodes the pixels itself
+        image.filepath_raw = ""
+        return image, emits
+    if kept_key is not None:
+        _keep(kept_key, image, emits)
+    return image, emits
 
 
 def _bake(mat, scene, baked):
