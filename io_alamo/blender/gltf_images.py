@@ -8,6 +8,7 @@ saved once as PNG, made the way the exporter makes its own (copy, pixels, ``save
 .glb holds the same pixels, under the same image names, for one encoding per image.
 """
 
+import hashlib
 import os
 import shutil
 import tempfile
@@ -16,6 +17,7 @@ from contextlib import contextmanager
 import bpy
 import numpy as np
 
+from ..scratch import scratch_folder
 from .compat import uses_nodes
 
 # the Principled BSDF inputs glTF writes textures for (directly, or through a Normal Map)
@@ -62,6 +64,55 @@ def _feeding_bsdf(tree):
                 seen.add(name)
                 todo.append(name)
     return seen
+
+
+def texture_file(image):
+    """What names an image's pixels across scenes: its file (path, size, modification time)
+    or its packed bytes' digest, with how they are read; None for a generated or edited
+    image."""
+    if image.source != "FILE" or image.is_dirty:
+        return None
+    how = (image.colorspace_settings.name, image.alpha_mode)
+    if image.packed_file is not None:
+        return ("packed", hashlib.blake2b(image.packed_file.data, digest_size=20).digest(), how)
+    path = os.path.abspath(bpy.path.abspath(image.filepath_raw))
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (path, st.st_size, st.st_mtime_ns, how)
+
+
+class KeptPngs:
+    """PNG files kept for the rest of the process under keys (a batch converts many units
+    whose materials share textures: what is made of a texture file is made once per run),
+    up to ``limit`` bytes of files."""
+
+    def __init__(self, prefix, limit=256 << 20):
+        self.prefix, self.limit, self.files, self.used, self.folder = prefix, limit, {}, 0, None
+
+    def load(self, key):
+        """A new image of the PNG kept under ``key`` (not decoded until read), or None."""
+        path = self.files.get(key) if key is not None else None
+        if path is None or not os.path.isfile(path):
+            return None
+        return bpy.data.images.load(path, check_existing=False)
+
+    def keep(self, key, image):
+        """Keep a copy of the saved PNG file of ``image`` (same file name) under ``key``."""
+        path = bpy.path.abspath(image.filepath_raw)
+        size = os.path.getsize(path)
+        if key is None or self.used + size > self.limit:
+            return
+        if self.folder is None:
+            self.folder = scratch_folder(self.prefix)
+        kept = os.path.join(tempfile.mkdtemp(dir=self.folder), os.path.basename(path))
+        shutil.copyfile(path, kept)
+        self.files[key] = kept
+        self.used += size
+
+
+_KEPT = KeptPngs("io_alamo-gltf-images-")
 
 
 def _copies_bytes(image):
@@ -127,14 +178,19 @@ def encoded_once(materials):
         stand_in = {}
         images, alpha = _exported_image_uses(materials)
         for k, image in enumerate(images.values()):
-            if not image.size[0] or not image.size[1] or _copies_bytes(image):
-                continue
-            try:
-                stand_in[image.name] = _png_copy(image, os.path.join(folder, str(k)),
-                                                 image.name in alpha)
-            except RuntimeError:          # cannot be saved: the exporter tries its own way
-                continue
-            copies.append(stand_in[image.name])
+            key = texture_file(image)
+            key = key and (key, image.name in alpha)
+            copy = _KEPT.load(key)                      # made for an earlier unit of a run
+            if copy is None:
+                if not image.size[0] or not image.size[1] or _copies_bytes(image):
+                    continue
+                try:
+                    copy = _png_copy(image, os.path.join(folder, str(k)), image.name in alpha)
+                except RuntimeError:      # cannot be saved: the exporter tries its own way
+                    continue
+                _KEPT.keep(key, copy)
+            stand_in[image.name] = copy
+            copies.append(copy)
         for mat in materials:
             tree = mat.node_tree if mat is not None and uses_nodes(mat) else None
             for node in tree.nodes if tree is not None else ():

@@ -113,3 +113,25 @@ def test_images_encoded_once_are_the_exporters_own(blender, tmp_path):
     assert [[n.image for n in m.node_tree.nodes if n.type == "TEX_IMAGE"]
             for m in materials] == nodes_before
     assert sorted(i.name for i in bpy.data.images) == images_before
+
+
+def test_an_image_file_is_encoded_once_per_run(blender, tmp_path, monkeypatch):
+    """A batch's units share texture files: the PNG made of one is kept for the rest of the
+    run and taken again (same bytes); a generated image is encoded each time (issue 44)."""
+    import addon_utils
+
+    from io_alamo.blender import gltf_images
+    monkeypatch.setattr(gltf_images, "_KEPT", gltf_images.KeptPngs("io_alamo-test-images-"))
+    made, real = [], gltf_images._png_copy
+    monkeypatch.setattr(gltf_images, "_png_copy",
+                        lambda image, *a: made.append(image.name) or real(image, *a))
+    materials = scene(tmp_path)
+    addon_utils.enable("io_scene_gltf2", default_set=False)
+    try:
+        for name in ("first", "again"):
+            with gltf_images.encoded_once(materials):
+                export(tmp_path / f"{name}.glb")
+    finally:
+        addon_utils.disable("io_scene_gltf2", default_set=False)
+    assert sorted(made) == ["Bumps", "Bumps", "Shared.tga"]
+    assert glb_images(tmp_path / "again.glb") == glb_images(tmp_path / "first.glb")

@@ -393,7 +393,7 @@ def test_gltf_look_bakes_a_texture_file_once_per_run(blender, tmp_path, monkeypa
     model = colorize_model(tmp_path)
     calls, real = [], gltf.surface_pixels
     monkeypatch.setattr(gltf, "surface_pixels", lambda *a: calls.append(1) or real(*a))
-    monkeypatch.setattr(gltf, "_KEPT", {})
+    monkeypatch.setattr(gltf, "_KEPT", gltf.KeptPngs("io_alamo-test-bakes-"))
 
     def baked(team):
         bpy.ops.wm.read_factory_settings(use_empty=True)          # the batch's next unit

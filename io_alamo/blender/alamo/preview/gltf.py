@@ -3,7 +3,6 @@ material's Base Color is a texture baked from the recipe's formula (the colorize
 ``lerp(base, team * base, base.a) * Diffuse``; for glowing shaders ``texel * colour`` as
 emission over a transparent surface). Everything is put back afterwards."""
 
-import hashlib
 import os
 import shutil
 import tempfile
@@ -12,7 +11,7 @@ from contextlib import contextmanager
 import bpy
 import numpy as np
 
-from ....scratch import scratch_folder
+from ...gltf_images import KeptPngs, texture_file
 from .nodes import BASE_NODE, PREFIX
 from .values import material_values
 
@@ -106,63 +105,22 @@ def _bake_key(mat, scene):
             colours, tuple(team_colour(scene, values)) if team else None)
 
 
-# Baked surfaces kept for the rest of the process as PNG files (a batch converts many units
-# whose materials share textures: each is baked and encoded once per run, not per unit):
-# {(texture file, the rest of the bake key): (PNG path, emits)}, up to _KEPT_BYTES of files.
-_KEPT = {}
-_KEPT_BYTES = 512 << 20
-_kept_folder = []
-
-
-def _texture_file(image):
-    """What names a texture's pixels across scenes: its file (path, size, modification time)
-    or its packed bytes' digest, with how they are read; None for a generated or edited
-    image (baked anew each time)."""
-    if image.source != "FILE" or image.is_dirty:
-        return None
-    how = (image.colorspace_settings.name, image.alpha_mode)
-    if image.packed_file is not None:
-        return ("packed", hashlib.blake2b(image.packed_file.data, digest_size=20).digest(), how)
-    path = os.path.abspath(bpy.path.abspath(image.filepath_raw))
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (path, st.st_size, st.st_mtime_ns, how)
-
-
-def _kept(key, base):
-    """(kept key or None, (image loaded from the kept PNG, emits) or None)."""
-    source = _texture_file(base) if base is not None else None
-    if source is None:
-        return None, None
-    kept_key = (source,) + key[1:]
-    found = _KEPT.get(kept_key)
-    if found is None or not os.path.isfile(found[0]):
-        return kept_key, None
-    return kept_key, (bpy.data.images.load(found[0], check_existing=False), found[1])
-
-
-def _keep(kept_key, image, emits):
-    """Remember the saved bake of ``image`` for later units (a copy of its file)."""
-    path = bpy.path.abspath(image.filepath_raw)
-    size = os.path.getsize(path)
-    if sum(v[2] for v in _KEPT.values()) + size > _KEPT_BYTES:
-        return
-    if not _kept_folder:
-        _kept_folder.append(scratch_folder("io_alamo-bakes-"))
-    kept = os.path.join(tempfile.mkdtemp(dir=_kept_folder[0]), os.path.basename(path))
-    shutil.copyfile(path, kept)
-    _KEPT[kept_key] = (kept, emits, size)
+# baked surfaces kept for the rest of the process (see KeptPngs), under their texture file
+# and the rest of the bake key
+_KEPT = KeptPngs("io_alamo-bakes-", limit=512 << 20)
 
 
 def _baked_image(mat, scene, baked):
     """(image, emits) of the material's baked surface, made once per :func:`_bake_key` (and
-    once per texture file and key in a process: :data:`_KEPT`)."""
+    once per texture file and key in a process)."""
     key = _bake_key(mat, scene)
     if key not in baked:
-        kept_key, found = _kept(key, mat.node_tree.nodes[BASE_NODE].image)
-        baked[key] = found if found is not None else _new_bake(mat, scene, baked, kept_key)
+        base = mat.node_tree.nodes[BASE_NODE].image
+        source = texture_file(base) if base is not None else None
+        kept_key = (source,) + key[1:] if source is not None else None
+        found = _KEPT.load(kept_key)
+        baked[key] = (found, key[1]) if found is not None else \
+            _new_bake(mat, scene, baked, kept_key)
     return baked[key]
 
 
@@ -191,8 +149,7 @@ def _new_bake(mat, scene, baked, kept_key):
     except RuntimeError:        # unsaved, the exporter encodes the pixels itself
         image.filepath_raw = ""
         return image, emits
-    if kept_key is not None:
-        _keep(kept_key, image, emits)
+    _KEPT.keep(kept_key, image)
     return image, emits
 
 
