@@ -2,10 +2,12 @@
 in the same run (target: at most 50% more; issue 36 measured ten times before the glb's
 animations were written with numpy instead of by the glTF exporter's per-frame sampling).
 
-    .venv/bin/python scripts/bench_glb.py [FOLDER_OR_FILES...]
+    .venv/bin/python scripts/bench_glb.py [--big-textures] [FOLDER_OR_FILES...]
 
 Default: the .alo files of $ALAMO_CORPUS or ../shared/corpus (their .ala animations come
-along), else the generated sample. Each variant runs in a fresh process
+along), else the generated sample. ``--big-textures``: the corpus' heavy_missile_platform
+with 2048x2048 colour and normal maps (generated DXT5 textures under its own names) instead,
+the issue's "model with 2048x2048 textures". Each variant runs in a fresh process
 (``python -m io_alamo.batch``); the fastest of three runs counts, in CPU seconds. Exit status 1 if the target is missed.
 """
 
@@ -15,6 +17,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from io_alamo.formats.alamo.sample import write_sample  # noqa: E402
@@ -23,10 +27,36 @@ from io_alamo.scratch import scratch_folder  # noqa: E402
 TARGET = 1.5
 
 
+BIG_MODEL = "heavy_missile_platform_ldl_l.alo"
+BIG_TEXTURES = ("heavy_missile_platform_cm.DDS", "heavy_missile_platform_nm.DDS")
+
+
+def big_textures(corpus, size=2048):
+    """A folder with the corpus model and its two textures as ``size``² DXT5 files: smooth
+    colour, fine detail and an alpha mask (team colour / gloss), as real maps have."""
+    from io_alamo.formats.alamo.dds import encode_dds
+    folder = Path(scratch_folder("alamo-bench-glb-2048-"))
+    (folder / BIG_MODEL).write_bytes((corpus / BIG_MODEL).read_bytes())
+    (folder / "Textures").mkdir()
+    y, x = np.mgrid[0:size, 0:size] / size
+    rng = np.random.default_rng(44)
+    detail = np.kron(rng.random((size // 8, size // 8)), np.ones((8, 8)))
+    for k, name in enumerate(BIG_TEXTURES):
+        rgba = np.stack([0.5 + 0.4 * np.sin(9 * x + k), 0.5 + 0.4 * np.cos(7 * y),
+                         0.3 + 0.6 * detail, (detail > 0.7) | (x > 0.5)], -1)
+        (folder / "Textures" / name).write_bytes(
+            encode_dds((np.clip(rgba, 0, 1) * 255).astype(np.uint8)))
+    return [str(folder / BIG_MODEL)]
+
+
 def inputs(argv):
+    big = "--big-textures" in argv
+    argv = [a for a in argv if a != "--big-textures"]
     if argv:
         return argv
     corpus = Path(os.environ.get("ALAMO_CORPUS") or ROOT.parent / "shared" / "corpus")
+    if big:
+        return big_textures(corpus)
     if corpus.is_dir():
         return [str(corpus)]
     folder = Path(scratch_folder("alamo-bench-glb-"))

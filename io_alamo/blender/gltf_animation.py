@@ -24,7 +24,7 @@ import numpy as np
 from ..formats.saving import write_all
 from . import compat
 
-__all__ = ["add_animations", "fast_animation_armature", "pose_actions"]
+__all__ = ["add_animations", "animation_plan", "fast_animation_armature", "pose_actions"]
 
 _CHANNELS = (("location", 3), ("rotation_quaternion", 4), ("scale", 3))
 _DEFAULTS = {"location": (0.0, 0.0, 0.0), "rotation_quaternion": (1.0, 0.0, 0.0, 0.0),
@@ -50,33 +50,58 @@ def _bone_of(data_path):
 
 def fast_animation_armature(scene):
     """The one armature of ``scene`` whose actions can be written here, or None."""
+    return animation_plan(scene)[0]
+
+
+def animation_plan(scene):
+    """(armature, {action: its curves}) when ``scene``'s animations can be written here, else
+    (None, {}). Each F-curve's keys are read from Blender once, for the check and the
+    sampling (:func:`add_animations` takes them)."""
     arms = [o for o in scene.objects if o.type == "ARMATURE"]
     if len(arms) != 1:
-        return None
+        return None, {}
     arm = arms[0]
     if arm.animation_data is not None and len(arm.animation_data.drivers):
-        return None
+        return None, {}
     if any(pb.constraints or pb.rotation_mode != "QUATERNION" for pb in arm.pose.bones):
-        return None
+        return None, {}
+    curves = {}
     for action in pose_actions(arm):
-        for fc in compat.action_fcurves(action):
-            kp = fc.keyframe_points
-            codes = np.empty(len(kp), np.int32)
-            kp.foreach_get("interpolation", codes)
-            if len(fc.modifiers) or not np.isin(codes, (_LINEAR, _CONSTANT)).all():
-                return None
-    return arm
+        curves[action] = read = _action_curves(action)
+        if read is None:
+            return None, {}
+    return arm, curves
 
 
-def _sample_curve(fc, frames):
-    """The F-curve's values at ``frames`` (linear and constant keys only)."""
-    kp = fc.keyframe_points
-    n = len(kp)
-    co = np.empty(2 * n, np.float64)
-    kp.foreach_get("co", co)
-    codes = np.empty(n, np.int32)
-    kp.foreach_get("interpolation", codes)
-    kf, kv = co[0::2], co[1::2]
+def _action_curves(action):
+    """[(bone, channel, array index, key frames, key values, interpolation codes)] of the
+    pose-bone curves of ``action`` (float64 keys), or None when a curve has modifiers or keys
+    other than linear and constant."""
+    out = []
+    for fc in compat.action_fcurves(action):
+        kp = fc.keyframe_points
+        n = len(kp)
+        codes = np.empty(n, np.int32)
+        kp.foreach_get("interpolation", codes)
+        if len(fc.modifiers) or not ((codes == _LINEAR) | (codes == _CONSTANT)).all():
+            return None
+        bone = _bone_of(fc.data_path)
+        if bone is None or not n:
+            continue
+        co = np.empty(2 * n, np.float64)
+        kp.foreach_get("co", co)
+        out.append((bone, fc.data_path.rsplit(".", 1)[-1], fc.array_index, co[0::2], co[1::2],
+                    codes))
+    return out
+
+
+def _sample_curve(kf, kv, codes, frames):
+    """An F-curve's values at ``frames`` from its keys (linear and constant keys only)."""
+    n = len(kf)
+    if n == 1:                                               # a constant
+        return kv[0]
+    if n == len(frames) and np.array_equal(kf, frames):      # a key at every frame
+        return kv
     left = np.clip(np.searchsorted(kf, frames, side="right") - 1, 0, n - 1)
     right = np.minimum(left + 1, n - 1)
     span = kf[right] - kf[left]
@@ -85,15 +110,16 @@ def _sample_curve(fc, frames):
     return kv[left] + w * (kv[right] - kv[left])
 
 
-def _sample_action(action, bones, frames):
-    """{bone: {channel: (frames, width) array}} of the pose-bone channels at ``frames``."""
-    out = {b: {c: np.tile(np.array(_DEFAULTS[c]), (len(frames), 1)) for c, _ in _CHANNELS}
-           for b in bones}
-    for fc in compat.action_fcurves(action):
-        bone = _bone_of(fc.data_path)
-        channel = fc.data_path.rsplit(".", 1)[-1]
-        if bone in out and channel in out[bone]:
-            out[bone][channel][:, fc.array_index] = _sample_curve(fc, frames)
+def _sample_action(curves, bones, frames):
+    """{channel: (bones, frames, width) array} of the pose-bone channels of ``bones`` at
+    ``frames``, from :func:`_action_curves`."""
+    row = {b: k for k, b in enumerate(bones)}
+    out = {c: np.empty((len(bones), len(frames), width)) for c, width in _CHANNELS}
+    for c, _ in _CHANNELS:
+        out[c][...] = _DEFAULTS[c]
+    for bone, channel, index, kf, kv, codes in curves:
+        if bone in row and channel in out:
+            out[channel][row[bone], :, index] = _sample_curve(kf, kv, codes, frames)
     return out
 
 
@@ -115,11 +141,13 @@ def _rotate(q, v):
 
 
 def _node_trs(samples, rest):
-    """Node translation, rotation (x, y, z, w) and scale of ``A @ basis`` at every frame."""
+    """Node translation, rotation (x, y, z, w) and scale of ``A @ basis`` at every frame, for
+    every bone at once: ``samples`` {channel: (bones, frames, width)}, ``rest`` (translation,
+    rotation (w, x, y, z), scale) as (bones, 1, width) arrays."""
     ta, qa, sa = rest
     q = samples["rotation_quaternion"]
-    q = q / np.linalg.norm(q, axis=1, keepdims=True)
-    return (_rotate(qa, sa * samples["location"]) + ta, _quat_mul(qa, q)[:, [1, 2, 3, 0]],
+    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    return (_rotate(qa, sa * samples["location"]) + ta, _quat_mul(qa, q)[..., [1, 2, 3, 0]],
             sa * samples["scale"])
 
 
@@ -202,8 +230,7 @@ def _rest(node):
     return t, np.array([w, x, y, z], np.float64), scale
 
 
-def _channel(writer, anim, times, node, path, values):
-    moving = len(values) > 1 and np.ptp(values, axis=0).max() > 0
+def _channel(writer, anim, times, node, path, values, moving):
     if moving:
         sampler = {"input": writer.accessor(times, "SCALAR", True), "interpolation": "LINEAR",
                    "output": writer.accessor(values, ("VEC3", "VEC4")[values.shape[1] == 4])}
@@ -217,23 +244,34 @@ def _channel(writer, anim, times, node, path, values):
                              "target": {"node": node, "path": path}})
 
 
-def add_animations(glb_path, arm, actions, fps):
+def add_animations(glb_path, arm, actions, fps, curves=None):
     """Append an animation per action of ``arm`` to the .glb at ``glb_path`` (written
-    without animations by Blender's exporter); the file is replaced atomically."""
+    without animations by Blender's exporter); the file is replaced atomically. ``curves``:
+    the actions' keys as :func:`animation_plan` read them (read here when not given)."""
     with open(glb_path, "rb") as f:
         doc, binary = _read_glb(f.read())
     nodes = _bone_nodes(doc, arm)
     writer = _Writer(doc, binary)
+    bones = list(nodes)
+    rests = [_rest(doc["nodes"][k]) for k in nodes.values()]
+    rest = tuple(np.array([r[i] for r in rests]).reshape(len(rests), 1, -1) for i in range(3))
     for action in actions:
         start, end = (int(round(x)) for x in action.frame_range)
         frames = np.arange(start, max(end, start) + 1, dtype=np.float64)
         times = frames / fps
-        samples = _sample_action(action, list(nodes), frames)
+        read = curves.get(action) if curves is not None else None
+        read = read if read is not None else _action_curves(action)
+        if read is None:
+            raise ValueError(f"action {action.name!r} has keys the exporter must sample")
+        samples = _sample_action(read, bones, frames)
         anim = {"name": action.name, "channels": [], "samplers": []}
-        for bone, k in nodes.items():
-            t, r, s = _node_trs(samples[bone], _rest(doc["nodes"][k]))
-            for path, values in (("translation", t), ("rotation", r), ("scale", s)):
-                _channel(writer, anim, times, k, path, values)
+        if bones:
+            trs = _node_trs(samples, rest)
+            moving = [(np.ptp(v, axis=1).max(axis=1) > 0) & (len(frames) > 1) for v in trs]
+            for row, k in enumerate(nodes.values()):
+                for (path, values, move) in zip(("translation", "rotation", "scale"), trs,
+                                                moving):
+                    _channel(writer, anim, times, k, path, values[row], move[row])
         doc.setdefault("animations", []).append(anim)
     writer.finish()
     write_all([(_write_glb(doc, writer.binary), glb_path)])

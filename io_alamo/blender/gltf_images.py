@@ -8,6 +8,7 @@ saved once as PNG, made the way the exporter makes its own (copy, pixels, ``save
 .glb holds the same pixels, under the same image names, for one encoding per image.
 """
 
+import hashlib
 import os
 import shutil
 import tempfile
@@ -16,6 +17,7 @@ from contextlib import contextmanager
 import bpy
 import numpy as np
 
+from ..scratch import scratch_folder
 from .compat import uses_nodes
 
 # the Principled BSDF inputs glTF writes textures for (directly, or through a Normal Map)
@@ -25,9 +27,11 @@ _SOCKETS = {"Base Color", "Alpha", "Emission Color", "Normal", "Metallic", "Roug
 _MAGIC = (b"\x89PNG", b"\xff\xd8\xff")
 
 
-def _exported_images(materials):
-    """The images of image-texture nodes that feed the BSDF sockets glTF writes."""
-    images = {}
+def _exported_image_uses(materials):
+    """({name: image} of the images glTF reads, {names of those whose alpha reaches a
+    Principled BSDF}: glTF reads nothing else, so an alpha that only feeds other nodes (the
+    preview's specular mask from a normal map's alpha) is not read)."""
+    images, alpha = {}, set()
     for mat in materials:
         tree = mat.node_tree if mat is not None and uses_nodes(mat) else None
         if tree is None:
@@ -38,7 +42,77 @@ def _exported_images(materials):
                     link.to_socket.name in _SOCKETS:
                 if node.type == "TEX_IMAGE" and node.image is not None:
                     images[node.image.name] = node.image
-    return list(images.values())
+        feeding = _feeding_bsdf(tree)
+        for link in tree.links:
+            node = link.from_node
+            if node.type == "TEX_IMAGE" and node.image is not None and \
+                    link.from_socket.name == "Alpha" and link.to_node.name in feeding:
+                alpha.add(node.image.name)
+    return images, alpha
+
+
+def _feeding_bsdf(tree):
+    """Names of the nodes from which links lead to a Principled BSDF (the BSDFs included)."""
+    into = {}
+    for link in tree.links:
+        into.setdefault(link.to_node.name, []).append(link.from_node.name)
+    todo = [n.name for n in tree.nodes if n.type == "BSDF_PRINCIPLED"]
+    seen = set(todo)
+    while todo:
+        for name in into.get(todo.pop(), ()):
+            if name not in seen:
+                seen.add(name)
+                todo.append(name)
+    return seen
+
+
+def texture_file(image):
+    """What names an image's pixels across scenes: its file (path, size, modification time)
+    or its packed bytes' digest, with how they are read; None for a generated or edited
+    image."""
+    if image.source != "FILE" or image.is_dirty:
+        return None
+    how = (image.colorspace_settings.name, image.alpha_mode)
+    if image.packed_file is not None:
+        return ("packed", hashlib.blake2b(image.packed_file.data, digest_size=20).digest(), how)
+    path = os.path.abspath(bpy.path.abspath(image.filepath_raw))
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (path, st.st_size, st.st_mtime_ns, how)
+
+
+class KeptPngs:
+    """PNG files kept for the rest of the process under keys (a batch converts many units
+    whose materials share textures: what is made of a texture file is made once per run),
+    up to ``limit`` bytes of files."""
+
+    def __init__(self, prefix, limit=256 << 20):
+        self.prefix, self.limit, self.files, self.used, self.folder = prefix, limit, {}, 0, None
+
+    def load(self, key):
+        """A new image of the PNG kept under ``key`` (not decoded until read), or None."""
+        path = self.files.get(key) if key is not None else None
+        if path is None or not os.path.isfile(path):
+            return None
+        return bpy.data.images.load(path, check_existing=False)
+
+    def keep(self, key, image):
+        """Keep a copy of the saved PNG file of ``image`` (same file name) under ``key``."""
+        path = bpy.path.abspath(image.filepath_raw)
+        size = os.path.getsize(path)
+        if key is None or self.used + size > self.limit:
+            return
+        if self.folder is None:
+            self.folder = scratch_folder(self.prefix)
+        kept = os.path.join(tempfile.mkdtemp(dir=self.folder), os.path.basename(path))
+        shutil.copyfile(path, kept)
+        self.files[key] = kept
+        self.used += size
+
+
+_KEPT = KeptPngs("io_alamo-gltf-images-")
 
 
 def _copies_bytes(image):
@@ -55,11 +129,21 @@ def _copies_bytes(image):
         return False
 
 
-def _png_copy(image, folder):
+def _png_copy(image, folder, alpha=True):
     """A copy of ``image`` saved as ``folder/<name>.png``: a clean PNG file for the exporter,
-    named as the exporter names the image (its name without extension)."""
+    named as the exporter names the image (its name without extension); without ``alpha``
+    (no node reads it: glTF's normal, occlusion and opaque colour maps use RGB), an RGB PNG
+    of the same colours, a quarter less to encode and to store."""
     stem = os.path.splitext(image.name)[0] or "Image"
     os.makedirs(folder)
+    if not alpha and not image.is_float:
+        w, h = image.size
+        px = np.empty(w * h * 4, np.float32)
+        image.pixels.foreach_get(px)                    # 8-bit values: copied exactly
+        px[3::4] = 1.0                  # Blender saves RGB premultiplied by what alpha holds
+        copy = bpy.data.images.new(f"{stem}.png", w, h, alpha=False)
+        copy.pixels.foreach_set(px)
+        return _saved(copy, folder, stem)
     copy = image.copy()
     try:
         copy.update()
@@ -70,9 +154,17 @@ def _png_copy(image, folder):
         px = np.empty(image.size[0] * image.size[1] * image.channels, np.float32)
         image.pixels.foreach_get(px)
         copy.pixels.foreach_set(px)
+    return _saved(copy, folder, stem)
+
+
+def _saved(copy, folder, stem):
     copy.filepath_raw = os.path.join(folder, f"{stem}.png")
     copy.file_format = "PNG"
-    copy.save()
+    try:
+        copy.save()
+    except RuntimeError:
+        bpy.data.images.remove(copy)
+        raise
     return copy
 
 
@@ -84,14 +176,21 @@ def encoded_once(materials):
     swapped, copies = [], []
     try:
         stand_in = {}
-        for k, image in enumerate(_exported_images(materials)):
-            if not image.size[0] or not image.size[1] or _copies_bytes(image):
-                continue
-            try:
-                stand_in[image.name] = _png_copy(image, os.path.join(folder, str(k)))
-            except RuntimeError:          # cannot be saved: the exporter tries its own way
-                continue
-            copies.append(stand_in[image.name])
+        images, alpha = _exported_image_uses(materials)
+        for k, image in enumerate(images.values()):
+            key = texture_file(image)
+            key = key and (key, image.name in alpha)
+            copy = _KEPT.load(key)                      # made for an earlier unit of a run
+            if copy is None:
+                if not image.size[0] or not image.size[1] or _copies_bytes(image):
+                    continue
+                try:
+                    copy = _png_copy(image, os.path.join(folder, str(k)), image.name in alpha)
+                except RuntimeError:      # cannot be saved: the exporter tries its own way
+                    continue
+                _KEPT.keep(key, copy)
+            stand_in[image.name] = copy
+            copies.append(copy)
         for mat in materials:
             tree = mat.node_tree if mat is not None and uses_nodes(mat) else None
             for node in tree.nodes if tree is not None else ():

@@ -12,7 +12,7 @@ import numpy as np
 from mathutils import Vector
 
 from ..scratch import remove_scratch_folders
-from .gltf_animation import add_animations, fast_animation_armature, pose_actions
+from .gltf_animation import add_animations, animation_plan
 from .gltf_images import encoded_once
 
 __all__ = ["SceneExtras", "export_glb", "finish", "render_preview"]
@@ -70,8 +70,8 @@ def export_glb(target, everything=False, look=None, prepare=None, extras=None):
     extras = extras or SceneExtras()
     before = extras.still(scene)
     baked = extras.baked(scene)
-    arm = fast_animation_armature(scene)
-    actions = pose_actions(arm) if arm is not None else []
+    arm, curves = animation_plan(scene)         # every curve's keys read once
+    actions = list(curves)
     try:
         with look(scene) if look else contextlib.nullcontext():   # e.g. colours baked
             options = prepare(bpy.context, everything) if prepare else {}
@@ -87,7 +87,7 @@ def export_glb(target, everything=False, look=None, prepare=None, extras=None):
             if actions:         # the exporter samples every bone and frame in Python: slow
                 fps = scene.render.fps / scene.render.fps_base
                 try:
-                    add_animations(str(target), arm, actions, fps)
+                    add_animations(str(target), arm, actions, fps, curves)
                 except ValueError:       # something add_animations does not cover
                     bpy.ops.export_scene.gltf(filepath=str(target), export_format="GLB",
                                               export_animations=True, check_existing=False,

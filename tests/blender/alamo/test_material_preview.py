@@ -382,6 +382,46 @@ def test_gltf_look_bakes_the_colorized_base_colour_and_puts_everything_back(blen
     assert len(bpy.data.images) == images
 
 
+def test_gltf_look_bakes_a_texture_file_once_per_run(blender, tmp_path, monkeypatch):
+    """A batch converts units that share textures: a texture file's bake is kept for the
+    rest of the run and taken again with the same pixels; a changed team colour or texture
+    file is baked anew (issue 44)."""
+    import os
+
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
+    from io_alamo.blender.alamo.preview import gltf
+    model = colorize_model(tmp_path)
+    calls, real = [], gltf.surface_pixels
+    monkeypatch.setattr(gltf, "surface_pixels", lambda *a: calls.append(1) or real(*a))
+    monkeypatch.setattr(gltf, "_KEPT", gltf.KeptPngs("io_alamo-test-bakes-"))
+
+    def baked(team):
+        bpy.ops.wm.read_factory_settings(use_empty=True)          # the batch's next unit
+        import_alo(bpy.context, str(model), AloImportOptions())
+        bpy.context.scene.alamo_team.override = True
+        bpy.context.scene.alamo_team.color = team
+        mat = bpy.data.objects["Quad"].active_material
+        bsdf = next(n for n in mat.node_tree.nodes if n.type == "BSDF_PRINCIPLED")
+        with gltf.gltf_look(bpy.context.scene):
+            img = bsdf.inputs["Base Color"].links[0].from_node.image
+            px = np.empty(SIZE * SIZE * 4, np.float32)
+            img.pixels.foreach_get(px)
+        return px.reshape(SIZE, SIZE, 4)[..., :3]
+
+    first = baked((1.0, 0.0, 0.0))
+    again = baked((1.0, 0.0, 0.0))
+    assert len(calls) == 1 and np.array_equal(first, again)
+    close(again, colorize(BASE, (1, 0, 0), (1, 0.8, 0.6)), tol=1 / 255 + 1e-4,
+          where=np.ones((SIZE, SIZE), bool))
+    close(baked((0.0, 1.0, 0.0)), colorize(BASE, (0, 1, 0), (1, 0.8, 0.6)),
+          tol=1 / 255 + 1e-4, where=np.ones((SIZE, SIZE), bool))
+    assert len(calls) == 2
+    texture = tmp_path / "W_Team.tga"
+    os.utime(texture, ns=(texture.stat().st_atime_ns, texture.stat().st_mtime_ns + 10**9))
+    baked((0.0, 1.0, 0.0))
+    assert len(calls) == 3
+
+
 def glb_base_colour(path, tmp_path):
     """The base colour texture of the first material of a .glb, as (h, w, 4) numbers."""
     import json
@@ -415,6 +455,8 @@ def test_batch_glb_writes_the_colorized_base_colour(blender, tmp_path):
     px = glb_base_colour(tmp_path / "out" / "Panel.glb", tmp_path)
     close(px[..., :3], colorize(BASE, (0.1, 0.3, 1.0), (1.0, 0.8, 0.6)), tol=1 / 255 + 1e-4,
           where=np.ones((SIZE, SIZE), bool))
+    # an opaque surface: an RGB PNG (its alpha is 1 and glTF reads none; issue 44)
+    assert (tmp_path / "base.png").read_bytes()[25] == 2 and (px[..., 3] == 1).all()
 
 
 def test_a_missing_texture_stays_magenta_whatever_the_team_colour(blender):

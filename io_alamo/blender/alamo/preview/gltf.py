@@ -11,6 +11,7 @@ from contextlib import contextmanager
 import bpy
 import numpy as np
 
+from ...gltf_images import KeptPngs, texture_file
 from .nodes import BASE_NODE, PREFIX
 from .values import material_values
 
@@ -48,18 +49,27 @@ def surface_pixels(mat, scene):
     tex = nodes.get(BASE_NODE)
     if tex is None or tex.image is None or not tex.image.size[0]:
         return None
-    px = _srgb_numbers(tex.image)
-    values = material_values(mat)
-    rgb, a = px[..., :3], px[..., 3:]
+    w, h = tex.image.size
+    px = _srgb_numbers(tex.image).reshape(-1, 4)     # worked on in place, whole rows of
+    values = material_values(mat)                     # RGBA (a 2048² texture is 64 MB)
     if nodes.get(PREFIX + "Emission") is not None:                 # glowing shaders
-        glow = rgb * _rgb(values.get("color"), (1, 1, 1))
-        return np.concatenate([glow, glow.max(axis=-1, keepdims=True)], axis=-1), True
-    out = rgb
+        px *= np.append(_rgb(values.get("color"), (1, 1, 1)), np.float32(1))
+        px[:, 3] = px[:, :3].max(axis=1)
+        return px.reshape(h, w, 4), True
+    diffuse = np.append(_rgb(values.get("diffuse"), (1, 1, 1)), np.float32(1))
     if nodes.get(PREFIX + "Team") is not None:
-        out = rgb * (1 - a) + team_colour(scene, values) * rgb * a
-    out = out * _rgb(values.get("diffuse"), (1, 1, 1))
-    alpha = a if mat.surface_render_method == "BLENDED" else np.ones_like(a)
-    return np.concatenate([np.clip(out, 0, 1), alpha], axis=-1), False
+        # lerp(base, team * base, base.a) * diffuse = base * (a * (team - 1) + 1) * diffuse
+        slope = np.append((team_colour(scene, values) - 1) * diffuse[:3], np.float32(0))
+        factor = np.multiply.outer(px[:, 3], slope)
+        factor += diffuse
+        px *= factor
+    else:
+        px *= diffuse
+    np.minimum(px, 1, out=px)               # (np.clip is several times slower)
+    np.maximum(px, 0, out=px)
+    if mat.surface_render_method != "BLENDED":
+        px[:, 3] = 1
+    return px.reshape(h, w, 4), False
 
 
 @contextmanager
@@ -95,32 +105,52 @@ def _bake_key(mat, scene):
             colours, tuple(team_colour(scene, values)) if team else None)
 
 
+# baked surfaces kept for the rest of the process (see KeptPngs), under their texture file
+# and the rest of the bake key
+_KEPT = KeptPngs("io_alamo-bakes-", limit=512 << 20)
+
+
 def _baked_image(mat, scene, baked):
-    """(image, emits) of the material's baked surface, made once per :func:`_bake_key`."""
+    """(image, emits) of the material's baked surface, made once per :func:`_bake_key` (and
+    once per texture file and key in a process)."""
     key = _bake_key(mat, scene)
     if key not in baked:
-        made = surface_pixels(mat, scene)
-        image, emits = None, False
-        if made is not None:
-            px, emits = made
-            h, w = px.shape[:2]
-            base = mat.node_tree.nodes[BASE_NODE].image
-            image = bpy.data.images.new(f"{os.path.splitext(base.name)[0]}_preview", w, h,
-                                        alpha=True)
-            image.pixels.foreach_set(np.ascontiguousarray(px, np.float32).ravel())
-            # saved as PNG once (in a folder of its own: the file names the glTF image as
-            # the image's name does): the glTF exporter takes a clean PNG file's bytes as
-            # they are, where it would encode the pixels again for every material using them
-            folder = os.path.join(baked["folder"], str(len(baked)))
-            os.makedirs(folder)
-            image.filepath_raw = os.path.join(folder, f"{os.path.splitext(image.name)[0]}.png")
-            image.file_format = "PNG"
-            try:
-                image.save()
-            except RuntimeError:        # unsaved, the exporter encodes the pixels itself
-                image.filepath_raw = ""
-        baked[key] = (image, emits)
+        base = mat.node_tree.nodes[BASE_NODE].image
+        source = texture_file(base) if base is not None else None
+        kept_key = (source,) + key[1:] if source is not None else None
+        found = _KEPT.load(kept_key)
+        baked[key] = (found, key[1]) if found is not None else \
+            _new_bake(mat, scene, baked, kept_key)
     return baked[key]
+
+
+def _new_bake(mat, scene, baked, kept_key):
+    made = surface_pixels(mat, scene)
+    if made is None:
+        return None, False
+    px, emits = made
+    h, w = px.shape[:2]
+    base = mat.node_tree.nodes[BASE_NODE].image
+    # an opaque surface's alpha is 1 everywhere and glTF reads none (_bake links Alpha
+    # only for these two): RGB, a third less to encode and to store
+    alpha = emits or mat.surface_render_method == "BLENDED"
+    image = bpy.data.images.new(f"{os.path.splitext(base.name)[0]}_preview", w, h,
+                                alpha=alpha)
+    image.pixels.foreach_set(np.ascontiguousarray(px, np.float32).ravel())
+    # saved as PNG once (in a folder of its own: the file names the glTF image as the
+    # image's name does): the glTF exporter takes a clean PNG file's bytes as they are,
+    # where it would encode the pixels again for every material using them
+    folder = os.path.join(baked["folder"], str(len(baked)))
+    os.makedirs(folder)
+    image.filepath_raw = os.path.join(folder, f"{os.path.splitext(image.name)[0]}.png")
+    image.file_format = "PNG"
+    try:
+        image.save()
+    except RuntimeError:        # unsaved, the exporter encodes the pixels itself
+        image.filepath_raw = ""
+        return image, emits
+    _KEPT.keep(kept_key, image)
+    return image, emits
 
 
 def _bake(mat, scene, baked):
