@@ -11,7 +11,7 @@ computes every time (files change between calls of a library)::
 
 from contextlib import contextmanager
 
-__all__ = ["active", "own", "read_only", "remember", "run_cache"]
+__all__ = ["active", "hold", "own", "read_only", "remember", "run_cache"]
 
 _depth = [0]
 _views = [0]
@@ -29,6 +29,12 @@ def run_cache():
         _depth[0] -= 1
         if not _depth[0]:
             _store.clear()
+
+
+def hold():
+    """Keep what :func:`remember` computes for the rest of this process: for a worker process
+    of a run (``validate --jobs``), which checks its share of the files and ends with it."""
+    _depth[0] += 1
 
 
 def active() -> bool:
