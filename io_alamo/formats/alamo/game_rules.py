@@ -144,10 +144,10 @@ def _minis(chunk, rule_name, what, extra=()):
         minis = read_minis(chunk)
     except AlamoFormatError as e:
         _refuse(chunk.path, rule_name, f"{what}: {e.message}")
-    steps = list(MINI_RULES[rule_name]) + [s for name in extra for s in MINI_RULES[name]]
+    steps = _steps(rule_name, extra)        # the next step last
     values, k = {}, 0
     while steps:
-        step = steps.pop(0)
+        step = steps.pop()
         optional = step[0] == "optional"
         mtype, size, label = step[1:4] if optional else step
         m = minis[k] if k < len(minis) else None
@@ -163,12 +163,24 @@ def _minis(chunk, rule_name, what, extra=()):
         values[mtype] = bytes(m.data)
         k += 1
         if optional:
-            steps[:0] = step[4]
+            steps += step[4][::-1]
     if k < len(minis):
         _refuse(chunk.path, rule_name, f"{what}: the loader expects the header to end after "
                                        f"mini-chunk {minis[k - 1].type if k else '-'}, found "
                                        f"mini-chunk {minis[k].type}")
     return values
+
+
+_STEPS = {}
+
+
+def _steps(rule_name, extra):
+    """The rules' steps for :func:`_minis`, last first (a stack), in a new list."""
+    key = (rule_name, extra)
+    if key not in _STEPS:
+        steps = list(MINI_RULES[rule_name]) + [s for name in extra for s in MINI_RULES[name]]
+        _STEPS[key] = steps[::-1]
+    return list(_STEPS[key])
 
 
 def _u32(b):

@@ -87,6 +87,7 @@ def validate_model(model: Model) -> list[Problem]:
                                             f"mesh {obj.name!r} sub-mesh {si} collision tree")
     bones = model.bones
     nb = len(bones)
+    finite = _all_finite([b.matrix for b in bones])
     if model.skeleton is None:
         problems.append(error("model has no skeleton (0x200)"))
     elif nb == 0:
@@ -101,7 +102,7 @@ def validate_model(model: Model) -> list[Problem]:
         if b.chunk_type == ChunkType.BONE_DATA and b.billboard not in Billboard._value2member_map_:
             problems.append(warning(f"unknown billboard mode {b.billboard}",
                                     f"bone {i} ({b.name!r})"))
-        if not np.all(np.isfinite(b.matrix)):
+        if not finite and not np.all(np.isfinite(b.matrix)):
             problems.append(warning("matrix has NaN or infinite values",
                                     f"bone {i} ({b.name!r})"))
     for oi, obj in enumerate(model.objects):
@@ -141,6 +142,15 @@ def validate_model(model: Model) -> list[Problem]:
         if d.tex_size is not None and d.tex_size == 0:
             problems.append(warning("texture grid size is 0", f"dazzle {k} ({d.name!r})"))
     return problems
+
+
+def _all_finite(arrays):
+    """Whether every value of ``arrays`` is finite, in one test (False when they do not
+    stack: the caller then looks at each)."""
+    try:
+        return bool(np.isfinite(np.asarray(arrays, np.float64)).all())
+    except (ValueError, TypeError):
+        return False
 
 
 def _mesh_problems(mesh, oi, nb):
