@@ -76,9 +76,10 @@ def check_files(paths, jobs=1, on_progress=progress):
     parts = [paths[k:k + CHUNK] for k in range(0, len(paths), CHUNK)]
     results = []
     if jobs == 1:
-        for part in parts:
-            results += _validate_many(part)
-            on_progress(len(results), len(paths))
+        with run_cache():           # one for the whole run: a folder's models may be in
+            for part in parts:      # one part and its animations in the next
+                results += _validate_many(part)
+                on_progress(len(results), len(paths))
         return results
     gc.freeze()     # forked workers share the parent's objects; its collector leaves them
     try:
