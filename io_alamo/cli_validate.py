@@ -8,6 +8,8 @@ once per run (:func:`~io_alamo.formats.run_cache.run_cache`). A result is data::
      "problems": [{"severity": "error", "message": "...", "where": "0x400/0x401"}]}
 """
 
+import gc
+import multiprocessing
 import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
@@ -15,7 +17,7 @@ from concurrent.futures import ProcessPoolExecutor
 from .formats.content import open_input
 from .formats.errors import FormatError, without_filename
 from .formats.problems import SEVERITIES, as_problem, error
-from .formats.run_cache import run_cache
+from .formats.run_cache import hold, run_cache
 
 __all__ = ["check_files", "exit_status", "print_results", "progress", "validate_one"]
 
@@ -67,21 +69,37 @@ def progress(done, total, stream=None, verb="validate"):
 
 def check_files(paths, jobs=1, on_progress=progress):
     """The results of ``paths`` in their order; ``jobs`` > 1 spreads them over that many
-    processes (folders of hundreds of files; fewer files run here)."""
+    processes (folders of hundreds of files; fewer files run here), in parts of
+    :data:`CHUNK` files; each worker keeps its models' verdicts for all its parts."""
     jobs = (os.cpu_count() or 1) if jobs == 0 else jobs
     jobs = max(1, min(jobs, -(-len(paths) // CHUNK)))
     parts = [paths[k:k + CHUNK] for k in range(0, len(paths), CHUNK)]
     results = []
     if jobs == 1:
-        for part in parts:
-            results += _validate_many(part)
-            on_progress(len(results), len(paths))
+        with run_cache():           # one for the whole run: a folder's models may be in
+            for part in parts:      # one part and its animations in the next
+                results += _validate_many(part)
+                on_progress(len(results), len(paths))
         return results
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for got in pool.map(_validate_many, parts):
-            results += got
-            on_progress(len(results), len(paths))
+    gc.freeze()     # forked workers share the parent's objects; its collector leaves them
+    try:
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=_context(),
+                                 initializer=hold) as pool:
+            for got in pool.map(_validate_many, parts):
+                results += got
+                on_progress(len(results), len(paths))
+    finally:
+        gc.unfreeze()
     return results
+
+
+def _context():
+    """Workers forked from this process where that is safe (Linux and the BSDs: no start-up
+    imports, the modules already loaded are shared), else the platform's default (spawn on
+    Windows and macOS)."""
+    if sys.platform != "darwin" and "fork" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("fork")
+    return None
 
 
 def problem_text(r, p):

@@ -11,9 +11,10 @@ computes every time (files change between calls of a library)::
 
 from contextlib import contextmanager
 
-__all__ = ["active", "remember", "run_cache"]
+__all__ = ["active", "hold", "own", "read_only", "remember", "run_cache"]
 
 _depth = [0]
+_views = [0]
 _store = {}
 LIMIT = 8192         # entries kept at most (a run over a huge tree starts over)
 
@@ -30,6 +31,12 @@ def run_cache():
             _store.clear()
 
 
+def hold():
+    """Keep what :func:`remember` computes for the rest of this process: for a worker process
+    of a run (``validate --jobs``), which checks its share of the files and ends with it."""
+    _depth[0] += 1
+
+
 def active() -> bool:
     return _depth[0] > 0
 
@@ -44,3 +51,21 @@ def remember(key, compute):
         _store.clear()
     value = _store[key] = compute()
     return value
+
+
+@contextmanager
+def read_only():
+    """Inside the block the decoders hand out read-only views of the file's bytes where
+    they would copy arrays (vertices, triangles, animation tracks): for callers that only
+    look (``validate``), never edit or keep the records past the file's bytes."""
+    _views[0] += 1
+    try:
+        yield
+    finally:
+        _views[0] -= 1
+
+
+def own(array):
+    """``array`` as the decoders hand it out: a copy of its own (editable, independent of the
+    file's bytes), or ``array`` itself inside :func:`read_only`."""
+    return array if _views[0] else array.copy()

@@ -5,6 +5,7 @@ import struct
 import numpy as np
 
 from ..errors import AlamoFormatError
+from ..run_cache import own
 from .chunk_types import ChunkType
 from .chunks import BytesLike, Chunk, read_chunks, read_minis
 from .collision import FILE_NODE_DTYPE, NODE_DTYPE, CollisionTree
@@ -158,7 +159,7 @@ def _bone(chunk):
         check_size(data, 56, "bone data 0x205")
         parent, visible = _BONE_205.unpack_from(data.data)
         billboard, mat_at = 0, 8
-    matrix = np.frombuffer(data.data, "<f4", 12, mat_at).reshape(3, 4).copy()
+    matrix = own(np.frombuffer(data.data, "<f4", 12, mat_at).reshape(3, 4))
     walk.layout.tails["data"] = bytes(data.data[mat_at + 48:])
     return Bone(name, parent, matrix, visible, billboard, data.type, walk.layout)
 
@@ -251,14 +252,14 @@ def _submesh(material, chunk):
     if len(ibuf.data) % 6:
         raise ibuf.error(f"index buffer is {len(ibuf.data)} bytes, not a whole number of "
                          f"triangles (header says {nt})")
-    vertices = np.frombuffer(vbuf.data, dtype).copy()
-    indices = np.frombuffer(ibuf.data, "<u2").reshape(-1, 3).copy()
+    vertices = own(np.frombuffer(vbuf.data, dtype))
+    indices = own(np.frombuffer(ibuf.data, "<u2").reshape(-1, 3))
     note_count(walk.layout, "vertices", nv, len(vertices))
     note_count(walk.layout, "triangles", nt, len(indices))
     if bone_map is not None:
         if len(bone_map.data) % 4:
             raise bone_map.error(f"bone map is {len(bone_map.data)} bytes, not a multiple of 4")
-        bone_map = np.frombuffer(bone_map.data, "<u4").copy()
+        bone_map = own(np.frombuffer(bone_map.data, "<u4"))
     return SubMesh(material, fmt, vertices, indices, bone_map, tree, walk.layout)
 
 

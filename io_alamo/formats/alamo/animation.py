@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import AlamoFormatError
+from ..run_cache import own
 from .chunk_types import AnimationMini, ChunkType
 from .chunks import BytesLike, Chunk, Mini, read_chunks, write_chunks
 from .fields import decode_minis, encode_minis
@@ -187,7 +188,7 @@ def _bone(chunk, frames, fmt):
             if len(c.data) != want:
                 raise c.error(f"{BITS[c.type]} bits are {len(c.data)} bytes; {frames} frames "
                               f"need {want}")
-            bone_data[BITS[c.type]] = np.frombuffer(c.data, np.uint8).copy()
+            bone_data[BITS[c.type]] = own(np.frombuffer(c.data, np.uint8))
             layout.order.append(BITS[c.type])
         elif fmt == 1 and c.type in TRACKS_V1 and not c.is_container \
                 and TRACKS_V1[c.type][0] not in layout.order:
@@ -197,7 +198,7 @@ def _bone(chunk, frames, fmt):
                                                                      and frames != 1):
                 raise c.error(f"{name} data is {len(c.data)} bytes; {frames} frames need "
                               f"{frames * width * 2}")
-            arr = np.frombuffer(c.data, dtype).reshape(n, width).copy()
+            arr = own(np.frombuffer(c.data, dtype).reshape(n, width))
             if name == "rotation" and len(c.data) == 8:
                 bone_data["default_rotation"] = arr[0]
             else:
@@ -241,7 +242,7 @@ def _read_blocks(anim, blocks, anim_chunk):
             if at < 0 or at + width > size:
                 raise anim_chunk.error(f"bone {bone.name!r}: {track} index {at} is outside "
                                        f"the frame block of {size} values")
-            setattr(bone, track, data[:, at:at + width].copy())
+            setattr(bone, track, own(data[:, at:at + width]))
 
 
 # --- writing ----------------------------------------------------------------------------

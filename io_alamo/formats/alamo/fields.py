@@ -10,6 +10,7 @@ import struct
 import numpy as np
 
 from ..errors import AlamoFormatError
+from ..run_cache import own
 from .chunks import Mini, read_minis, write_minis
 from .layout import Layout, arrange
 
@@ -40,8 +41,9 @@ def encode_cstr(text, tail=b""):
 
 
 def f32(data, n=None):
-    """float32 scalar (n None) or array of n from little-endian bytes, owning a copy."""
-    a = np.frombuffer(data, "<f4", count=1 if n is None else n).copy()
+    """float32 scalar (n None) or array of n from little-endian bytes, owning a copy (a
+    view inside :func:`~io_alamo.formats.run_cache.read_only`)."""
+    a = own(np.frombuffer(data, "<f4", count=1 if n is None else n))
     return a[0] if n is None else a
 
 
@@ -81,7 +83,7 @@ KINDS = {
     "f32": (lambda d: f32(d), lambda v, w=None: f32_bytes(v), (4,)),
     "vec3": (lambda d: f32(d, 3), lambda v, w=None: f32_bytes(v, 3), (12,)),
     "vec4": (lambda d: f32(d, 4), lambda v, w=None: f32_bytes(v, 4), (16,)),
-    "q16": (lambda d: np.frombuffer(d, "<i2", 4).copy(),
+    "q16": (lambda d: own(np.frombuffer(d, "<i2", 4)),
             lambda v, w=None: _q16_bytes(v), (8,)),
     "index": (_flex_index_decode, _flex_index_encode, (2, 4)),
     "str": (None, None, None),

@@ -144,10 +144,10 @@ def _minis(chunk, rule_name, what, extra=()):
         minis = read_minis(chunk)
     except AlamoFormatError as e:
         _refuse(chunk.path, rule_name, f"{what}: {e.message}")
-    steps = list(MINI_RULES[rule_name]) + [s for name in extra for s in MINI_RULES[name]]
+    steps = _steps(rule_name, extra)        # the next step last
     values, k = {}, 0
     while steps:
-        step = steps.pop(0)
+        step = steps.pop()
         optional = step[0] == "optional"
         mtype, size, label = step[1:4] if optional else step
         m = minis[k] if k < len(minis) else None
@@ -163,12 +163,24 @@ def _minis(chunk, rule_name, what, extra=()):
         values[mtype] = bytes(m.data)
         k += 1
         if optional:
-            steps[:0] = step[4]
+            steps += step[4][::-1]
     if k < len(minis):
         _refuse(chunk.path, rule_name, f"{what}: the loader expects the header to end after "
                                        f"mini-chunk {minis[k - 1].type if k else '-'}, found "
                                        f"mini-chunk {minis[k].type}")
     return values
+
+
+_STEPS = {}
+
+
+def _steps(rule_name, extra):
+    """The rules' steps for :func:`_minis`, last first (a stack), in a new list."""
+    key = (rule_name, extra)
+    if key not in _STEPS:
+        steps = list(MINI_RULES[rule_name]) + [s for name in extra for s in MINI_RULES[name]]
+        _STEPS[key] = steps[::-1]
+    return list(_STEPS[key])
 
 
 def _u32(b):
@@ -296,8 +308,9 @@ def _connections(chunk, bones, objects):
                            "dazzles".format(*counts))
 
 
-def _model(cur):
+def _model(cur, found):
     bones = _skeleton(cur)
+    found.append(bones)         # for the animations beside it, whatever follows
     objects = []
     while (c := cur.next()) is not None and c.type in (0x400, 0x1300) and c.is_container:
         objects.append(_mesh(c) if c.type == 0x400 else _light(c))
@@ -372,22 +385,30 @@ def game_problem(data: BytesLike, model_bones=None, roots=None) -> Refusal | Non
     """None if the game's loaders take ``data`` (a model, or an animation, checked against
     ``model_bones``, the upper-case bone names of its model, when given), else why not.
     ``roots``: the file's chunks when the caller has parsed them already."""
+    return _walk(data, model_bones, roots)[1]
+
+
+def _walk(data, model_bones=None, roots=None):
+    """(the bones :func:`model_bones` gives, :func:`game_problem`'s refusal) from one walk of
+    the chunks: the loader reads a model's skeleton first, so its bones are known even when
+    it refuses something after them."""
     if roots is None:
         try:
             roots = read_chunks(data)
         except AlamoFormatError as e:
-            return Refusal(e.path, "chunks", e.message)
+            return None, Refusal(e.path, "chunks", e.message)
     if roots and roots[0].type in PARTICLE_ROOTS:
-        return None
+        return None, None
     top = _Cursor(_Root(roots))
+    bones = []
     try:
         if roots and roots[0].type == 0x1000:
             _animation(top, model_bones)
         else:
-            _model(top)
+            _model(top, bones)
     except _Refused as e:
-        return e.refusal
-    return None
+        return (bones[0] if bones else None), e.refusal
+    return (bones[0] if bones else None), None
 
 
 def model_bones(data: BytesLike, roots=None):
@@ -407,9 +428,9 @@ def game_lines(data: BytesLike, filename=None, roots=None) -> list[Problem]:
     name (any case), the longest first; it loads if it loads on one of them (a model the
     loader refuses takes no animation). The error names the model."""
     if not (filename and is_animation(data)):
-        refusal = game_problem(data, None, roots)
+        bones, refusal = _walk(data, None, roots)
         if filename and not is_particle_file(data):       # its animations ask for it next
-            _keep_verdict(filename, lambda: (model_bones(data, roots), refusal))
+            _keep_verdict(filename, lambda: (bones, refusal))
         return [] if refusal is None else [_refusal_problem(refusal)]
     first = None
     for model in models_beside(filename) or [None]:
@@ -447,7 +468,7 @@ def _model_verdict(model):
             data = f.read()
         if is_particle_file(data):
             return None, Refusal("", "model", "it is a particle effect")
-        return model_bones(data), game_problem(data)
+        return _walk(data)
     try:
         return remember(("model verdict",) + _stamp(model), read)
     except OSError:

@@ -87,6 +87,7 @@ def validate_model(model: Model) -> list[Problem]:
                                             f"mesh {obj.name!r} sub-mesh {si} collision tree")
     bones = model.bones
     nb = len(bones)
+    finite = _all_finite([b.matrix for b in bones])
     if model.skeleton is None:
         problems.append(error("model has no skeleton (0x200)"))
     elif nb == 0:
@@ -101,7 +102,7 @@ def validate_model(model: Model) -> list[Problem]:
         if b.chunk_type == ChunkType.BONE_DATA and b.billboard not in Billboard._value2member_map_:
             problems.append(warning(f"unknown billboard mode {b.billboard}",
                                     f"bone {i} ({b.name!r})"))
-        if not np.all(np.isfinite(b.matrix)):
+        if not finite and not np.all(np.isfinite(b.matrix)):
             problems.append(warning("matrix has NaN or infinite values",
                                     f"bone {i} ({b.name!r})"))
     for oi, obj in enumerate(model.objects):
@@ -141,6 +142,15 @@ def validate_model(model: Model) -> list[Problem]:
         if d.tex_size is not None and d.tex_size == 0:
             problems.append(warning("texture grid size is 0", f"dazzle {k} ({d.name!r})"))
     return problems
+
+
+def _all_finite(arrays):
+    """Whether every value of ``arrays`` is finite, in one test (False when they do not
+    stack: the caller then looks at each)."""
+    try:
+        return bool(np.isfinite(np.asarray(arrays, np.float64)).all())
+    except (ValueError, TypeError):
+        return False
 
 
 def _mesh_problems(mesh, oi, nb):
@@ -240,29 +250,67 @@ def validate_animation(anim: Animation) -> list[Problem]:
         problems.append(warning(f"frame rate {anim.fps} is not positive"))
     if anim.num_frames < 1:
         problems.append(warning("animation has no frames"))
+    sound = _all_sound(anim.bones)
     seen = {}
     for i, b in enumerate(anim.bones):
         if b.index in seen:
             problems.append(warning(f"bones {seen[b.index]} and {i} both animate skeleton bone "
                                     f"{b.index}"))
         seen.setdefault(b.index, i)
-        for q, what in ((b.rotation, "rotation"), (None if b.default_rotation is None
-                                                    else np.asarray(b.default_rotation)[None],
-                                                    "default rotation")):
-            if q is None or not len(q):
+        if not sound:
+            problems += _bone_value_problems(i, b)
+    return problems
+
+
+_BONE_VECTORS = ("translation_offset", "translation_scale", "scale_offset", "scale_scale")
+_UNIT = 32767 ** 2          # a unit quaternion's squared length in the file's int16 units
+
+
+def _all_sound(bones):
+    """Whether no bone can have a value warning: every file quaternion (int16) within 1.9 %
+    of unit squared length, counted exactly in integers, and every offset and scale finite.
+    Whole-array tests over all bones at once; the bones are looked at one by one (by
+    :func:`_bone_value_problems`, which says what is wrong) only when one fails."""
+    quats = []
+    for b in bones:
+        for q in (b.rotation, b.default_rotation):
+            if q is None:
                 continue
-            q = np.asarray(q, np.float32)
-            square = np.einsum("ij,ij->i", q, q) * np.float32(1 / 32767.0 ** 2)
-            near = np.abs(square - 1) <= 0.0199          # |norm - 1| <= 0.01, most frames
-            norm = np.ones(len(q))
-            norm[~near] = np.linalg.norm(q[~near].astype(np.float64) / 32767.0, axis=1)
-            bad = np.flatnonzero(np.abs(norm - 1) > 0.01)
-            if bad.size:
-                problems.append(warning(f"{what} is not a unit quaternion at {bad.size} "
-                                        f"frame(s), first {int(bad[0])} (length "
-                                        f"{norm[bad[0]]:.4f})", f"bone {i} ({b.name!r})"))
-        for name in ("translation_offset", "translation_scale", "scale_offset", "scale_scale"):
-            if not np.all(np.isfinite(getattr(b, name))):
-                problems.append(warning(f"{name} has NaN or infinite values",
-                                        f"bone {i} ({b.name!r})"))
+            q = np.asarray(q)
+            if q.dtype != np.int16 or q.shape[-1:] != (4,):
+                return False
+            quats.append(q.reshape(-1, 4))
+    if quats:
+        q = np.concatenate(quats).astype(np.int64)
+        if np.any(np.abs(np.einsum("ij,ij->i", q, q) - _UNIT) > 0.019 * _UNIT):
+            return False
+    if not bones:
+        return True
+    values = np.concatenate([np.asarray(getattr(b, name), np.float32).ravel()
+                             for b in bones for name in _BONE_VECTORS])
+    return bool(np.isfinite(values).all())
+
+
+def _bone_value_problems(i, b):
+    """Rotations that are no unit quaternions, offsets and scales NaN or infinite."""
+    problems = []
+    for q, what in ((b.rotation, "rotation"), (None if b.default_rotation is None
+                                                else np.asarray(b.default_rotation)[None],
+                                                "default rotation")):
+        if q is None or not len(q):
+            continue
+        q = np.asarray(q, np.float32)
+        square = np.einsum("ij,ij->i", q, q) * np.float32(1 / 32767.0 ** 2)
+        near = np.abs(square - 1) <= 0.0199          # |norm - 1| <= 0.01, most frames
+        norm = np.ones(len(q))
+        norm[~near] = np.linalg.norm(q[~near].astype(np.float64) / 32767.0, axis=1)
+        bad = np.flatnonzero(np.abs(norm - 1) > 0.01)
+        if bad.size:
+            problems.append(warning(f"{what} is not a unit quaternion at {bad.size} "
+                                    f"frame(s), first {int(bad[0])} (length "
+                                    f"{norm[bad[0]]:.4f})", f"bone {i} ({b.name!r})"))
+    for name in _BONE_VECTORS:
+        if not np.all(np.isfinite(getattr(b, name))):
+            problems.append(warning(f"{name} has NaN or infinite values",
+                                    f"bone {i} ({b.name!r})"))
     return problems

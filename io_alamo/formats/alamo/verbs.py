@@ -5,6 +5,7 @@ format gives it (info lines, problems, round trip), and the two verbs only Alamo
 from ..content import open_input
 from ..errors import AlamoFormatError
 from ..problems import Problem, warning
+from ..run_cache import read_only
 from .alo_read import decode_alo
 from .animation import Animation, convert_animation, decode_ala, read_ala
 from .chunks import BytesLike, TrailingDataError, read_chunks
@@ -41,12 +42,13 @@ def problems(data: BytesLike, filename: str | None = None) -> list[Problem]:
         return [warning(e.message, f"offset 0x{e.at:x}")] + cut
     except AlamoFormatError as e:
         raise e.with_filename(filename)
-    try:
-        obj = decode_ala(roots) if is_animation(data) else decode_alo(roots)
-    except AlamoFormatError as e:
-        raise e.with_filename(filename)
-    return (validate(obj) + file_problems(obj, filename)
-            + game_lines(data, filename, roots=roots))
+    with read_only():       # the records only live here, to be looked at: no array copies
+        try:
+            obj = decode_ala(roots) if is_animation(data) else decode_alo(roots)
+        except AlamoFormatError as e:
+            raise e.with_filename(filename)
+        found = validate(obj) + file_problems(obj, filename)
+    return found + game_lines(data, filename, roots=roots)
 
 
 def roundtrip(data: BytesLike, filename: str | None = None) -> bytes:
