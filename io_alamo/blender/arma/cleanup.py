@@ -6,11 +6,9 @@
 - corner normals pointing against their face (10-26% of corners in some models render
   black there): such a normal is turned to the face's side (:func:`agreeing_normals`);
 - points no face uses (a mortar's six stray vertices stretched its bounds and framing):
-  removed from the mesh after everything indexed by point was built
-  (:func:`drop_loose_vertices`).
+  left out of the mesh as it is built (``mesh.fill_mesh(drop_loose=True)``).
 """
 
-import bmesh
 import numpy as np
 
 from ...formats.arma.markers import face_corners
@@ -131,29 +129,3 @@ def agreeing_normals(points, loops, starts, counts, normals):
     n[wrong] = normals[wrong] - 2.0 * (dot[wrong] / np.linalg.norm(fn[wrong], axis=1))[:, None] \
         * unit
     return n, int(wrong.sum())
-
-
-def drop_loose_vertices(me):
-    """Remove the points of ``me`` no face uses (keeps groups, shape keys, UVs, normals);
-    returns how many went."""
-    n = len(me.vertices)
-    if not n or not len(me.polygons):
-        return 0
-    loops = np.empty(len(me.loops), np.int32)
-    me.loops.foreach_get("vertex_index", loops)
-    used = np.zeros(n, bool)
-    used[loops] = True
-    loose = int(n - used.sum())
-    if not loose:
-        return 0
-    bm = bmesh.new()
-    try:
-        bm.from_mesh(me)
-        bm.verts.ensure_lookup_table()
-        bmesh.ops.delete(bm, geom=[bm.verts[i] for i in np.flatnonzero(~used).tolist()],
-                         context="VERTS")
-        bm.to_mesh(me)
-    finally:
-        bm.free()
-    me.update()
-    return loose

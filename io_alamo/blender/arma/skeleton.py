@@ -15,7 +15,7 @@ from ...formats.arma.placement import used_vertices
 
 from ..mesh_data import add_vertex_groups
 from ..names import to_blender
-from .mesh import to_blender_axes
+from .mesh import file_points, mesh_points, to_blender_axes
 
 ROOT = "Root"
 MIN_LENGTH = 0.01
@@ -157,13 +157,17 @@ def build_armature(context, tx, collection, name, model, lods_by_detail, size):
     return obj, names
 
 
-def skin(obj, lod, bone_names):
+def skin(obj, lod, bone_names, held=None):
     """Vertex groups of the LOD's bone weights (vertices no bone moves go to ``Root``);
-    returns whether the LOD has any bone weights."""
+    returns whether the LOD has any bone weights. The mesh holds the file points ``held``
+    (None: all, one to one)."""
     n_bones = len(bone_names)
     v, b, w = _weights(lod, n_bones)
     if not len(v):
         return False
+    if held is not None:
+        v, ok = mesh_points(v, held, len(file_points(lod)))
+        b, w = b[ok], w[ok]
     n = len(obj.data.vertices)
     weighted = np.zeros(n, bool)
     weighted[v[v < n]] = True
