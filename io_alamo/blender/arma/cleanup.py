@@ -18,30 +18,27 @@ MIN_CLOSED = 0.95              # and this share of its edges must have a face on
 
 
 def _labels(corners, n):
-    """Connected-part label per face (faces sharing a point share a label)."""
+    """Connected-part label per face (faces sharing a point share a label): the least point
+    of its part. Each face joins its corners to its first; roots are hooked, the larger onto
+    the smaller, along the edges whose ends still have different roots, and the pointers
+    are then jumped to their roots; only those edges go round again (a few rounds)."""
     parent = np.arange(n, dtype=np.int64)
-    valid = corners >= 0
     first = corners[:, 0]
-    safe = np.where(valid, corners, 0)
-    # each point's corners, grouped once: a per-point least value is one reduceat, not a
-    # scattered np.minimum.at per pass
-    targets = corners[valid]
-    owner = np.repeat(np.arange(len(corners)), valid.sum(axis=1))
-    order = np.argsort(targets, kind="stable")
-    targets, owner = targets[order], owner[order]
-    cuts = np.flatnonzero(np.r_[True, targets[1:] != targets[:-1]])
-    points = targets[cuts]
-    while True:
-        # every corner takes the least label of its face; pointer jumping shortens chains
-        g = np.where(valid, parent[safe], n)
-        face_min = np.minimum(np.minimum(g[:, 0], g[:, 1]), np.minimum(g[:, 2], g[:, 3]))
-        before = parent.copy()
-        if len(points):
-            least = np.minimum.reduceat(face_min[owner], cuts)
-            parent[points] = np.minimum(parent[points], least)
-        parent = parent[parent]
-        if np.array_equal(parent, before):
+    rest = corners[:, 1:] >= 0
+    a = np.broadcast_to(first[:, None], rest.shape)[rest]
+    b = corners[:, 1:][rest]
+    while len(a):
+        ra, rb = parent[a], parent[b]
+        live = ra != rb
+        if not live.any():
             break
+        a, b, ra, rb = a[live], b[live], ra[live], rb[live]
+        parent[np.maximum(ra, rb)] = np.minimum(ra, rb)     # roots only: each lower
+        while True:
+            jumped = parent[parent]
+            if np.array_equal(jumped, parent):
+                break
+            parent = jumped
     return parent[first]
 
 
@@ -91,19 +88,25 @@ def inward_parts(lod, keep, n_points):
 
 
 def _closed_share(corners, part, n_parts):
-    """Per part, the share of its edges that two of its faces share."""
+    """Per part, the share of its edges that two of its faces share. An edge's part is its
+    points' part, so the edges are sorted as bare keys (no argsort)."""
     nxt = np.roll(corners, -1, axis=1)
     tri = corners[:, 3] < 0
     nxt[tri, 2] = corners[tri, 0]                        # a triangle's third edge closes it
     a, b = corners.ravel(), nxt.ravel()
     ok = (a >= 0) & (b >= 0)
-    face = np.repeat(np.arange(len(corners)), 4)[ok]
     a, b = a[ok], b[ok]
-    key = np.minimum(a, b) * (int(max(a.max(), b.max())) + 1) + np.maximum(a, b)
-    _, inverse, uses = np.unique(key, return_inverse=True, return_counts=True)
-    paired = uses[inverse.ravel()] == 2
-    total = np.bincount(part[face], minlength=n_parts)
-    return np.bincount(part[face], paired, n_parts) / np.maximum(total, 1)
+    span = int(max(a.max(), b.max())) + 1
+    key = np.sort(np.minimum(a, b) * span + np.maximum(a, b))
+    point_part = np.zeros(span, np.int64)
+    valid = corners >= 0
+    point_part[corners[valid]] = np.broadcast_to(part[:, None], corners.shape)[valid]
+    cuts = np.flatnonzero(np.r_[True, key[1:] != key[:-1], True])
+    uses = np.diff(cuts)
+    owner = point_part[key // span]
+    total = np.bincount(owner, minlength=n_parts)
+    paired = np.repeat(uses == 2, uses)
+    return np.bincount(owner, paired, n_parts) / np.maximum(total, 1)
 
 
 def agreeing_normals(points, loops, starts, counts, normals):
