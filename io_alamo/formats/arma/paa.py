@@ -119,23 +119,18 @@ def _opaque_blocks(texture, below):
     n = (texture.width // 4) * (texture.height // 4)
     if len(texture.blocks) < n * size:
         return False
-    b = np.frombuffer(texture.blocks, np.uint8, n * size).reshape(n, size)
+    # each block's first 8 bytes as one little-endian word: whole-array integer tests
+    v = np.frombuffer(texture.blocks, "<u8", n * size // 8)[::size // 8]
     if texture.kind == DXT1:
-        words = b.view("<u2")
-        three = words[:, 0] <= words[:, 1]                  # c0 <= c1: index 3 transparent
-        idx = b[three, 4:8].copy().view("<u4").ravel()
-        return not ((idx & (idx >> 1)) & np.uint32(0x55555555)).any()
-    a0, a1 = b[:, 0], b[:, 1]
+        three = (v & 0xFFFF) <= ((v >> 16) & 0xFFFF)          # c0 <= c1: index 3 transparent
+        idx = v >> 32
+        return not (three & ((idx & (idx >> 1) & 0x55555555) != 0)).any()
+    a0, a1 = v & 0xFF, (v >> 8) & 0xFF
     if (np.minimum(a0, a1) < below).any():
         return False
-    six = b[a0 <= a1, 2:8]                                  # the blocks with 0 and 255
-    if not len(six):
-        return True
-    bits = np.zeros((len(six), 8), np.uint8)
-    bits[:, :6] = six
-    v = bits.view("<u8").ravel()
-    low = np.uint64(0x249249249249)                         # bit 0 of each 3-bit index
-    return not ((v >> np.uint64(2)) & (v >> np.uint64(1)) & ~v & low).any()
+    idx = v >> 16
+    six = (idx >> 2) & (idx >> 1) & ~idx & 0x249249249249   # an index 6 (binary 110)
+    return not ((a0 <= a1) & (six != 0)).any()
 
 
 def dds_of(texture):
