@@ -119,9 +119,16 @@ def agreeing_normals(points, loops, starts, counts, normals):
     nxt = np.arange(len(loops)) + 1
     ends = starts + counts
     nxt[ends - 1] = starts
-    a = points[loops].astype(np.float64)
-    b = points[loops[nxt]].astype(np.float64)
-    face_n = np.add.reduceat(np.cross(a, b), starts, axis=0)      # Newell's method
+    p = points.astype(np.float64)
+    # Newell's method; the cross products column by column, as np.cross computes them
+    # (the same products and differences, without its temporaries)
+    ax, ay, az = (p[:, k][loops] for k in range(3))
+    bx, by, bz = (v[nxt] for v in (ax, ay, az))
+    cross = np.empty((len(loops), 3))
+    np.subtract(ay * bz, az * by, out=cross[:, 0])
+    np.subtract(az * bx, ax * bz, out=cross[:, 1])
+    np.subtract(ax * by, ay * bx, out=cross[:, 2])
+    face_n = np.add.reduceat(cross, starts, axis=0)
     fn = face_n[face]
     dot = np.einsum("ij,ij->i", normals, fn)
     wrong = dot < -1e-12 * np.einsum("ij,ij->i", fn, fn)
