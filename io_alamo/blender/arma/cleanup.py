@@ -4,7 +4,8 @@
   may enclose its volume inward. Each connected part that encloses a clearly negative volume
   is turned (:func:`inward_parts`);
 - corner normals pointing against their face (10-26% of corners in some models render
-  black there): such a normal is turned to the face's side (:func:`agreeing_normals`);
+  black there): such a normal is turned to the face's side; one lying in its face's plane
+  takes the face's normal (:func:`agreeing_normals`);
 - points no face uses (a mortar's six stray vertices stretched its bounds and framing):
   left out of the mesh as it is built (``mesh.fill_mesh(drop_loose=True)``).
 """
@@ -15,6 +16,7 @@ from ...formats.arma.markers import face_corners
 
 MIN_SHARE = 0.05               # a part's volume must be this share of its bounding box's
 MIN_CLOSED = 0.95              # and this share of its edges must have a face on each side
+IN_PLANE = 1e-6                # a corner normal this near its face's plane (cosine) has no side
 
 
 def _labels(corners, n):
@@ -111,8 +113,10 @@ def _closed_share(corners, part, n_parts):
 
 def agreeing_normals(points, loops, starts, counts, normals):
     """``normals`` (one per corner, Blender axes) with each one pointing against its
-    face's normal turned round (mirrored through the face's plane); returns (normals, how
-    many were turned)."""
+    face's normal turned round (mirrored through the face's plane), and each one lying in
+    its face's plane (or of no length: a collision LOD of a held-out plane holds normals at
+    right angles to 24% of its faces' corners) replaced by the face's normal; returns
+    (normals, how many were changed)."""
     if not len(loops):
         return normals, 0
     face = np.repeat(np.arange(len(starts)), counts)
@@ -131,11 +135,18 @@ def agreeing_normals(points, loops, starts, counts, normals):
     face_n = np.add.reduceat(cross, starts, axis=0)
     fn = face_n[face]
     dot = np.einsum("ij,ij->i", normals, fn)
-    wrong = dot < -1e-12 * np.einsum("ij,ij->i", fn, fn)
-    if not wrong.any():
+    fn_sq = np.einsum("ij,ij->i", fn, fn)
+    wrong = dot < -1e-12 * fn_sq
+    # in the plane: |cos| under IN_PLANE (a face with no area has no side: left alone)
+    flat = ~wrong & (fn_sq > 0) & (dot * dot <= IN_PLANE ** 2 * fn_sq
+                                   * np.einsum("ij,ij->i", normals, normals))
+    if not wrong.any() and not flat.any():
         return normals, 0
-    unit = fn[wrong] / np.linalg.norm(fn[wrong], axis=1, keepdims=True)
     n = normals.copy()
-    n[wrong] = normals[wrong] - 2.0 * (dot[wrong] / np.linalg.norm(fn[wrong], axis=1))[:, None] \
-        * unit
-    return n, int(wrong.sum())
+    if wrong.any():
+        unit = fn[wrong] / np.linalg.norm(fn[wrong], axis=1, keepdims=True)
+        n[wrong] = normals[wrong] - 2.0 * (dot[wrong] / np.linalg.norm(fn[wrong], axis=1))[
+            :, None] * unit
+    if flat.any():
+        n[flat] = fn[flat] / np.sqrt(fn_sq[flat])[:, None]
+    return n, int(wrong.sum() + flat.sum())
