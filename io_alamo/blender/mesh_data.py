@@ -165,12 +165,13 @@ def triangles(me):
     return tri_loops, tri_poly
 
 
-def add_vertex_groups(obj, bone_names, v, b, w):
+def add_vertex_groups(obj, bone_names, v, b, w, bones=None):
     """Vertex groups named after the bones, holding weight ``w[k]`` of vertex ``v[k]`` for
     bone ``b[k]`` (int64 arrays; float32 weights >= 0, each (vertex, bone) once). One call per
-    (bone, weight) pair: a handful for real files. Returns the arrays in the order used."""
+    (bone, weight) pair: a handful for real files. ``bones``: the bones to make groups for,
+    in order (default: those of ``b``). Returns the arrays in the order used."""
     groups = {}
-    for bone in np.unique(b):
+    for bone in (np.unique(b) if bones is None else bones):
         groups[bone] = obj.vertex_groups.new(name=bone_names[bone])
     # sorted by bone, then weight (float32 >= 0 orders as its bits), then vertex
     order = np.argsort((b << 32) | w.view(np.uint32).astype(np.int64), kind="stable")

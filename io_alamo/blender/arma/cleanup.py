@@ -4,46 +4,43 @@
   may enclose its volume inward. Each connected part that encloses a clearly negative volume
   is turned (:func:`inward_parts`);
 - corner normals pointing against their face (10-26% of corners in some models render
-  black there): such a normal is turned to the face's side (:func:`agreeing_normals`);
+  black there): such a normal is turned to the face's side; one lying in its face's plane
+  takes the face's normal (:func:`agreeing_normals`);
 - points no face uses (a mortar's six stray vertices stretched its bounds and framing):
-  removed from the mesh after everything indexed by point was built
-  (:func:`drop_loose_vertices`).
+  left out of the mesh as it is built (``mesh.fill_mesh(drop_loose=True)``).
 """
 
-import bmesh
 import numpy as np
 
 from ...formats.arma.markers import face_corners
 
 MIN_SHARE = 0.05               # a part's volume must be this share of its bounding box's
 MIN_CLOSED = 0.95              # and this share of its edges must have a face on each side
+IN_PLANE = 1e-6                # a corner normal this near its face's plane (cosine) has no side
 
 
 def _labels(corners, n):
-    """Connected-part label per face (faces sharing a point share a label)."""
+    """Connected-part label per face (faces sharing a point share a label): the least point
+    of its part. Each face joins its corners to its first; roots are hooked, the larger onto
+    the smaller, along the edges whose ends still have different roots, and the pointers
+    are then jumped to their roots; only those edges go round again (a few rounds)."""
     parent = np.arange(n, dtype=np.int64)
-    valid = corners >= 0
     first = corners[:, 0]
-    safe = np.where(valid, corners, 0)
-    # each point's corners, grouped once: a per-point least value is one reduceat, not a
-    # scattered np.minimum.at per pass
-    targets = corners[valid]
-    owner = np.repeat(np.arange(len(corners)), valid.sum(axis=1))
-    order = np.argsort(targets, kind="stable")
-    targets, owner = targets[order], owner[order]
-    cuts = np.flatnonzero(np.r_[True, targets[1:] != targets[:-1]])
-    points = targets[cuts]
-    while True:
-        # every corner takes the least label of its face; pointer jumping shortens chains
-        g = np.where(valid, parent[safe], n)
-        face_min = np.minimum(np.minimum(g[:, 0], g[:, 1]), np.minimum(g[:, 2], g[:, 3]))
-        before = parent.copy()
-        if len(points):
-            least = np.minimum.reduceat(face_min[owner], cuts)
-            parent[points] = np.minimum(parent[points], least)
-        parent = parent[parent]
-        if np.array_equal(parent, before):
+    rest = corners[:, 1:] >= 0
+    a = np.broadcast_to(first[:, None], rest.shape)[rest]
+    b = corners[:, 1:][rest]
+    while len(a):
+        ra, rb = parent[a], parent[b]
+        live = ra != rb
+        if not live.any():
             break
+        a, b, ra, rb = a[live], b[live], ra[live], rb[live]
+        parent[np.maximum(ra, rb)] = np.minimum(ra, rb)     # roots only: each lower
+        while True:
+            jumped = parent[parent]
+            if np.array_equal(jumped, parent):
+                break
+            parent = jumped
     return parent[first]
 
 
@@ -93,67 +90,63 @@ def inward_parts(lod, keep, n_points):
 
 
 def _closed_share(corners, part, n_parts):
-    """Per part, the share of its edges that two of its faces share."""
+    """Per part, the share of its edges that two of its faces share. An edge's part is its
+    points' part, so the edges are sorted as bare keys (no argsort)."""
     nxt = np.roll(corners, -1, axis=1)
     tri = corners[:, 3] < 0
     nxt[tri, 2] = corners[tri, 0]                        # a triangle's third edge closes it
     a, b = corners.ravel(), nxt.ravel()
     ok = (a >= 0) & (b >= 0)
-    face = np.repeat(np.arange(len(corners)), 4)[ok]
     a, b = a[ok], b[ok]
-    key = np.minimum(a, b) * (int(max(a.max(), b.max())) + 1) + np.maximum(a, b)
-    _, inverse, uses = np.unique(key, return_inverse=True, return_counts=True)
-    paired = uses[inverse.ravel()] == 2
-    total = np.bincount(part[face], minlength=n_parts)
-    return np.bincount(part[face], paired, n_parts) / np.maximum(total, 1)
+    span = int(max(a.max(), b.max())) + 1
+    key = np.sort(np.minimum(a, b) * span + np.maximum(a, b))
+    point_part = np.zeros(span, np.int64)
+    valid = corners >= 0
+    point_part[corners[valid]] = np.broadcast_to(part[:, None], corners.shape)[valid]
+    cuts = np.flatnonzero(np.r_[True, key[1:] != key[:-1], True])
+    uses = np.diff(cuts)
+    owner = point_part[key // span]
+    total = np.bincount(owner, minlength=n_parts)
+    paired = np.repeat(uses == 2, uses)
+    return np.bincount(owner, paired, n_parts) / np.maximum(total, 1)
 
 
 def agreeing_normals(points, loops, starts, counts, normals):
     """``normals`` (one per corner, Blender axes) with each one pointing against its
-    face's normal turned round (mirrored through the face's plane); returns (normals, how
-    many were turned)."""
+    face's normal turned round (mirrored through the face's plane), and each one lying in
+    its face's plane (or of no length: a collision LOD of a held-out plane holds normals at
+    right angles to 24% of its faces' corners) replaced by the face's normal; returns
+    (normals, how many were changed)."""
     if not len(loops):
         return normals, 0
     face = np.repeat(np.arange(len(starts)), counts)
     nxt = np.arange(len(loops)) + 1
     ends = starts + counts
     nxt[ends - 1] = starts
-    a = points[loops].astype(np.float64)
-    b = points[loops[nxt]].astype(np.float64)
-    face_n = np.add.reduceat(np.cross(a, b), starts, axis=0)      # Newell's method
+    p = points.astype(np.float64)
+    # Newell's method; the cross products column by column, as np.cross computes them
+    # (the same products and differences, without its temporaries)
+    ax, ay, az = (p[:, k][loops] for k in range(3))
+    bx, by, bz = (v[nxt] for v in (ax, ay, az))
+    cross = np.empty((len(loops), 3))
+    np.subtract(ay * bz, az * by, out=cross[:, 0])
+    np.subtract(az * bx, ax * bz, out=cross[:, 1])
+    np.subtract(ax * by, ay * bx, out=cross[:, 2])
+    face_n = np.add.reduceat(cross, starts, axis=0)
     fn = face_n[face]
     dot = np.einsum("ij,ij->i", normals, fn)
-    wrong = dot < -1e-12 * np.einsum("ij,ij->i", fn, fn)
-    if not wrong.any():
+    fn_sq = np.einsum("ij,ij->i", fn, fn)
+    wrong = dot < -1e-12 * fn_sq
+    # in the plane: |cos| under IN_PLANE (a face with no area has no side: left alone)
+    flat = ~wrong & (fn_sq > 0) & (dot * dot <= IN_PLANE ** 2 * fn_sq
+                                   * np.einsum("ij,ij->i", normals, normals))
+    if not wrong.any() and not flat.any():
         return normals, 0
-    unit = fn[wrong] / np.linalg.norm(fn[wrong], axis=1, keepdims=True)
     n = normals.copy()
-    n[wrong] = normals[wrong] - 2.0 * (dot[wrong] / np.linalg.norm(fn[wrong], axis=1))[:, None] \
-        * unit
-    return n, int(wrong.sum())
-
-
-def drop_loose_vertices(me):
-    """Remove the points of ``me`` no face uses (keeps groups, shape keys, UVs, normals);
-    returns how many went."""
-    n = len(me.vertices)
-    if not n or not len(me.polygons):
-        return 0
-    loops = np.empty(len(me.loops), np.int32)
-    me.loops.foreach_get("vertex_index", loops)
-    used = np.zeros(n, bool)
-    used[loops] = True
-    loose = int(n - used.sum())
-    if not loose:
-        return 0
-    bm = bmesh.new()
-    try:
-        bm.from_mesh(me)
-        bm.verts.ensure_lookup_table()
-        bmesh.ops.delete(bm, geom=[bm.verts[i] for i in np.flatnonzero(~used).tolist()],
-                         context="VERTS")
-        bm.to_mesh(me)
-    finally:
-        bm.free()
-    me.update()
-    return loose
+    if wrong.any():
+        unit = fn[wrong] / np.linalg.norm(fn[wrong], axis=1, keepdims=True)
+        n[wrong] = normals[wrong] - 2.0 * (dot[wrong] / np.linalg.norm(fn[wrong], axis=1))[
+            :, None] * unit
+    if flat.any():
+        n[flat] = fn[flat] / np.sqrt(fn_sq[flat])[:, None]
+    return n, int(wrong.sum() + flat.sum())

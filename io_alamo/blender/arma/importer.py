@@ -22,10 +22,10 @@ from ..names import IMPORT_NAME_KEY, to_blender
 from ..results import Result
 from ..importing import import_file
 from .lods import COLLISION, SHADOW, VISUAL, lod_roles
-from .cleanup import drop_loose_vertices, inward_parts
+from .cleanup import inward_parts
 from .materials import ArmaMaterials
-from .mesh import (NORMALS_TURNED_KEY, add_shape_keys, add_vertex_groups, blender_matrix, face_materials, fill_mesh,
-                   to_blender_axes)
+from .mesh import (NORMALS_TURNED_KEY, add_shape_keys, add_vertex_groups, blender_matrix,
+                   face_materials, file_points, fill_mesh, to_blender_axes)
 from .parts import PartBuilder, PartLoader
 from .skeleton import build_armature, skin
 from .textures import ArmaTextureFinder, search_roots
@@ -212,7 +212,8 @@ class _Builder:
         if role.role in (VISUAL, COLLISION) and lod.faces is not None:
             # and so must each part: one wound inward keeps the file's order (see cleanup)
             reverse = ~inward_parts(lod, ~markers, len(lod.vertices))
-        kept = fill_mesh(me, lod, warn, markers, reverse)
+        # a visual LOD leaves out the points no face uses (stray points, the markers' own)
+        kept, held = fill_mesh(me, lod, warn, markers, reverse, drop_loose=role.role == VISUAL)
         obj = self.tx.add(bpy.data.objects.new(role.name, me))
         self.collection.objects.link(obj)
         self.result.objects.append(obj)
@@ -224,14 +225,13 @@ class _Builder:
             obj["p3d_named_properties"] = {to_blender(k): to_blender(v) for k, v in lod.properties}
         # skinned: the exported LODs that carry bone weights, but the collision mesh, which
         # Alamo never skins (it hangs on the root)
-        skinned = skin(obj, lod, self.bone_names) and role.role in (VISUAL, SHADOW)
+        skinned = skin(obj, lod, self.bone_names, held) and role.role in (VISUAL, SHADOW)
         if role.exported:
             self._on_armature(obj, role, skinned)
         self._materials(me, lod, kept, role, skinned)
-        add_vertex_groups(obj, lod, len(me.vertices))
-        add_shape_keys(obj, lod, len(me.vertices), warn)
-        if role.role == VISUAL:
-            drop_loose_vertices(me)           # stray points and the markers' own
+        n = len(file_points(lod))
+        add_vertex_groups(obj, lod, n, held)
+        add_shape_keys(obj, lod, n, warn, held)
         for proxy in lod.proxies:
             part = None
             if self.options.import_parts and index == self.shown_index:

@@ -43,7 +43,7 @@ def usable_faces(faces, n_vertices, skip=None, reverse=True):
     if not len(sizes):
         empty = np.zeros(0, np.int64)
         return empty, empty, empty, empty, 0
-    corners = face_corners(faces)
+    corners = face_corners(faces).copy()
     flip = np.broadcast_to(np.asarray(reverse, bool), (len(sizes),))   # per face, or all
     corners[flip] = corners[flip][:, ::-1]          # the -1 padding comes first
     bad = ((corners >= n_vertices) | (corners < -1)).any(axis=1)
@@ -68,37 +68,42 @@ def usable_faces(faces, n_vertices, skip=None, reverse=True):
     return loops, starts, counts, kept, unusable
 
 
-def fill_mesh(me, lod, warn, skip=None, reverse=True):
+def fill_mesh(me, lod, warn, skip=None, reverse=True, drop_loose=False):
     """Put the LOD's points and faces (but those where ``skip`` is True) into the empty mesh
-    ``me``; returns the kept faces. ``reverse`` False keeps the file's corner order and
-    normals (for a shadow LOD wound the other way, see the importer); a face mask does so
-    face by face (parts wound inward, :func:`.cleanup.inward_parts`). Corner normals that
-    point against their face are turned to its side."""
-    points = lod.vertices
-    if not len(points) and lod.frames:                 # a frames-only LOD: frame 0 as points
-        points = lod.frames[0].points
+    ``me``; returns (the kept faces, the file points the mesh holds in order: None for all).
+    ``reverse`` False keeps the file's corner order and normals (for a shadow LOD wound the
+    other way, see the importer); a face mask does so face by face (parts wound inward,
+    :func:`.cleanup.inward_parts`). Corner normals that point against their face are turned
+    to its side. ``drop_loose``: points no kept face uses (stray points, the proxy markers'
+    own) are left out (a mortar's six stray points stretched its bounds and framing); what
+    is indexed by point goes through :func:`mesh_points` then."""
+    points = file_points(lod)
     n = len(points)
     loops, starts, counts, kept, dropped = usable_faces(lod.faces, n, skip, reverse)
     if dropped:
         warn(f"{dropped:,} faces name missing vertices or a vertex twice and were left out")
-    me.vertices.add(n)
+    held = loose_dropped(loops, n) if drop_loose and len(kept) else None
+    pick = slice(None) if held is None else held
+    if held is not None:
+        loops = mesh_points(loops, held, n)[0]
+    points = points[pick]
+    me.vertices.add(len(points))
     me.vertices.foreach_set("co", to_blender_axes(points).ravel())
     me.loops.add(len(loops))
-    me.loops.foreach_set("vertex_index", loops.astype(np.int32))
+    compat.set_corner_vertices(me, loops)
     me.polygons.add(len(kept))
     me.polygons.foreach_set("loop_start", starts.astype(np.int32))
     me.update(calc_edges=True)
     for k, uv in enumerate(lod.uv_sets):
         if len(uv) != n or not len(loops):
             continue
-        layer = me.uv_layers.new(name=f"UVSet{k}", do_init=False)
-        corner_uv = uv[loops].astype(np.float32)
+        corner_uv = uv[pick][loops].astype(np.float32)
         corner_uv[:, 1] = 1.0 - corner_uv[:, 1]         # DirectX v runs down, Blender's up
-        layer.data.foreach_set("uv", corner_uv.ravel())
+        compat.new_uv_layer(me, f"UVSet{k}", corner_uv.ravel())
     if len(kept):
-        me.polygons.foreach_set("use_smooth", np.ones(len(kept), bool))
+        compat.shade_smooth(me)
         if len(lod.normals) == n:
-            normals = to_blender_axes(lod.normals)[loops]
+            normals = to_blender_axes(lod.normals[pick])[loops]
             flip = np.broadcast_to(np.asarray(reverse, bool), (len(lod.faces),))[kept]
             normals[np.repeat(flip, counts)] *= -1.0           # stored inward
             normals, turned = agreeing_normals(to_blender_axes(points), loops, starts,
@@ -108,7 +113,36 @@ def fill_mesh(me, lod, warn, skip=None, reverse=True):
             length = np.linalg.norm(normals, axis=1, keepdims=True)
             normals = np.divide(normals, length, out=np.zeros_like(normals), where=length > 0)
             compat.set_custom_normals(me, normals)
-    return kept
+    return kept, held
+
+
+def file_points(lod):
+    """The LOD's points (a frames-only LOD: its first frame's)."""
+    points = lod.vertices
+    if not len(points) and lod.frames:
+        points = lod.frames[0].points
+    return points
+
+
+def loose_dropped(loops, n):
+    """The points (of ``n``) the corners ``loops`` use, in order; None when they use all."""
+    used = np.zeros(n, bool)
+    used[loops] = True
+    return None if used.all() else np.flatnonzero(used)
+
+
+def mesh_points(verts, held, n):
+    """File point indices ``verts`` as the mesh's (``held``: the file points the mesh holds,
+    None for all ``n``): (indices, mask of ``verts`` the mesh holds)."""
+    verts = np.asarray(verts, np.int64)
+    ok = (verts >= 0) & (verts < n)
+    if held is None:
+        return verts[ok], ok
+    remap = np.full(n, -1, np.int64)
+    remap[held] = np.arange(len(held))
+    mapped = remap[np.where(ok, verts, 0)]
+    ok &= mapped >= 0
+    return mapped[ok], ok
 
 
 def face_materials(lod, kept):
@@ -132,11 +166,11 @@ def face_materials(lod, kept):
     return slots.astype(np.int32).ravel(), [keys[k] for k in used]
 
 
-def add_vertex_groups(obj, lod, n):
+def add_vertex_groups(obj, lod, n, held=None):
     """Named selections as vertex groups: weights where stored (255 = 1.0), else 1.0. One
     ``add`` call per distinct weight, not per vertex. A selection named like a bone whose
     weights are already a group (the binariser made the bone weights from it) is not added
-    again."""
+    again. ``n`` file points, of which the mesh holds ``held`` (None: all)."""
     have = {g.name.lower() for g in obj.vertex_groups}
     for sel in lod.selections:
         if to_blender(sel.name).lower() in have:
@@ -145,8 +179,8 @@ def add_vertex_groups(obj, lod, n):
         verts = sel.vertices
         weights = (sel.weights.astype(np.float32) / 255.0 if len(sel.weights) == len(verts)
                    else np.ones(len(verts), np.float32))
-        ok = (verts >= 0) & (verts < n)
-        verts, weights = verts[ok], weights[ok]
+        verts, ok = mesh_points(verts, held, n)
+        weights = weights[ok]
         order = np.argsort(weights, kind="stable")
         verts, weights = verts[order], weights[order]
         if not len(verts):
@@ -156,8 +190,9 @@ def add_vertex_groups(obj, lod, n):
             group.add(verts[lo:hi].tolist(), float(weights[lo]), "REPLACE")
 
 
-def add_shape_keys(obj, lod, n, warn):
-    """Animation frames (point positions over time) as shape keys, one per frame."""
+def add_shape_keys(obj, lod, n, warn, held=None):
+    """Animation frames (point positions over time) as shape keys, one per frame (of ``n``
+    file points, those the mesh holds: ``held``, None for all)."""
     frames = [f for f in lod.frames if len(f.points) == n]
     if len(frames) != len(lod.frames):
         warn(f"{len(lod.frames) - len(frames)} animation frames do not have one position per "
@@ -167,4 +202,5 @@ def add_shape_keys(obj, lod, n, warn):
     obj.shape_key_add(name="Basis", from_mix=False)
     for f in frames:
         key = obj.shape_key_add(name=f"Frame {f.time:g}", from_mix=False)
-        key.data.foreach_set("co", to_blender_axes(f.points).ravel())
+        points = f.points if held is None else np.asarray(f.points)[held]
+        key.data.foreach_set("co", to_blender_axes(points).ravel())

@@ -18,7 +18,7 @@ from ...formats.arma.placement import place, proxy_matrix, shown_lod, uncentre
 from ...formats.errors import FormatError
 from ...formats.files import read_file_bytes
 from ..names import IMPORT_NAME_KEY, to_blender
-from .cleanup import drop_loose_vertices
+from .cleanup import inward_parts
 from .mesh import blender_matrix, face_materials, fill_mesh
 
 MAX_DEPTH = 8                    # parts of parts of ... (real vehicles nest two or three)
@@ -107,14 +107,18 @@ class PartBuilder:
         name = to_blender(os.path.splitext(os.path.basename(path))[0])
         me = b.tx.add(bpy.data.meshes.new(name))
         markers = proxy_marker_faces(lod)
-        kept = fill_mesh(me, lod, b._warner(f"part {name}"), markers, True)
+        # wound as the main model's visual LODs are: a part of the file enclosing its volume
+        # inward keeps the file's order (a door or cargo box so wound faced inward here
+        # while the same file imported on its own did not)
+        reverse = ~inward_parts(lod, ~markers, len(lod.vertices)) if lod.vertices is not None \
+            else True
+        kept, _ = fill_mesh(me, lod, b._warner(f"part {name}"), markers, reverse, drop_loose=True)
         slots, keys = face_materials(lod, kept)
         for texture, rvmat, material in keys:
             me.materials.append(b.materials.visual(texture, rvmat, material, False))
         if len(keys) > 1:
             att = me.attributes.new("material_index", "INT", "FACE")
             att.data.foreach_set("value", slots)
-        drop_loose_vertices(me)
         self.meshes[key] = me
         return me
 

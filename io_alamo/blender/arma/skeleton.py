@@ -15,7 +15,7 @@ from ...formats.arma.placement import used_vertices
 
 from ..mesh_data import add_vertex_groups
 from ..names import to_blender
-from .mesh import to_blender_axes
+from .mesh import file_points, mesh_points, to_blender_axes
 
 ROOT = "Root"
 MIN_LENGTH = 0.01
@@ -157,21 +157,32 @@ def build_armature(context, tx, collection, name, model, lods_by_detail, size):
     return obj, names
 
 
-def skin(obj, lod, bone_names):
+def skin(obj, lod, bone_names, held=None):
     """Vertex groups of the LOD's bone weights (vertices no bone moves go to ``Root``);
-    returns whether the LOD has any bone weights."""
+    returns whether the LOD has any bone weights. The mesh holds the file points ``held``
+    (None: all, one to one); the groups are those of every file point all the same (a
+    bone that moves only left-out points keeps its empty group, in its place)."""
     n_bones = len(bone_names)
     v, b, w = _weights(lod, n_bones)
     if not len(v):
         return False
-    n = len(obj.data.vertices)
+    v, b, w = _with_root(v, b, w, n_bones, len(file_points(lod)))
+    bones = np.unique(b)
+    if held is not None:
+        v, ok = mesh_points(v, held, len(file_points(lod)))
+        b, w = b[ok], w[ok]
+    add_vertex_groups(obj, list(bone_names) + [ROOT], v, b, w, bones)
+    return True
+
+
+def _with_root(v, b, w, n_bones, n):
+    """The weights of points below ``n``, and ``Root`` (bone ``n_bones``) at full weight for
+    the points no bone moves."""
     weighted = np.zeros(n, bool)
     weighted[v[v < n]] = True
     rest = np.flatnonzero(~weighted)
-    names = list(bone_names) + [ROOT]
     v = np.concatenate([v, rest])
     b = np.concatenate([b, np.full(len(rest), n_bones, np.int64)])
     w = np.concatenate([w, np.ones(len(rest), np.float32)])
     ok = v < n
-    add_vertex_groups(obj, names, v[ok], b[ok], w[ok])
-    return True
+    return v[ok], b[ok], w[ok]

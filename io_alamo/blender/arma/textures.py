@@ -20,6 +20,7 @@ import bpy
 import numpy as np
 
 from ...formats.arma.paa import dds_of, read_paa
+from ...formats.arma.paa import has_alpha as paa_has_alpha
 from ...formats.errors import FormatError
 from ...formats.files import read_file_bytes
 from ..texture_lookup import FolderNames, folders_above
@@ -130,7 +131,10 @@ def image_for(arma_path, finder, warn):
         return None
     if path.lower().endswith((".paa", ".pac")):
         try:
-            tex = read_paa(read_file_bytes(path), filename=path)
+            # DXT: the blocks go to Blender as they are; the pixels are decoded only when
+            # the blocks do not show the texture opaque (paa.has_alpha)
+            tex = read_paa(read_file_bytes(path), filename=path, decode=False)
+            alpha = paa_has_alpha(tex)
         except FormatError as e:
             warn(f"texture '{arma_path}': {e}")
             return None
@@ -139,7 +143,7 @@ def image_for(arma_path, finder, warn):
             img = _packed_image(name, dds, arma_path)
         else:
             img = _pixels_image(name, tex.rgba[::-1].astype(np.float32) / 255.0, arma_path)
-        img[ALPHA_KEY] = bool((tex.rgba[:, :, 3] < 253).any())
+        img[ALPHA_KEY] = alpha
     else:
         try:
             img = bpy.data.images.load(path, check_existing=False)

@@ -16,12 +16,17 @@ NEAR = 1e-4                    # metres: a corner this near a proxy's origin is 
 
 
 def face_corners(faces):
-    """(n, 4) corner vertex indices of each face, -1 after a triangle's third corner."""
-    corners = np.full((len(faces.sizes), 4), -1, np.int64)
-    for k in range(4):
-        has = faces.sizes > k
-        corners[has, k] = faces.indices[faces.starts[has] + k]
-    return corners
+    """(n, 4) corner vertex indices of each face, -1 after a triangle's third corner. Made
+    once per face list and kept on it, read-only (an import asks for a LOD's corners a dozen
+    times): copy it to change it."""
+    if faces.corners is None or len(faces.corners) != len(faces.sizes):
+        corners = np.full((len(faces.sizes), 4), -1, np.int64)
+        for k in range(4):
+            has = faces.sizes > k
+            corners[has, k] = faces.indices[faces.starts[has] + k]
+        corners.setflags(write=False)
+        faces.corners = corners
+    return faces.corners
 
 
 def proxy_marker_faces(lod):

@@ -52,8 +52,9 @@ class PaaTexture:
         return TYPE_NAMES.get(self.kind, f"0x{self.kind:04x}")
 
 
-def read_paa(data, filename=None):
-    """Decode the largest mipmap of the PAA/PAC bytes ``data``."""
+def read_paa(data, filename=None, decode=True):
+    """Decode the largest mipmap of the PAA/PAC bytes ``data``. ``decode`` False leaves a
+    DXT texture's pixels undecoded (``rgba`` None, its ``blocks`` kept: :func:`decoded`)."""
     data = bytes(data)
 
     def fail(message, offset):
@@ -83,12 +84,53 @@ def read_paa(data, filename=None):
         raise fail(f"mipmap 0 needs {size:,} bytes but only {len(data) - at:,} are left", at)
     raw = _mipmap_bytes(data, at, size, kind, w, h, compressed_lzo, fail)
     if kind in BLOCK_BYTES:
-        rgba = compiled.bcn_decode(raw, w, h, TYPE_NAMES[kind])
-        if rgba is None:
-            rgba = decode_dxt(raw, w, h, kind)
-    else:
-        rgba = _decode_plain(raw, w, h, kind)
-    return PaaTexture(kind, w, h, rgba, tags, bytes(raw) if kind in BLOCK_BYTES else b"")
+        tex = PaaTexture(kind, w, h, None, tags, bytes(raw))
+        return decoded(tex) if decode else tex
+    return PaaTexture(kind, w, h, _decode_plain(raw, w, h, kind), tags)
+
+
+def decoded(texture):
+    """``texture`` with its pixels (``rgba``) decoded from its DXT blocks, if not yet."""
+    if texture.rgba is None:
+        w, h = texture.width, texture.height
+        rgba = compiled.bcn_decode(texture.blocks, w, h, TYPE_NAMES[texture.kind])
+        texture.rgba = rgba if rgba is not None else decode_dxt(texture.blocks, w, h,
+                                                                texture.kind)
+    return texture
+
+
+def has_alpha(texture, below=253):
+    """Whether any pixel's alpha is less than ``below`` (253: what a colour texture's
+    compression leaves of opaque). A DXT1 or DXT5 texture that is opaque everywhere is told
+    from its blocks without decoding (DXT1: no block in three-colour mode uses its
+    transparent index 3; DXT5: every alpha block's two ends at least ``below`` and, where
+    the block has the 0/255 entries, its index 6 (0) unused); any other is decoded."""
+    if texture.rgba is None and _opaque_blocks(texture, below):
+        return False
+    return bool((decoded(texture).rgba[:, :, 3] < below).any())
+
+
+def _opaque_blocks(texture, below):
+    """True when the blocks show every pixel opaque (see :func:`has_alpha`); False when
+    they do not tell (then the pixels decide)."""
+    if texture.kind not in (DXT1, DXT5) or texture.width % 4 or texture.height % 4:
+        return False                          # edge blocks' padding would count: decode
+    size = BLOCK_BYTES[texture.kind]
+    n = (texture.width // 4) * (texture.height // 4)
+    if len(texture.blocks) < n * size:
+        return False
+    # each block's first 8 bytes as one little-endian word: whole-array integer tests
+    v = np.frombuffer(texture.blocks, "<u8", n * size // 8)[::size // 8]
+    if texture.kind == DXT1:
+        three = (v & 0xFFFF) <= ((v >> 16) & 0xFFFF)          # c0 <= c1: index 3 transparent
+        idx = v >> 32
+        return not (three & ((idx & (idx >> 1) & 0x55555555) != 0)).any()
+    a0, a1 = v & 0xFF, (v >> 8) & 0xFF
+    if (np.minimum(a0, a1) < below).any():
+        return False
+    idx = v >> 16
+    six = (idx >> 2) & (idx >> 1) & ~idx & 0x249249249249   # an index 6 (binary 110)
+    return not ((a0 <= a1) & (six != 0)).any()
 
 
 def dds_of(texture):

@@ -131,6 +131,7 @@ class Faces:
     sizes: np.ndarray
     starts: np.ndarray
     indices: np.ndarray
+    corners: np.ndarray = field(default=None, repr=False, compare=False)   # see face_corners
 
     def __len__(self):
         return len(self.sizes)

@@ -216,14 +216,8 @@ def test_a_part_wound_inward_is_turned_and_stray_points_are_left_out(blender, tm
     assert _signed_volume(obj) == pytest.approx(1.0 + 0.512, rel=1e-4)
 
 
-def test_corner_normals_against_their_faces_are_turned(blender, tmp_path):
-    lod = box_lod(1.0)
-    lod.normals = lod.normals.copy()
-    lod.normals[:3] *= -1.0                                  # three points' normals outward
-    path = tmp_path / "n.p3d"
-    path.write_bytes(build_odol(73, [lod]))
-    res = import_p3d(bpy.context, str(path))
-    me = _shown(res)[0].data
+def _corner_face_dots(me):
+    """Each corner normal's dot product with its face's normal."""
     face_n = np.empty(3 * len(me.polygons), np.float32)
     me.polygons.foreach_get("normal", face_n)
     corner = np.empty(3 * len(me.loops), np.float32)
@@ -231,8 +225,54 @@ def test_corner_normals_against_their_faces_are_turned(blender, tmp_path):
     sizes = np.empty(len(me.polygons), np.int32)
     me.polygons.foreach_get("loop_total", sizes)
     f = np.repeat(face_n.reshape(-1, 3), sizes, axis=0)
-    assert ((f * corner.reshape(-1, 3)).sum(axis=1) > 0).all()
+    return (f * corner.reshape(-1, 3)).sum(axis=1)
+
+
+def test_corner_normals_against_their_faces_are_turned(blender, tmp_path):
+    lod = box_lod(1.0)
+    lod.normals = lod.normals.copy()
+    lod.normals[:3] *= -1.0                                  # three points' normals outward
+    path = tmp_path / "n.p3d"
+    path.write_bytes(build_odol(73, [lod]))
+    res = import_p3d(bpy.context, str(path))
+    assert (_corner_face_dots(_shown(res)[0].data) > 0).all()
     assert res.counts["normals_turned"] > 0
+
+
+def test_corner_normals_in_their_faces_plane_take_the_faces_normal(blender, tmp_path):
+    """The An-225 sample's collision LOD (corpus-odol) holds normals at right angles to 24%
+    of its faces' corners: no side to turn them to, so they take their face's normal (issue
+    43, point 5)."""
+    lod = box_lod(1.0)
+    lod.normals = lod.normals.copy()
+    lod.normals[0] = (0.0, 0.0, 0.0)                         # no length
+    lod.normals[1] = (1.0, 0.0, 0.0)                         # in the planes of some faces
+    lod.normals[2] = (0.0, 1.0, 0.0)
+    path = tmp_path / "flat.p3d"
+    path.write_bytes(build_odol(73, [lod]))
+    res = import_p3d(bpy.context, str(path))
+    assert (_corner_face_dots(_shown(res)[0].data) > 0.5).all()                                # every corner on its face's side
+    assert res.counts["normals_turned"] >= 3
+
+
+def test_a_proxied_part_wound_inward_is_turned_as_the_model_is(blender, tmp_path):
+    """The part repair the main model gets (a closed part enclosing its volume inward keeps
+    the file's order) also runs on proxied parts, once per part file: the same door file
+    faces the same way proxied and imported on its own (issue 43, 5)."""
+    mod = tmp_path / "mod"
+    mod.mkdir()
+    part = boxes_lod(1.0, [((0, 0.5, 0), (0.5, 0.5, 0.5))])
+    part.faces = [f[::-1] for f in part.faces]                       # wound inward
+    (mod / "door.p3d").write_bytes(build_odol(73, [part]))
+    main = boxes_lod(1.0, [((0, 0.5, 0), (1.0, 0.5, 1.0))],
+                     proxies=[("\\mod\\door", (3.0, 0.0, 0.0))])
+    (mod / "car.p3d").write_bytes(build_odol(73, [main]))
+    opts = P3dImportOptions(game_scale=False, on_ground=False)
+    alone = _shown(import_p3d(bpy.context, str(mod / "door.p3d"), opts))[0]
+    assert _signed_volume(alone) == pytest.approx(1.0, rel=1e-4)      # turned: outward
+    res = import_p3d(bpy.context, str(mod / "car.p3d"), opts)
+    door = next(o for o in res.objects if o.get("p3d_part_file", "").endswith("door.p3d"))
+    assert _signed_volume(door) == pytest.approx(1.0, rel=1e-4)
 
 
 def test_a_normal_map_makes_a_bump_material(blender, tmp_path):

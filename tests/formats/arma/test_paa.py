@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from paa_build import ARGB4444, ARGB8888, DXT1, DXT5, build_paa, random_blocks, reference_dxt
 
-from io_alamo.formats.arma import PaaFormatError, compiled, read_paa
+from io_alamo.formats.arma import PaaFormatError, compiled, paa, read_paa
 
 
 @pytest.fixture(autouse=True, params=["pure", "imagecodecs"])
@@ -79,3 +79,45 @@ def test_bad_files_give_one_error():
         except PaaFormatError:
             pass
 
+
+
+def _alpha_cases():
+    """DXT1/DXT5 block sets, opaque or not, some only by one pixel."""
+    rng = np.random.default_rng(7)
+    cases = []
+    for kind in (DXT1, DXT5):
+        for k in range(40):
+            raw = np.frombuffer(random_blocks(kind, 24, seed=k, three_colour=k % 2 == 0),
+                                np.uint8).reshape(24, -1).copy()
+            if kind == DXT1:
+                if k % 4 == 0:                             # three-colour, index 3 unused
+                    raw[:, 4:8] &= 0x55
+                elif k % 4 == 2:                           # ... but one pixel's
+                    raw[:, 4:8] &= 0x55
+                    raw[rng.integers(24), 4 + rng.integers(4)] |= 3 << (2 * rng.integers(4))
+            else:
+                raw[:, 0] = rng.choice([253, 254, 255, 252], 24, p=[.3, .3, .39, .01])
+                raw[:, 1] = rng.choice([253, 255, 0], 24, p=[.5, .49, .01])
+                if k % 3 == 0:                             # six-alpha blocks, no index 6
+                    raw[:, 0] = raw[:, 1] = 255
+                    bits = rng.integers(0, 6, (24, 16)).astype(np.uint64)
+                    if k % 2:
+                        bits[rng.integers(24), rng.integers(16)] = 6      # one pixel at 0
+                    v = (bits << (3 * np.arange(16, dtype=np.uint64))).sum(axis=1)
+                    raw[:, 2:8] = v.astype("<u8").view(np.uint8).reshape(24, 8)[:, :6]
+            cases.append((kind, raw.tobytes()))
+    return cases
+
+
+def test_has_alpha_agrees_with_the_pixels_and_skips_decoding_opaque_blocks(decoders):
+    told = 0
+    for kind, raw in _alpha_cases():
+        data = build_paa(kind, 24, 16, raw)
+        want = bool((read_paa(data).rgba[:, :, 3] < 253).any())
+        tex = read_paa(data, decode=False)
+        assert tex.rgba is None and tex.blocks == raw
+        assert paa.has_alpha(tex) == want
+        told += tex.rgba is None                     # opaque told from the blocks
+    assert told >= 20
+    assert not paa.has_alpha(read_paa(build_paa(DXT1, 24, 16, random_blocks(DXT1, 24)),
+                                      decode=False))            # four-colour: opaque
