@@ -6,12 +6,23 @@ under 3 seconds, in either format. Then the sizes of the two slowest held-out fo
 animations (1,501 frames x 77 bones, 911 frames x 183 bones, generated the same way), each
 against the floor in the same process: the bare Blender build of the same F-curves from
 already converted arrays (``fcurves.new``, ``keyframe_points.add``, ``foreach_set`` of keys
-and interpolation, ``update``), best of ``RUNS``; the older add-on is not on this machine, so
+and interpolation, ``update``), best of ``RUNS``; without ``--older``
 the figure to compare between machines and runs is that ratio. Run with a Python that has the
 bpy wheel:
     .venv/bin/python scripts/bench_animation.py
+
+With ``--older PATH`` (a checkout of the community ALAMO Blender plugin, the folder holding its
+``io_alamo_tools`` package; it is loaded from there, never copied into this project), the same
+held-out .ala files are also imported by that plugin's ``import_anim.ala`` operator in this
+process, onto the armature its own ``import_mesh.alo`` made of the same .alo, and the bench
+prints our time, its time and the ratio. The plugin drops the model's ``Root`` bone on .alo
+import but then refuses any animation naming a bone its armature lacks, so the bench adds a
+``Root`` bone back to its armature (outside the timing) for it to accept the file. Its import
+keys one bone at a time at every frame, so it runs ``--older-runs`` times (default 1):
+    .venv/bin/python scripts/bench_animation.py --older /work/older-alamo [--older-runs N]
 """
 
+import argparse
 import sys
 import time
 from pathlib import Path
@@ -91,9 +102,41 @@ def bare_keys(armature, action_name, arrays):
     return action
 
 
-def held_out(import_alo, import_ala, AloImportOptions, AlaImportOptions):
-    """Import of the held-out sizes against the bare F-curve build, best of RUNS each."""
+def load_older(path):
+    """Register the older plugin from its checkout at ``path`` (the folder holding
+    ``io_alamo_tools``); it stays where it is."""
+    sys.path.insert(0, str(Path(path).resolve()))
+    import io_alamo_tools
+    io_alamo_tools.register()
+    return io_alamo_tools
+
+
+def older_import(alo, ala):
+    """Seconds the older plugin takes to import ``ala`` onto its own armature of ``alo``
+    (fresh scene; its .alo import and the Root bone put back are not timed)."""
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    bpy.ops.import_mesh.alo(filepath=str(alo), importAnimations=False)
+    arm = bpy.data.objects[bpy.context.scene.ActiveSkeleton.skeletonEnum]
+    bpy.context.view_layer.objects.active = arm
+    bpy.ops.object.mode_set(mode="EDIT")
+    if "Root" not in arm.data.edit_bones:       # it dropped Root, then refuses files naming it
+        root = arm.data.edit_bones.new("Root")
+        root.tail = (0.0, 1.0, 0.0)
+    bpy.ops.object.mode_set(mode="OBJECT")
+    t = time.perf_counter()
+    bpy.ops.import_anim.ala(filepath=str(ala))
+    seconds = time.perf_counter() - t
+    action = arm.animation_data.action
     from io_alamo.blender import compat
+    keys = sum(len(fc.keyframe_points) for fc in compat.action_fcurves(action))
+    return seconds, keys
+
+
+def held_out(import_alo, import_ala, AloImportOptions, AlaImportOptions):
+    """Import of the held-out sizes against the bare F-curve build, best of RUNS each. Returns
+    (bones, frames, .alo, .ala, our best seconds) per size."""
+    from io_alamo.blender import compat
+    ours = []
     for bones, frames in HELD_OUT:
         alo, ala = make_files(Path(scratch_folder()), bones, frames)
         imp, bare = [], []
@@ -119,9 +162,33 @@ def held_out(import_alo, import_ala, AloImportOptions, AlaImportOptions):
         print(f"  held-out size {bones} bones x {frames} frames ({len(arrays)} F-curves, "
               f"{keys:,} keys): import {i:.3f} s, bare F-curve build {b:.3f} s, "
               f"ratio {i / b:.2f} (best of {RUNS})")
+        ours.append((bones, frames, alo, ala, i))
+    return ours
 
 
-def main():
+def against_older(path, ours, runs):
+    """The older plugin on the same files, registered only now so that it cannot slow our own
+    figures above; best of ``runs``. True when ours is at least 100x faster on every size."""
+    older = load_older(path)
+    met = True
+    try:
+        for bones, frames, alo, ala, i in ours:
+            o, keys = min(older_import(alo, ala) for _ in range(runs))
+            print(f"  older add-on, {bones} bones x {frames} frames: {o:.3f} s ({keys:,} keys; "
+                  f"best of {runs}); ours {i:.3f} s: ours is {o / i:.1f}x faster (target 100x: "
+                  f"{'met' if o / i >= 100 else 'NOT met'})", flush=True)
+            met = met and o / i >= 100
+    finally:
+        older.unregister()
+    return met
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--older", metavar="PATH",
+                        help="checkout of the older ALAMO plugin (folder holding io_alamo_tools)")
+    parser.add_argument("--older-runs", type=int, default=1, metavar="N")
+    args = parser.parse_args(argv)
     from io_alamo.blender.alamo.importer.ala import AlaImportOptions, import_ala
     from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
     io_alamo.register()
@@ -156,7 +223,9 @@ def main():
                   f"{'met' if total < EXPORT_TARGET_S else 'NOT met'}); "
                   + ", ".join(f"{k} {v:.3f} s" for k, v in stages.items()))
             ok = ok and total < EXPORT_TARGET_S
-        held_out(import_alo, import_ala, AloImportOptions, AlaImportOptions)
+        ours = held_out(import_alo, import_ala, AloImportOptions, AlaImportOptions)
+        if args.older:
+            ok = against_older(args.older, ours, args.older_runs) and ok
         return 0 if ok else 1
     finally:
         io_alamo.unregister()
