@@ -141,6 +141,28 @@ def _inverse(m):
     return np.array(m.inverted_safe(), np.float64)
 
 
+_held = {}      # (kind, matrices' bytes) -> what was worked out from them (read-only)
+
+
+def _kept(kind, make, *matrices):
+    """``make()``, worked out once per ``kind`` and exact ``matrices`` (numpy): objects that
+    did not move give the same arrays every frame without their per-emitter arithmetic."""
+    key = (kind, *(m.tobytes() for m in matrices))
+    held = _held.get(key)
+    if held is None:
+        if len(_held) > 4096:
+            _held.clear()
+        held = _held[key] = make()
+        held.flags.writeable = False
+    return held
+
+
+def _world_to(m):
+    """Inverse of the 4x4 ``m``'s rotation part (its columns made unit length)."""
+    return _kept("rotation", lambda: _rotation(m).T if _is_rotation(m) else
+                 np.linalg.inv(_rotation(m)), m)
+
+
 #: Cycles stops a ray after this many transparent surfaces (8 by default): a smoke cloud of
 #: overlapping sprites needs more, or it renders as a black patch where they pile up.
 TRANSPARENT_BOUNCES = 128
@@ -158,8 +180,7 @@ def update_system(scene, root, emitters, t=None, ms=None, shown=None):
     _enough_bounces(scene)
     t = scene_time(scene) if t is None else t
     root_world = np.array(root.matrix_world, np.float64)
-    world_to_root = _rotation(root_world).T if _is_rotation(root_world) else \
-        np.linalg.inv(_rotation(root_world))
+    world_to_root = _world_to(root_world)
     ms = models(root, emitters) if ms is None else ms
     if (bone_shown(root) if shown is None else shown):
         states = sim.simulate(ms, t, world_to_local=world_to_root)
@@ -168,13 +189,15 @@ def update_system(scene, root, emitters, t=None, ms=None, shown=None):
     camera = _camera_rotation(scene)
     jobs = []
     for index, obj in emitters.items():
-        world = np.array(obj.matrix_world, np.float64)
-        to_object = _inverse(obj.matrix_world) @ root_world
-        inverse = _rotation(world).T if _is_rotation(world) else np.linalg.inv(_rotation(world))
+        matrix = obj.matrix_world
+        world = np.array(matrix, np.float64)
+        to_object = _kept("to object", lambda: _inverse(matrix) @ root_world, world, root_world)
+        inverse = _world_to(world)
         model = ms[index]
-        points = nodes.points_object(obj)
         if obj.get(EMITTER_KEY) is None:            # imported for editing: its own look
             points = build.adopt(obj, model)
+        else:
+            points = nodes.points_object(obj)
         if points is None:
             continue
         flat = bool(getattr(model, "is_not_billboarded", False))
