@@ -17,12 +17,12 @@ from ...formats.alamo.naming import default_visibility
 from .props import find_param
 from ..texture_images import NO_TEAM_COLOUR_KEY
 from .fingerprint import digest
-from .importer.materials import (BASE_NODE, PLACEHOLDER_COLOR, MaterialBuilder, principled_node,
-                                 refresh_preview)
+from .importer.materials import (BASE_NODE, PLACEHOLDER_COLOR, MaterialBuilder, find_image,
+                                 principled_node, refresh_preview)
 from .shading import switch_shader
 from .unit_batch import unit_batch_step
 from .units import LIGHT_WATTS_PER_INTENSITY
 
 __all__ = ["BASE_NODE", "LIGHT_WATTS_PER_INTENSITY", "NO_TEAM_COLOUR_KEY", "PLACEHOLDER_COLOR",
-           "MaterialBuilder", "default_visibility", "digest", "find_param", "principled_node",
-           "refresh_preview", "switch_shader", "unit_batch_step"]
+           "MaterialBuilder", "default_visibility", "digest", "find_image", "find_param",
+           "principled_node", "refresh_preview", "switch_shader", "unit_batch_step"]

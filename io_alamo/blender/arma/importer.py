@@ -133,6 +133,7 @@ class _Builder:
                 obj.hide_render = True
                 for child in obj.children:
                     child.hide_set(True)
+        self.materials.previews.done()
         self._counts(roles)
         view_layer = self.context.view_layer
         for obj in view_layer.objects:

@@ -19,6 +19,7 @@ from ..alamo.hub import (NO_TEAM_COLOUR_KEY, PLACEHOLDER_COLOR, find_param, refr
                          switch_shader)
 from ..names import to_blender
 from .lods import COLLISION, SHADOW
+from .preview_copies import PreviewCopies
 from .textures import game_texture_name, has_alpha, image_for, procedural_colour
 
 SHADERS = {  # (role, alpha, skinned) -> shader
@@ -43,6 +44,7 @@ class ArmaMaterials:
         self.cache = {}
         self.images = {}             # Arma texture path (lower case) -> image or None
         self.stages = {}             # the same for the .rvmat stage textures
+        self.previews = PreviewCopies(tx, folders)
 
     def image(self, path):
         """The image of an Arma texture path (None when not found: then a magenta
@@ -76,22 +78,27 @@ class ArmaMaterials:
         if key in self.cache:
             return self.cache[key]
         label = os.path.splitext(os.path.basename((rvmat or texture).replace("\\", "/")))[0]
-        mat = self.tx.add(bpy.data.materials.new(to_blender(label or "p3d")))
         # an untextured section is drawn in its material's colour: a colour texture
         shown = texture or colour_texture(material)
         img = self.image(shown)
         alpha = game_texture_name(shown).lower().endswith("_ca.dds") or has_alpha(img)
         normal = None if alpha else self.normal_map(material)
-        switch_shader(mat, BUMP_SHADERS[skinned] if normal else SHADERS[("VISUAL", alpha, skinned)])
-        find_param(mat.alamo, "BaseTexture").texture = to_blender(game_texture_name(shown))
-        if normal:
-            find_param(mat.alamo, "NormalTexture").texture = to_blender(game_texture_name(normal))
-            if img is not None:
-                # the bump shaders take base alpha as the team colour mask: an opaque Arma
-                # texture is written with none (alpha 0) rather than tinted all over
-                img[NO_TEAM_COLOUR_KEY] = True
-        _arma_fields(mat, texture, rvmat, material)
-        self._preview(mat)
+
+        def setup(mat):
+            switch_shader(mat, BUMP_SHADERS[skinned] if normal else
+                          SHADERS[("VISUAL", alpha, skinned)])
+            find_param(mat.alamo, "BaseTexture").texture = to_blender(game_texture_name(shown))
+            if normal:
+                find_param(mat.alamo, "NormalTexture").texture = \
+                    to_blender(game_texture_name(normal))
+                if img is not None:
+                    # the bump shaders take base alpha as the team colour mask: an opaque
+                    # Arma texture is written with none (alpha 0) rather than tinted all over
+                    img[NO_TEAM_COLOUR_KEY] = True
+            _arma_fields(mat, texture, rvmat, material)
+
+        mat = self.previews.made(to_blender(label or "p3d"),
+                                 (alpha, normal is not None, skinned, img is None), setup)
         self._stage_nodes(mat, material)
         self.cache[key] = mat
         return mat
@@ -139,14 +146,7 @@ class ArmaMaterials:
             k += 1
 
     def _preview(self, mat):
-        """The material's preview nodes; images they make (placeholders) go with the
-        import."""
-        before = {img.as_pointer() for img in bpy.data.images}
-        refresh_preview(mat, self.folders)
-        for img in bpy.data.images:
-            if img.as_pointer() not in before:
-                self.tx.add(img)
-
+        self.previews.build(mat)
 
 def colour_texture(material):
     """The procedural texture of an untextured section: the .rvmat's diffuse colour, else

@@ -166,11 +166,12 @@ def find_image(texture_name, folders=()):
     return img
 
 
-def refresh_preview(mat, folders=()):
+def refresh_preview(mat, folders=(), shown=None):
     """Make the preview nodes follow the material's Alamo shader and parameters after an edit:
     the recipe of the shader's family, showing the textures the parameters name (found as
     :func:`find_image` finds them) with the parameters' values. Nodes the recipes did not
-    make are left alone."""
+    make are left alone. ``shown`` (a list) receives the image nodes made
+    (:func:`preview.build`)."""
     params = [ShaderParam(p.name, ParamType[p.type], param_value(p)) for p in mat.alamo.params]
     base, normal = base_and_normal_textures(params)
     found = {}
@@ -181,4 +182,4 @@ def refresh_preview(mat, folders=()):
             found[key] = find_image(name, folders)
         return found[key]
 
-    preview.build(mat, params, image, base, normal)
+    preview.build(mat, params, image, base, normal, shown)

@@ -9,7 +9,7 @@ scene's team colour, read by View Layer attribute nodes (nothing is written into
 from ....formats.alamo import shaders
 from .. import props
 from . import glow, lit, sky, values
-from .nodes import BASE_NODE, NORMAL_NODE, PLACEHOLDER_KEY, Recipe
+from .nodes import BASE_NODE, NORMAL_NODE, PLACEHOLDER_KEY, Recipe, show
 
 RECIPES = {
     "plain": lit.plain, "gloss": lit.gloss, "bump-colorize": lit.bump_colorize,
@@ -27,24 +27,39 @@ __all__ = [
     "RECIPES",
     "build",
     "follow_param_edit",
+    "show_images",
 ]
 
 
-def build(mat, params, image, base=None, normal=None):
+def build(mat, params, image, base=None, normal=None, shown=None):
     """(Re)build the preview nodes of ``mat`` for its shader: ``params`` are its parameters
     (ShaderParam), ``image(texture name)`` gives the image to show, ``base``/``normal`` name
-    the base texture and normal map. Returns the family drawn."""
+    the base texture and normal map; ``shown`` (a list) receives (node name, texture name,
+    data) of each image node made. Returns the family drawn."""
     family = shaders.family(mat.alamo.shader)
     r = Recipe(mat, params, image, base, normal)
     r.clear()
     RECIPES[family](r)
     r.finish()
+    if shown is not None:
+        shown.extend(r.shown)
     blended = family in BLENDED or (family == "plain" and r.blend in ("alpha", "additive"))
     mat.surface_render_method = "BLENDED" if blended else "DITHERED"
     if hasattr(mat, "use_transparent_shadow"):
         mat.use_transparent_shadow = blended
     values.apply(mat)
     return family
+
+
+def show_images(mat, images):
+    """The preview of ``mat``, a copy of a material :func:`build` made whose copy's nodes
+    are kept: each image node ``(node name, image, data)`` of ``images`` shows its image,
+    and the value nodes take ``mat``'s parameter values (the nodes a build of ``mat`` makes
+    when its shader and the parameters that name a texture are the copied material's)."""
+    nodes = mat.node_tree.nodes
+    for name, image, data in images:
+        show(nodes[name], image, data)
+    values.apply(mat)
 
 
 def follow_param_edit(param):

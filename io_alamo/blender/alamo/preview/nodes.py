@@ -40,6 +40,7 @@ class Recipe:
         self.normal_vector = None                 # the normal map's output, once made
         self._image = image
         self.used = set()
+        self.shown = []             # (node name, texture name, data) of each image node
 
     # --- the tree ------------------------------------------------------------------------
     def clear(self):
@@ -98,7 +99,7 @@ class Recipe:
         node = self.nodes.new(kind)
         node.name = PREFIX + name
         node.label = label or name
-        node.location = (x * COLUMN, y)
+        _place(node, x, y)
         return node
 
     def link(self, a, b):
@@ -173,7 +174,7 @@ class Recipe:
     def _set(self, sock, value):
         if isinstance(value, bpy.types.NodeSocket):
             self.tree.links.new(value, sock)
-        else:
+        elif not _holds(sock.default_value, value):
             sock.default_value = value
 
     def team_colour(self, x, y=0.0):
@@ -205,16 +206,10 @@ class Recipe:
         node = self.nodes.get(node_name)
         if node is None:
             node = self.node("ShaderNodeTexImage", name, x, y)
-        node.location = (x * COLUMN, y)
+        _place(node, x, y)
         self.used.add(node_name)
-        image = self._image(texture)
-        if node.image != image:
-            node.image = image
-        if image is not None and image.source in ("FILE", "TILED") and data \
-                and image.colorspace_settings.name != "Non-Color":
-            image.colorspace_settings.name = "Non-Color"
-        if image is not None and not data and image.alpha_mode != "CHANNEL_PACKED":
-            image.alpha_mode = "CHANNEL_PACKED"          # (setting it reloads the image)
+        self.shown.append((node_name, texture, data))
+        show(node, self._image(texture), data)
         if uv is not None:
             self.link(uv, node.inputs["Vector"])
         return node
@@ -235,6 +230,33 @@ class Recipe:
             fc.driver.type = "SCRIPTED"
             fc.driver.expression = "0.0"
         return mapping.outputs["Vector"]
+
+
+def show(node, image, data):
+    """Image node ``node`` shows ``image``; alpha is read as data (channel-packed), and
+    ``data`` images (normal maps...) are Non-Color."""
+    if node.image != image:
+        node.image = image
+    if image is not None and image.source in ("FILE", "TILED") and data \
+            and image.colorspace_settings.name != "Non-Color":
+        image.colorspace_settings.name = "Non-Color"
+    if image is not None and not data and image.alpha_mode != "CHANNEL_PACKED":
+        image.alpha_mode = "CHANNEL_PACKED"          # (setting it reloads the image)
+
+
+def _holds(old, value):
+    """Whether a socket's value already is ``value`` exactly (writing a socket's or a node's
+    location costs far more than reading it: each write tags the trees for an update)."""
+    try:
+        return tuple(old) == tuple(value)
+    except TypeError:
+        return old == value
+
+
+def _place(node, x, y):
+    loc = (x * COLUMN, y)
+    if tuple(node.location) != loc:
+        node.location = loc
 
 
 def _sock(sockets, identifier, index):
