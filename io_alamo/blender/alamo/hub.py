@@ -14,7 +14,8 @@ another engine's package may import; everything else in it is Alamo's own.
 """
 
 from ...formats.alamo.naming import default_visibility
-from .props import find_param
+from .preview import PLACEHOLDER_KEY, show_images
+from .props import PARAM_EDIT_HOOKS, find_param, param_value
 from ..texture_images import NO_TEAM_COLOUR_KEY
 from .fingerprint import digest
 from .importer.materials import (BASE_NODE, PLACEHOLDER_COLOR, MaterialBuilder, find_image,
@@ -23,6 +24,8 @@ from .shading import switch_shader
 from .unit_batch import unit_batch_step
 from .units import LIGHT_WATTS_PER_INTENSITY
 
-__all__ = ["BASE_NODE", "LIGHT_WATTS_PER_INTENSITY", "NO_TEAM_COLOUR_KEY", "PLACEHOLDER_COLOR",
+__all__ = ["BASE_NODE", "LIGHT_WATTS_PER_INTENSITY", "NO_TEAM_COLOUR_KEY", "PARAM_EDIT_HOOKS",
+           "PLACEHOLDER_COLOR", "PLACEHOLDER_KEY",
            "MaterialBuilder", "default_visibility", "digest", "find_image", "find_param",
-           "principled_node", "refresh_preview", "switch_shader", "unit_batch_step"]
+           "param_value", "principled_node", "refresh_preview", "show_images", "switch_shader",
+           "unit_batch_step"]

@@ -8,10 +8,8 @@ images (checked on the bench trucks and corpus-odol models, node by node)."""
 
 import bpy
 
-from ..alamo import props
-from ..alamo.hub import find_image, refresh_preview
-from ..alamo.preview import PLACEHOLDER_KEY, show_images
-from ..alamo.props import param_value
+from ..alamo.hub import (PARAM_EDIT_HOOKS, PLACEHOLDER_KEY, find_image, param_value,
+                         refresh_preview, show_images)
 
 TEMPLATE_NAME = "p3d preview layout"
 NEW_DIFFUSE = (0.8, 0.8, 0.8, 1.0)        # a new material's viewport colour
@@ -65,12 +63,12 @@ class PreviewCopies:
             del mat[key]
         mat.diffuse_color = NEW_DIFFUSE
         mat.name = name
-        hooks = props.PARAM_EDIT_HOOKS[:]
-        props.PARAM_EDIT_HOOKS.clear()           # the values are applied once, at the end
+        hooks = PARAM_EDIT_HOOKS[:]
+        PARAM_EDIT_HOOKS.clear()                 # the values are applied once, at the end
         try:
             setup(mat)
         finally:
-            props.PARAM_EDIT_HOOKS[:] = hooks
+            PARAM_EDIT_HOOKS[:] = hooks
         values = _texture_params(mat)
         before = {img.as_pointer() for img in bpy.data.images}
         images = [(node, find_image(values[param], self.folders), data)
@@ -97,7 +95,8 @@ def _texture_params(mat):
 def _signature(mat, images):
     """What a preview's nodes depend on besides the shader's family: the parameters (which
     name a texture) and whether each image shown is missing or a placeholder."""
-    params = tuple((p.name.lower(), p.type, bool(param_value(p)) if p.type == "TEXTURE" else None)
+    params = tuple((p.name.lower(), p.type,
+                    bool(param_value(p)) if p.type == "TEXTURE" else None)
                    for p in mat.alamo.params)
     return (mat.alamo.shader, params,
             tuple((img is None, bool(img is not None and img.get(PLACEHOLDER_KEY)))
