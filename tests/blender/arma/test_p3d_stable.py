@@ -8,6 +8,8 @@ import numpy as np
 from p3d_vehicle import build_vehicle
 
 from io_alamo.blender.alamo.exporter.alo import AloExportOptions, export_alo
+from io_alamo.blender.arma import preview_copies
+from io_alamo.blender.arma.preview_copies import TEMPLATE_NAME
 from io_alamo.blender.arma.importer import import_p3d
 from io_alamo.blender.mesh_data import corner_tangents
 from io_alamo.formats.alamo import read_alo
@@ -75,3 +77,37 @@ def test_a_converted_vehicle_exports_the_same_bytes_every_time(blender, tmp_path
     bpy.ops.wm.save_as_mainfile(filepath=str(blend))
     bpy.ops.wm.open_mainfile(filepath=str(blend))
     assert _export(tmp_path / "c.alo") == first          # after a save and reload too
+
+
+def _tree(mat):
+    """A material's nodes (type, values, image), links and Alamo settings, by node name."""
+    nodes = {n.name: (n.bl_idname, getattr(getattr(n, "image", None), "name", None),
+                      [tuple(np.ravel(s.default_value)) if hasattr(s, "default_value") and
+                       not isinstance(s.default_value, str) else None for s in n.inputs])
+             for n in mat.node_tree.nodes}
+    links = sorted((lk.from_node.name, lk.from_socket.identifier, lk.to_node.name,
+                    lk.to_socket.identifier) for lk in mat.node_tree.links)
+    params = [(p.name, p.texture, tuple(p.float4_value), p.float_value) for p in mat.alamo.params]
+    return nodes, links, params, mat.surface_render_method, tuple(mat.diffuse_color), \
+        {k: repr(mat[k]) for k in mat.keys() if k.startswith("p3d_")}
+
+
+def test_previews_copied_per_layout_are_the_previews_a_build_makes(blender, tmp_path,
+                                                                    monkeypatch):
+    # the sections of one layout share a template: each copy shows its own texture and values
+    path = str(build_vehicle(tmp_path / "mod", textures=4, side=16))
+
+    def materials():
+        import_p3d(bpy.context, path)
+        mats = sorted((m for m in bpy.data.materials if m.get("p3d_texture")),
+                      key=lambda m: m.name)
+        assert not [m for m in bpy.data.materials if m.name.startswith(TEMPLATE_NAME)]
+        out = [(m.name, _tree(m)) for m in mats]
+        bpy.ops.wm.read_factory_settings(use_empty=True)
+        return out
+
+    copied = materials()
+    assert len(copied) >= 4
+    assert len({t[0]["Alamo Base Texture"][1] for _, t in copied}) >= 4
+    monkeypatch.setattr(preview_copies, "_slots", lambda mat, shown: None)   # no templates
+    assert materials() == copied
