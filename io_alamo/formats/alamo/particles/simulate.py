@@ -446,7 +446,7 @@ def links(emitters) -> list:
             if 0 <= int(child) < count:
                 found.append((parent, int(child), on_death))
     for child, em in enumerate(models):
-        for parent, on_death in em.started_by:
+        for parent, on_death in getattr(em, "started_by", ()):
             if 0 <= int(parent) < count:
                 found.append((int(parent), child, bool(on_death)))
     return list(dict.fromkeys(found))
@@ -480,8 +480,8 @@ def _inherited(em, carrier_velocity):
     cap = float(em.max_inherited_speed)
     if not cap < np.inf:
         return scaled
-    speed = np.linalg.norm(scaled, axis=1, keepdims=True)
-    return np.where(speed > cap, scaled * (cap / np.maximum(speed, 1e-30)), scaled)
+    speed = np.linalg.norm(carrier_velocity, axis=1, keepdims=True)
+    return _unit(carrier_velocity) * np.minimum(speed * float(em.emitter_speed_mult), cap)
 
 
 def _spawned(em, carriers, t, world_to_local, on_death, extra, salt, moving=False):

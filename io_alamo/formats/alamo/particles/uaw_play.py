@@ -220,6 +220,7 @@ def model(emitter, index=None) -> sim.Emitter:
         out["lifetime"] = max(float(values["lifetime"]), 0.0)
         var = abs(float(values.get("lifetime_variation", 0.0)))
         out["randomized_lifetime"] = min(var / 100.0 if var > 1.0 else var, 1.0)
+    _velocity(values, out)
     _looks(values, out)
     _modifiers(emitter, out)
     _groups(emitter, out)
@@ -256,12 +257,29 @@ def models(system) -> list:
         p = names.get(parent[0].lower())
         if p is None or p == i:
             continue
-        # the simulator follows one child per parent and link: the first (a second child of
-        # the same parent, e.g. a copy, plays in the game but not in the preview)
-        if parent[1]:               # fires only when the parent's killer spawns on death
-            if _values(system.emitters[p]).get("spawn_on_death") and \
-                    out[p].death == sim.NO_EMITTER:
-                out[p].death = i
-        elif out[p].birth == sim.NO_EMITTER:
-            out[p].birth = i
+        # every child plays (the viewer's parents keep a list of them): the first of each
+        # kind on the parent's link, the others naming their parent (``started_by``)
+        on_death = parent[1]
+        if on_death and not _values(system.emitters[p]).get("spawn_on_death"):
+            continue                # fires only when the parent's killer spawns on death
+        kind = "death" if on_death else "birth"
+        if getattr(out[p], kind) == sim.NO_EMITTER:
+            setattr(out[p], kind, i)
+        else:
+            out[i].started_by += ((p, on_death),)
     return out
+
+
+def _velocity(values, out):
+    """The creator's velocity options: "local velocity" off puts the velocity group in the
+    world's frame (the viewer turns it by the emitter's transform only when on); "inherit
+    velocity" adds the velocity of the particle that started the instance (a trail or death
+    creator's parent; a root instance has none), along it, ``scale`` times its speed, at most
+    ``max`` (the viewer's ``min(speed * scale, max)``)."""
+    if "local_velocity" in values:
+        out["world_velocity"] = not values["local_velocity"]
+    if values.get("inherit_velocity"):
+        cap = float(values.get("max_inherited_velocity", np.inf))
+        out.update(inherit_velocity=True,
+                   emitter_speed_mult=float(values.get("inherited_velocity_scale", 1.0)),
+                   max_inherited_speed=cap if cap == cap else np.inf)
