@@ -3,18 +3,18 @@ emitters never run, which loops spawn without end, and where the alo-viewer's lo
 links differently from the game.
 
 The game starts an emitter that no link names from the effect, and every other one from the
-particles of the emitters that name it, each link its own instances (see :func:`simulate.links`).
+particles of the emitters that name it, each link its own instances (see :func:`link_graph.links`).
 So an emitter named only by itself, or only by a loop of emitters no running emitter reaches,
 never shows (the viewer's and DrKnickers' editors' simulations agree); a loop that a running
 emitter reaches starts new instances from every generation of particles, without end (the
-preview follows ``simulate.MAX_DEPTH`` levels). The viewer's EaW loader keeps one parent per
+preview follows ``MAX_DEPTH`` levels). The viewer's EaW loader keeps one parent per
 emitter (the last link in file order, a death link over a birth one) and only a parent that
 comes earlier in the file (a child read first runs from the effect instead): worth a note,
 since ``particle_check`` then shows other counts than the preview.
 """
 
 from ...problems import note, warning
-from .simulate import MAX_DEPTH, links
+from .link_graph import MAX_DEPTH, links
 
 
 def _name(em, i):

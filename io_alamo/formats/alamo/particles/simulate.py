@@ -48,12 +48,11 @@ import numpy as np
 
 from . import draws as kept
 from . import sampling as rnd
+from .link_graph import MAX_DEPTH, links, per_instance, reach as _reach
 from .records import GROUP_FIELDS, NO_EMITTER, TRACK_NAMES
 
 #: Cap on the particles one emitter may have alive (a bad file asking for millions stops here).
 MAX_PARTICLES = 200_000
-#: How many levels of emitters started by other emitters' particles are followed.
-MAX_DEPTH = 4
 _TOL = 1e-6
 _EDGE = _TOL * 0.1      # a particle whose age is within this of its lifetime has died
 TRACKS = TRACK_NAMES
@@ -433,45 +432,6 @@ def one_burst(child: Emitter) -> Emitter:
                    burst_delay=1.0, initial_delay=0.0, skip_time=0.0, freeze_time=0.0)
 
 
-def links(emitters) -> list:
-    """Every link the game plays, once each, as ``(parent, child, on_death)``: each parent's
-    birth and death emitter (EaW) and each child's ``started_by`` (the parent its UaW trail
-    or death creator names). A link to an emitter that does not exist starts nothing. A child
-    may have several parents and a parent several children: each link runs its own instances."""
-    models = list(emitters)
-    count = len(models)
-    found = []
-    for parent, em in enumerate(models):
-        for child, on_death in ((em.birth, False), (em.death, True)):
-            if 0 <= int(child) < count:
-                found.append((parent, int(child), on_death))
-    for child, em in enumerate(models):
-        for parent, on_death in getattr(em, "started_by", ()):
-            if 0 <= int(parent) < count:
-                found.append((int(parent), child, bool(on_death)))
-    return list(dict.fromkeys(found))
-
-
-def _life(em):
-    value = float(em.lifetime)
-    return value if value > 0.0 else 0.0        # NaN and negatives: none
-
-
-def _reach(models, found):
-    """How long after its parent particle stops (dies) an instance of each emitter may still
-    have particles of its own or of its descendants alive (its lifetime, plus the longest
-    reach of the emitters its particles start, ``MAX_DEPTH`` levels down)."""
-    kids = {}
-    for parent, child, _ in found:
-        kids.setdefault(parent, set()).add(child)
-    base = [_life(em) for em in models]
-    reach = list(base)
-    for _ in range(MAX_DEPTH):
-        reach = [b + max((reach[c] for c in kids.get(i, ())), default=0.0)
-                 for i, b in enumerate(base)]
-    return reach
-
-
 def _inherited(em, carrier_velocity):
     """The velocity a particle takes from the particle that started its instance: along it,
     ``emitter_speed_mult`` times its speed, at most ``max_inherited_speed`` (UaW's inherit
@@ -515,10 +475,14 @@ def _merge(a, b):
     return _Carriers(*(np.concatenate([getattr(a, f), getattr(b, f)]) for f in _FIELDS))
 
 
-def _capped(c):
-    if len(c) <= MAX_PARTICLES:
+def _capped(c, em, extra):
+    """``c`` with no more instances than keep ``em``'s particles near ``MAX_PARTICLES`` (a
+    link loop or a huge fan-out would otherwise ask for billions)."""
+    each = per_instance(em, extra)
+    most = int(MAX_PARTICLES // each) if each == each and each > 1.0 else MAX_PARTICLES
+    if len(c) <= max(most, 1):
         return c
-    return _Carriers(*(getattr(c, f)[:MAX_PARTICLES] for f in _FIELDS))
+    return _Carriers(*(getattr(c, f)[:max(most, 1)] for f in _FIELDS))
 
 
 def instances(emitters, t, world_to_local=None, seed=0) -> dict:
@@ -552,7 +516,7 @@ def instances(emitters, t, world_to_local=None, seed=0) -> dict:
         for (child, on_death), carriers in made.items():
             model = kinds.setdefault((child, on_death), one_burst(models[child]) if on_death
                                      else models[child])
-            carriers = _capped(carriers)
+            carriers = _capped(carriers, model, reach[child])
             level.setdefault(child, []).append((model, carriers))
             out.setdefault(child, []).append((model, carriers))
         if not level:
@@ -570,7 +534,10 @@ def _joined(index, parts):
     cat = {f: np.concatenate([getattr(p, f) for p in parts]) for f in
            ("position", "velocity", "age", "lifetime", "size", "color", "rotation",
             "texture_index", "key")}
-    return Particles(index, truncated=any(p.truncated for p in parts),
+    over = len(cat["key"]) > MAX_PARTICLES
+    if over:
+        cat = {f: v[:MAX_PARTICLES] for f, v in cat.items()}
+    return Particles(index, truncated=over or any(p.truncated for p in parts),
                      draws=kept.Draws(cat["key"]), **cat)
 
 
