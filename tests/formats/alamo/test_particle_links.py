@@ -168,28 +168,19 @@ def test_uaw_two_death_children_against_the_viewer(tmp_path):
         assert [rows[(t, i)][0] for i in range(3)] == counts(models, t) == [0, 4, 3]
 
 
-def velocity_creator(pid, extra, per_interval=1.0, interval=0.5, velocity=None):
-    """A shape (34) or enhanced trail (39) creator with the velocity options and ``extra``
-    parameters (a trail's parent name at 300)."""
-    return pb.plugin(pid, [(100, ub.f32(per_interval)), (101, ub.f32(interval)),
-                           (102, b"\x00"), (103, ub.f32(0.0)), (104, ub.f32(0.0)),
-                           (105, ub.group()), (106, b"\x00"), (107, velocity or ub.group()),
-                           (108, b"\x00"), *extra])
-
-
-def velocity_options(local=True, inherit=False, scale=1.0, cap=1e30):
-    return [(109, bytes([local])), (110, bytes([inherit])), (111, ub.f32(scale)),
-            (112, ub.f32(cap))]
+def flying_parent():
+    """A shape creator's stream of one a second flying +x at 2 units/s, living 4 s."""
+    return ub.emitter("fire", ub.velocity_creator(34, ub.velocity_options(), 1.0, 1.0, ub.group(
+        ub.DIRECTION, direction=(1, 0, 0), magnitude=(2, 2))), lifetime=4.0)
 
 
 def test_uaw_inherit_velocity_takes_the_parents_scaled_and_capped():
     # the parent flies +x at 2 units/s; a trail child (2 per second) inherits 0.5 x its speed,
     # at most 0.75: (0.75, 0, 0); with a cap of 5: (1, 0, 0); without inheriting: at rest
-    parent = ub.emitter("fire", velocity_creator(34, velocity_options(), 1.0, 1.0, ub.group(
-        ub.DIRECTION, direction=(1, 0, 0), magnitude=(2, 2))), lifetime=4.0)
+    parent = flying_parent()
     for inherit, cap, speed in ((True, 0.75, 0.75), (True, 5.0, 1.0), (False, 5.0, 0.0)):
-        trail = ub.emitter("trail", velocity_creator(
-            39, velocity_options(True, inherit, 0.5, cap) + [(300, pb.cstr("fire"))]),
+        trail = ub.emitter("trail", ub.velocity_creator(
+            39, ub.velocity_options(True, inherit, 0.5, cap) + [(300, pb.cstr("fire"))]),
             lifetime=3.0)
         models = uaw_play.models(read_particles(ub.effect([parent, trail])))
         assert models[0].birth == 1
@@ -209,8 +200,9 @@ def test_uaw_local_velocity_turns_with_the_emitter_world_velocity_does_not():
     # is +x in the world, so (0, -1, 0) in the effect's space
     turn = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
     for local, expected in ((True, [1, 0, 0]), (False, [0, -1, 0])):
-        em = ub.emitter("fire", velocity_creator(34, velocity_options(local), 2.0, 1.0, ub.group(
-            ub.DIRECTION, direction=(1, 0, 0), magnitude=(1, 1))))
+        velocity = ub.group(ub.DIRECTION, direction=(1, 0, 0), magnitude=(1, 1))
+        em = ub.emitter("fire", ub.velocity_creator(34, ub.velocity_options(local), 2.0, 1.0,
+                                                    velocity))
         (model,) = uaw_play.models(read_particles(ub.effect([em])))
         assert model.world_velocity is (not local)
         parts = sim.simulate([model], 0.75, world_to_local=turn.T)[0]
@@ -221,10 +213,35 @@ def test_uaw_local_velocity_turns_with_the_emitter_world_velocity_does_not():
 
 def test_uaw_velocity_options_are_editable_in_their_bytes():
     from io_alamo.formats.alamo.particles import uaw_params as up
-    em = ub.emitter("fire", velocity_creator(34, velocity_options(True, True, 0.5, 2.0)))
+    em = ub.emitter("fire", ub.velocity_creator(34, ub.velocity_options(True, True, 0.5, 2.0)))
     data = ub.effect([em])
     params = {p.name: p for p in up.emitter_parameters(read_particles(data).emitters[0])}
     assert params["local_velocity"].value is True or params["local_velocity"].value == 1
     assert params["inherited_velocity_scale"].value == 0.5
     assert params["max_inherited_velocity"].value == 2.0
     assert struct.pack("<f", 0.5) in data
+
+
+def test_uaw_inherited_speed_against_the_viewer(tmp_path):
+    # the viewer's trail particle born at 1 s with the parent born then (at the emitter) has
+    # drifted 0.25 s at the inherited speed: x = 0.1875 (capped at 0.75) or 0.25 (0.5 x 2);
+    # the others lag a frame behind their parent in the viewer (children update first)
+    import particle_viewer
+    if particle_viewer.exe() is None:
+        pytest.skip("particle_check cannot be built here")
+    parent = flying_parent()
+    for cap, speed in ((0.75, 0.75), (5.0, 1.0)):
+        trail = ub.emitter("trail", ub.velocity_creator(
+            39, ub.velocity_options(True, True, 0.5, cap) + [(300, pb.cstr("fire"))]),
+            lifetime=3.0)
+        data = ub.effect([parent, trail])
+        path = tmp_path / "p_uaw_test.alo"
+        path.write_bytes(data)
+        ok, line, rows = particle_viewer.run(path, (1.25,))
+        assert ok, line
+        live, lo, hi, _ = rows[(1.25, 1)]
+        kids = sim.simulate(uaw_play.models(read_particles(data)), 1.25)[1]
+        assert live == len(kids) == 4
+        assert lo[0] == pytest.approx(speed * 0.25, abs=1e-4)
+        assert kids.position[:, 0].min() == pytest.approx(speed * 0.25, abs=1e-9)
+        assert hi[0] == pytest.approx(kids.position[:, 0].max(), abs=0.1)
