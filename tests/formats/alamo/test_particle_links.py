@@ -245,3 +245,26 @@ def test_uaw_inherited_speed_against_the_viewer(tmp_path):
         assert lo[0] == pytest.approx(speed * 0.25, abs=1e-4)
         assert kids.position[:, 0].min() == pytest.approx(speed * 0.25, abs=1e-9)
         assert hi[0] == pytest.approx(kids.position[:, 0].max(), abs=0.1)
+
+
+def test_uaw_children_that_cannot_fire_never_run_and_validate_says_why(tmp_path):
+    # a death creator whose parent's killer does not "spawn on age", one naming itself and one
+    # naming an emitter not in the effect: the viewer never runs them, nor does the preview
+    quiet = ub.emitter("fire", ub.shape_creator(4.0, 10.0, bursting=True), lifetime=3.0)
+    data = ub.effect([quiet, ub.emitter("sparks", ub.death_creator("fire", 4.0), 5.0),
+                      ub.emitter("selfie", ub.death_creator("selfie", 4.0), 5.0),
+                      ub.emitter("orphan", ub.death_creator("nobody", 4.0), 5.0)])
+    models = uaw_play.models(read_particles(data))
+    assert counts(models, 2.0) == [4, 0, 0, 0]
+    said = [str(p) for p in problems(data)]
+    assert any("'sparks'" in s and "does not \"spawn on age\"" in s for s in said)
+    assert any("'selfie'" in s and "started only by itself" in s for s in said)
+    assert any("'orphan'" in s and "not in the effect" in s for s in said)
+    import particle_viewer
+    if particle_viewer.exe() is None:
+        return
+    path = tmp_path / "p_uaw_test.alo"
+    path.write_bytes(data)
+    ok, line, rows = particle_viewer.run(path, (2.0,))
+    assert ok, line
+    assert [rows[(2.0, i)][0] for i in range(4)] == [4, 0, 0, 0]

@@ -11,6 +11,7 @@ from ..chunks import BytesLike, Chunk, read_chunks, read_minis
 from . import codec
 from ...problems import Problem, note, warning
 from .game_rules import particle_problems
+from . import uaw_play
 from .link_rules import link_problems
 from .read import (EMITTER, EMITTER_CHUNKS, LINK_SCHEMA, ROOT, decode_particles,
                    read_particles, track_schema)
@@ -99,7 +100,7 @@ def problems(data: BytesLike, filename: str | None = None) -> list[Problem]:
         raise e.with_filename(filename)
     out += _name_problem(system, filename)
     if isinstance(system, UawParticleSystem):
-        return out
+        return out + link_problems(uaw_play.link_records(system), viewer=False)
     emitters = [e for e in system.emitters if not isinstance(e, Chunk)]
     for i, e in enumerate(emitters):
         who = f"emitter {i} ({e.name!r})"

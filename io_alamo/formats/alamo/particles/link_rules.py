@@ -56,13 +56,15 @@ def _loop(start, kids, allowed):
     return None
 
 
-def link_problems(emitters) -> list:
-    """Warnings and notes on the links of ``emitters`` (records or simulator models)."""
+def link_problems(emitters, viewer=True) -> list:
+    """Warnings and notes on the links of ``emitters`` (records or simulator models;
+    ``viewer``: the notes on the viewer's EaW loader too)."""
     models = list(emitters)
     found = links(models)
     started = {c for _, c, _ in found}
     reached, kids = _reached(len(models), found, started)
-    out = []
+    out = [warning(f"never runs: {em.silent}", _name(em, i)) for i, em in enumerate(models)
+           if getattr(em, "silent", None)]
     for i in sorted(started - reached):
         parents = sorted({p for p, c, _ in found if c == i})
         by = "itself" if parents == [i] else "emitter " + ", ".join(map(str, parents))
@@ -80,8 +82,7 @@ def link_problems(emitters) -> list:
                                "generation of particles starts another, without end in the "
                                f"game (the preview follows {MAX_DEPTH} levels)",
                                _name(models[i], i)))
-    out += _viewer_notes(models, found)
-    return out
+    return out + (_viewer_notes(models, found) if viewer else [])
 
 
 def _viewer_notes(models, found):

@@ -24,6 +24,9 @@ Property groups (every shape, hollow or filled) sample as the viewer's do
 out at their speed. Blender-free: numpy only.
 """
 
+from dataclasses import replace
+from types import SimpleNamespace
+
 import numpy as np
 
 from . import sampling as rnd
@@ -243,8 +246,43 @@ def _shader(emitter):
 
 def models(system) -> list:
     """The simulator's models of every emitter of a :class:`UawParticleSystem`, with the
-    death and trail links their creators name set on the emitters they name."""
+    death and trail links their creators name set on the emitters they name. As in the
+    viewer, every child of a parent plays (its parents keep a list of them: the first of
+    each kind goes on the parent's link, the others name their parent in ``started_by``);
+    a child naming itself never runs, nor one whose parent is not in the effect or never
+    fires it (a death creator whose parent's killer does not "spawn on age")."""
     out = [model(e, i) for i, e in enumerate(system.emitters)]
+    for i, p, on_death in _named_parents(system):
+        fires = p is not None and (not on_death or p == i or _values(
+            system.emitters[p]).get("spawn_on_death"))
+        kind = "death" if on_death else "birth"
+        if not fires:
+            out[i] = replace(out[i], in_bursts=False, num_particles_per_second=0)
+        elif p != i and getattr(out[p], kind) == sim.NO_EMITTER:
+            setattr(out[p], kind, i)
+        else:
+            out[i].started_by += ((p, on_death),)
+    return out
+
+
+def link_records(system) -> list:
+    """Per emitter, what ``validate``'s link rules read (name, the links it names, and
+    whether its parent can fire it), without building the whole models."""
+    out = [SimpleNamespace(name=e.name or "", birth=sim.NO_EMITTER, death=sim.NO_EMITTER,
+                           started_by=(), silent=None) for e in system.emitters]
+    for i, p, on_death in _named_parents(system):
+        if p is None:
+            out[i].silent = "the emitter its creator names is not in the effect"
+        elif on_death and p != i and not _values(system.emitters[p]).get("spawn_on_death"):
+            out[i].silent = (f"emitter {p} ({out[p].name!r}), whose deaths it bursts at, "
+                             "does not \"spawn on age\" (its killer's parameter 3)")
+        else:
+            out[i].started_by += ((p, on_death),)
+    return out
+
+
+def _named_parents(system):
+    """(child, parent index or None, on death) of every emitter whose creator names one."""
     names = {}
     for i, e in enumerate(system.emitters):
         names.setdefault((e.name or "").lower(), i)
@@ -252,22 +290,8 @@ def models(system) -> list:
         found = {}
         _groups(e, found)
         parent = found.get("_parent")
-        if parent is None:
-            continue
-        p = names.get(parent[0].lower())
-        if p is None or p == i:
-            continue
-        # every child plays (the viewer's parents keep a list of them): the first of each
-        # kind on the parent's link, the others naming their parent (``started_by``)
-        on_death = parent[1]
-        if on_death and not _values(system.emitters[p]).get("spawn_on_death"):
-            continue                # fires only when the parent's killer spawns on death
-        kind = "death" if on_death else "birth"
-        if getattr(out[p], kind) == sim.NO_EMITTER:
-            setattr(out[p], kind, i)
-        else:
-            out[i].started_by += ((p, on_death),)
-    return out
+        if parent is not None:
+            yield i, names.get(parent[0].lower()), parent[1]
 
 
 def _velocity(values, out):
