@@ -100,7 +100,7 @@ def problems(data: BytesLike, filename: str | None = None) -> list[Problem]:
         raise e.with_filename(filename)
     out += _name_problem(system, filename)
     if isinstance(system, UawParticleSystem):
-        return out + link_problems(uaw_play.link_records(system), viewer=False)
+        return out + link_problems(uaw_play.link_records(system))
     emitters = [e for e in system.emitters if not isinstance(e, Chunk)]
     for i, e in enumerate(emitters):
         who = f"emitter {i} ({e.name!r})"

@@ -1,19 +1,17 @@
 """What ``validate`` says of an effect's birth and death links (Blender-free, no numpy): which
-emitters never run, which loops spawn without end, and where the alo-viewer's loader plays
-links differently from the game.
+emitters never run and which loops spawn without end.
 
 The game starts an emitter that no link names from the effect, and every other one from the
 particles of the emitters that name it, each link its own instances (see :func:`link_graph.links`).
 So an emitter named only by itself, or only by a loop of emitters no running emitter reaches,
 never shows (the viewer's and DrKnickers' editors' simulations agree); a loop that a running
 emitter reaches starts new instances from every generation of particles, without end (the
-preview follows ``MAX_DEPTH`` levels). The viewer's EaW loader keeps one parent per
-emitter (the last link in file order, a death link over a birth one) and only a parent that
-comes earlier in the file (a child read first runs from the effect instead): worth a note,
-since ``particle_check`` then shows other counts than the preview.
+preview follows ``MAX_DEPTH`` levels). (The viewer's EaW loader keeps one parent per emitter,
+the last link in file order, and runs a child read before its parent from the effect: its
+``particle_check`` then counts otherwise; that is the viewer's, not the game's, so no note.)
 """
 
-from ...problems import note, warning
+from ...problems import warning
 from .link_graph import MAX_DEPTH, links
 
 
@@ -56,9 +54,9 @@ def _loop(start, kids, allowed):
     return None
 
 
-def link_problems(emitters, viewer=True) -> list:
-    """Warnings and notes on the links of ``emitters`` (records or simulator models;
-    ``viewer``: the notes on the viewer's EaW loader too)."""
+def link_problems(emitters) -> list:
+    """Warnings on the links of ``emitters`` (records, simulator models, or
+    :func:`uaw_play.link_records`)."""
     models = list(emitters)
     found = links(models)
     started = {c for _, c, _ in found}
@@ -82,21 +80,4 @@ def link_problems(emitters, viewer=True) -> list:
                                "generation of particles starts another, without end in the "
                                f"game (the preview follows {MAX_DEPTH} levels)",
                                _name(models[i], i)))
-    return out + (_viewer_notes(models, found) if viewer else [])
-
-
-def _viewer_notes(models, found):
-    out = []
-    parents = {}
-    for p, c, d in found:
-        parents.setdefault(c, []).append((p, d))
-    for c, ps in sorted(parents.items()):
-        who = _name(models[c], c)
-        if len(ps) > 1:
-            names = ", ".join(f"{'death' if d else 'birth'} of {p}" for p, d in ps)
-            out.append(note(f"started by several links ({names}): the game plays each; the "
-                            "alo-viewer's loader keeps only the last", who))
-        if any(p > c for p, _ in ps):
-            out.append(note("its parent comes later in the file: the alo-viewer's loader runs "
-                            "it from the effect instead (the game follows the link)", who))
     return out
