@@ -1,0 +1,62 @@
+"""Small stand-ins for a preview render (io_alamo.blender.preview_images) of the images an
+Arma import made from PAA files: the file's own mipmap of at most the limit's size, read
+without touching (or decoding) the bigger levels; a PAA without one (a single level) is
+decoded once and shrunk here by whole-pixel box averaging."""
+
+import bpy
+import numpy as np
+
+from ...formats.arma.paa import decoded, dds_of, read_paa
+from ...formats.errors import FormatError
+from ...formats.files import read_file_bytes
+from ..preview_images import PREVIEW_NAME
+from .textures import SOURCE_KEY
+
+__all__ = ["paa_stand_in"]
+
+
+def shrunk(rgba, limit):
+    """(h, w, 4) uint8 pixels averaged over whole squares of k x k pixels, the smallest k
+    that brings both sides to at most ``limit`` (the last rows and columns that make no
+    whole square are left out): each square's k rows summed at once, then its k columns."""
+    h, w = rgba.shape[:2]
+    k = -(-max(h, w) // limit)
+    kh, kw = min(k, h), min(k, w)
+    h2, w2 = h // kh, w // kw
+    wide = np.uint16 if kh * kw * 255 < 1 << 16 else np.uint32
+    rows = np.add.reduce(rgba[:h2 * kh, :w2 * kw].reshape(h2, kh, w2 * kw * 4), axis=1,
+                         dtype=wide).reshape(h2 * w2, kw, 4)
+    total = rows[:, 0].copy()
+    for j in range(1, kw):
+        total += rows[:, j]
+    return (total // (kh * kw)).astype(np.uint8).reshape(h2, w2, 4)
+
+
+def paa_stand_in(image, limit):
+    """The stand-in for ``image`` when an Arma import made it from a PAA file that is still
+    there (``image`` itself when it is small already), else None."""
+    source = image.get(SOURCE_KEY)
+    if not isinstance(source, str) or not source.lower().endswith((".paa", ".pac")):
+        return None
+    try:
+        tex = read_paa(read_file_bytes(source), filename=source, decode=False, max_side=limit)
+        if tex.level == 0 and max(tex.width, tex.height) <= limit:
+            return image
+        dds = dds_of(tex) if max(tex.width, tex.height) <= limit else None
+        rgba = None if dds is not None else shrunk(decoded(tex).rgba, limit)
+    except (OSError, FormatError):
+        return None                   # the file changed or went: Blender scales the image
+    name = image.name + PREVIEW_NAME
+    if dds is not None:               # DXT: Blender decodes the small level's blocks
+        small = bpy.data.images.new(name, 8, 8)
+        small.pack(data=dds, data_len=len(dds))
+        small.source = "FILE"
+    else:
+        h, w = rgba.shape[:2]
+        small = bpy.data.images.new(name, w, h, alpha=True)
+    # as the image shows; set before the pixels (a generated image is made anew on a change)
+    small.colorspace_settings.name = image.colorspace_settings.name
+    small.alpha_mode = image.alpha_mode
+    if dds is None:
+        small.pixels.foreach_set((rgba[::-1].astype(np.float32) / 255.0).ravel())
+    return small
