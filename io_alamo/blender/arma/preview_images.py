@@ -18,18 +18,22 @@ __all__ = ["paa_stand_in"]
 def shrunk(rgba, limit):
     """(h, w, 4) uint8 pixels averaged over whole squares of k x k pixels, the smallest k
     that brings both sides to at most ``limit`` (the last rows and columns that make no
-    whole square are left out): each square's k rows summed at once, then its k columns."""
+    whole square are left out). A square's rows are summed at once, then its columns; up to
+    16 x 16 squares (no sum over 65,535) in 16 bits, each pixel's four channel sums riding
+    in one 64-bit word for the column sums."""
     h, w = rgba.shape[:2]
     k = -(-max(h, w) // limit)
     kh, kw = min(k, h), min(k, w)
     h2, w2 = h // kh, w // kw
-    wide = np.uint16 if kh * kw * 255 < 1 << 16 else np.uint32
+    narrow = kh * kw * 255 < 1 << 16
     rows = np.add.reduce(rgba[:h2 * kh, :w2 * kw].reshape(h2, kh, w2 * kw * 4), axis=1,
-                         dtype=wide).reshape(h2 * w2, kw, 4)
-    total = rows[:, 0].copy()
+                         dtype=np.uint16 if narrow else np.uint32)
+    cols = rows.view(np.uint64).reshape(h2, w2, kw) if narrow else rows.reshape(h2, w2, kw, 4)
+    total = cols[:, :, 0].copy()
     for j in range(1, kw):
-        total += rows[:, j]
-    return (total // (kh * kw)).astype(np.uint8).reshape(h2, w2, 4)
+        total += cols[:, :, j]
+    sums = total.view(np.uint16).reshape(h2, w2, 4) if narrow else total
+    return (sums // (kh * kw)).astype(np.uint8)
 
 
 def paa_stand_in(image, limit):

@@ -89,7 +89,7 @@ def test_batch_preview_renders_small_mipmaps_and_leaves_the_scene_as_imported(bl
 
 def test_shrunk_averages_whole_squares():
     rng = np.random.default_rng(0)
-    for shape, limit in (((64, 64, 4), 16), ((70, 9, 4), 16), ((5, 40, 4), 8)):
+    for shape, limit in (((64, 64, 4), 16), ((70, 9, 4), 16), ((5, 40, 4), 8), ((300, 200, 4), 8)):
         rgba = rng.integers(0, 256, shape, dtype=np.uint8)
         k = -(-max(shape[:2]) // limit)
         kh, kw = min(k, shape[0]), min(k, shape[1])
