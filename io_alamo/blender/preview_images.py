@@ -14,11 +14,12 @@ images, never loaded by the preview.
 from contextlib import contextmanager
 
 import bpy
+import numpy as np
 
 from .compat import uses_nodes
 from .discovery import engine_modules
 
-__all__ = ["PREVIEW_NAME", "declared_makers", "small_images"]
+__all__ = ["PREVIEW_NAME", "declared_makers", "scaled_copy", "small_images", "stand_in_image"]
 
 PREVIEW_NAME = " (preview)"          # ends the names of the stand-ins
 
@@ -47,23 +48,38 @@ def _trees(objects):
     return list(trees.values())
 
 
+def stand_in_image(like, width, height, pixels, is_float=False):
+    """A new image named after ``like`` (with its colour space and alpha mode) of ``pixels``
+    (RGBA floats, bottom row first). The settings go first, as a generated image is made
+    anew when they change; nothing of ``like`` is read that would decode it."""
+    small = bpy.data.images.new(like.name + PREVIEW_NAME, width, height, alpha=True,
+                                float_buffer=is_float)
+    small.colorspace_settings.name = like.colorspace_settings.name
+    small.alpha_mode = like.alpha_mode
+    small.pixels.foreach_set(pixels)
+    return small
+
+
 def scaled_copy(image, limit):
-    """A copy of ``image`` scaled to at most ``limit`` pixels a side (decoded once, by the
-    copy: the image keeps no decoded pixels), ``image`` when it is that small already or
-    cannot be read."""
+    """A small image of ``image``'s pixels scaled to at most ``limit`` pixels a side, by a
+    copy that decodes it once (the image itself keeps no decoded pixels); ``image`` when it
+    is that small already or cannot be read."""
     copy = image.copy()
     try:
         w, h = copy.size
     except RuntimeError:
         w = h = 0
-    if not w or not h or max(w, h) <= limit:
+    if not w or not h or max(w, h) <= limit or copy.channels != 4:
         bpy.data.images.remove(copy)
         return image
     k = limit / max(w, h)
-    copy.scale(max(1, round(w * k)), max(1, round(h * k)))
-    copy.name = image.name + PREVIEW_NAME
-    copy.pack()                # Cycles reads a packed image from Blender, scaled, not its file
-    return copy
+    w, h = max(1, round(w * k)), max(1, round(h * k))
+    copy.scale(w, h)
+    pixels = np.empty(w * h * 4, np.float32)
+    copy.pixels.foreach_get(pixels)
+    is_float = copy.is_float
+    bpy.data.images.remove(copy)
+    return stand_in_image(image, w, h, pixels, is_float)
 
 
 def _stand_in(image, limit, makers):

@@ -9,7 +9,7 @@ import numpy as np
 from ...formats.arma.paa import decoded, dds_of, read_paa
 from ...formats.errors import FormatError
 from ...formats.files import read_file_bytes
-from ..preview_images import PREVIEW_NAME
+from ..preview_images import PREVIEW_NAME, stand_in_image
 from .textures import SOURCE_KEY
 
 __all__ = ["paa_stand_in"]
@@ -50,17 +50,12 @@ def paa_stand_in(image, limit):
         rgba = None if dds is not None else shrunk(decoded(tex).rgba, limit)
     except (OSError, FormatError):
         return None                   # the file changed or went: Blender scales the image
-    name = image.name + PREVIEW_NAME
-    if dds is not None:               # DXT: Blender decodes the small level's blocks
-        small = bpy.data.images.new(name, 8, 8)
-        small.pack(data=dds, data_len=len(dds))
-        small.source = "FILE"
-    else:
+    if dds is None:                   # shrunk here, or a small level of another type
         h, w = rgba.shape[:2]
-        small = bpy.data.images.new(name, w, h, alpha=True)
-    # as the image shows; set before the pixels (a generated image is made anew on a change)
+        return stand_in_image(image, w, h, (rgba[::-1].astype(np.float32) / 255.0).ravel())
+    small = bpy.data.images.new(image.name + PREVIEW_NAME, 8, 8)
+    small.pack(data=dds, data_len=len(dds))      # DXT: Blender decodes the level's blocks
+    small.source = "FILE"
     small.colorspace_settings.name = image.colorspace_settings.name
     small.alpha_mode = image.alpha_mode
-    if dds is None:
-        small.pixels.foreach_set((rgba[::-1].astype(np.float32) / 255.0).ravel())
     return small

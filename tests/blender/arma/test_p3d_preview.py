@@ -9,8 +9,9 @@ from p3d_vehicle import build_vehicle
 from paa_build import DXT1, build_paa, solid_dxt1
 
 from io_alamo.blender import batch
+from io_alamo.blender.arma.importer import import_p3d
 from io_alamo.blender.arma.preview_images import shrunk
-from io_alamo.blender.preview_images import PREVIEW_NAME
+from io_alamo.blender.preview_images import PREVIEW_NAME, small_images
 
 SIDE = 1024                               # over the 256-pixel preview's limit (512)
 BLUE, RED, GREEN = 0x001F, 0xF800, 0x07E0
@@ -85,6 +86,27 @@ def test_batch_preview_renders_small_mipmaps_and_leaves_the_scene_as_imported(bl
     bpy.ops.wm.open_mainfile(filepath=str(out / "truck.blend"))
     assert _scene_state() == after              # as saved before the preview: unchanged
     assert bpy.data.images["part00_co.dds"].size[0] == SIDE
+
+
+def test_stand_ins_are_small_and_the_big_paa_images_are_never_decoded(blender, tmp_path):
+    truck = big_textured_truck(tmp_path / "truck")
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    import_p3d(bpy.context, str(truck))
+    before = _scene_state()
+    paa = [bpy.data.images[n] for n in ("part00_co.dds", "part01_co.dds")]
+    assert not any(i.has_data for i in paa)
+    with small_images(bpy.context.scene.objects, 512):
+        shown = {n.image.name: n.image for m in bpy.data.materials if m.node_tree
+                 for n in m.node_tree.nodes if n.type == "TEX_IMAGE" and n.image}
+        assert not any(i.has_data for i in paa)         # the stand-ins read only the files
+        for name in ("part00_co.dds", "part01_co.dds", "part02_co.dds"):
+            assert name not in shown
+            assert tuple(shown[name + PREVIEW_NAME].size) == (512, 512)
+        assert "part03_co.dds" in shown                  # 64 pixels: shown as it is
+        px = np.empty(512 * 512 * 4, np.float32)
+        shown["part00_co.dds" + PREVIEW_NAME].pixels.foreach_get(px)
+        assert px[0] > 0.9 and px[2] < 0.1               # the red mipmap, not the blue top
+    assert _scene_state() == before
 
 
 def test_shrunk_averages_whole_squares():
