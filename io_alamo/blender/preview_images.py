@@ -17,18 +17,11 @@ import bpy
 import numpy as np
 
 from .compat import uses_nodes
-from .discovery import engine_modules
+from .discovery import declared_preview_images
 
-__all__ = ["PREVIEW_NAME", "declared_makers", "scaled_copy", "small_images", "stand_in_image"]
+__all__ = ["PREVIEW_NAME", "scaled_copy", "small_images", "stand_in_image"]
 
 PREVIEW_NAME = " (preview)"          # ends the names of the stand-ins
-
-
-def declared_makers():
-    """Every engine's ``PREVIEW_IMAGES`` makers: ``maker(image, limit)`` returns a small
-    image standing in for ``image`` (sides at most ``limit``), ``image`` itself when it is
-    small already, or None when the image is not one it made."""
-    return [m for module in engine_modules("batch") for m in getattr(module, "PREVIEW_IMAGES", ())]
 
 
 def _trees(objects):
@@ -67,18 +60,18 @@ def scaled_copy(image, limit):
     copy = image.copy()
     try:
         w, h = copy.size
-    except RuntimeError:
-        w = h = 0
-    if not w or not h or max(w, h) <= limit or copy.channels != 4:
-        bpy.data.images.remove(copy)
+        if not w or not h or max(w, h) <= limit or copy.channels != 4:
+            return image
+        k = limit / max(w, h)
+        w, h = max(1, round(w * k)), max(1, round(h * k))
+        copy.scale(w, h)
+        pixels = np.empty(w * h * 4, np.float32)
+        copy.pixels.foreach_get(pixels)
+        is_float = copy.is_float
+    except RuntimeError:               # Blender cannot read it: the render shows what it can
         return image
-    k = limit / max(w, h)
-    w, h = max(1, round(w * k)), max(1, round(h * k))
-    copy.scale(w, h)
-    pixels = np.empty(w * h * 4, np.float32)
-    copy.pixels.foreach_get(pixels)
-    is_float = copy.is_float
-    bpy.data.images.remove(copy)
+    finally:
+        bpy.data.images.remove(copy)
     return stand_in_image(image, w, h, pixels, is_float)
 
 
@@ -93,8 +86,10 @@ def _stand_in(image, limit, makers):
 @contextmanager
 def small_images(objects, limit, makers=None):
     """While inside, the image nodes of ``objects``' materials show images of at most
-    ``limit`` pixels a side (see the module's note); ``makers`` default to the engines'."""
-    makers = declared_makers() if makers is None else makers
+    ``limit`` pixels a side (see the module's note). ``makers``: ``maker(image, limit)``
+    gives a small image standing in for ``image``, ``image`` itself when it is small
+    already, or None when the image is not one it knows (by default the engines')."""
+    makers = declared_preview_images() if makers is None else makers
     swapped, made = [], {}
     try:
         for tree in _trees(objects):
