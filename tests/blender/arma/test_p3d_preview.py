@@ -9,6 +9,7 @@ from p3d_vehicle import build_vehicle
 from paa_build import DXT1, build_paa, solid_dxt1
 
 from io_alamo.blender import batch
+from io_alamo.blender.alamo import batch as alamo_batch
 from io_alamo.blender.arma.importer import import_p3d
 from io_alamo.blender.arma.preview_images import shrunk
 from io_alamo.blender.preview_images import PREVIEW_NAME, small_images
@@ -70,12 +71,19 @@ def _colour_shares(png):
             for k, name in enumerate(("red", "green", "blue"))}
 
 
-def test_batch_preview_renders_small_mipmaps_and_leaves_the_scene_as_imported(blender,
-                                                                              tmp_path):
+def test_batch_preview_renders_small_mipmaps_and_leaves_the_scene_as_imported(
+        blender, tmp_path, monkeypatch):
     truck = big_textured_truck(tmp_path / "truck")
     out = tmp_path / "out"
+    before = []
+    real = alamo_batch.render_preview
+
+    def preview(*args, **kwargs):                  # the scene just before the preview
+        before.append(_scene_state())
+        return real(*args, **kwargs)
+    monkeypatch.setattr(alamo_batch, "render_preview", preview)
     assert batch.run(["import", str(truck), "--out", str(out), "--preview"], "test") == 0
-    after = _scene_state()
+    assert before and _scene_state() == before[0]      # unchanged by the preview
     assert not [i.name for i in bpy.data.images if i.name.endswith(PREVIEW_NAME)]
     for name in ("part00_co.dds", "part01_co.dds"):     # still the full-size blocks
         assert bpy.data.images[name].packed_file.size > SIDE * SIDE // 2
@@ -84,8 +92,8 @@ def test_batch_preview_renders_small_mipmaps_and_leaves_the_scene_as_imported(bl
     assert shares["blue"] < shares["red"] // 20
     assert shares["green"] > 50                 # the single-level PAA, shrunk
     bpy.ops.wm.open_mainfile(filepath=str(out / "truck.blend"))
-    assert _scene_state() == after              # as saved before the preview: unchanged
-    assert bpy.data.images["part00_co.dds"].size[0] == SIDE
+    assert bpy.data.images["part00_co.dds"].size[0] == SIDE     # the .blend: full size
+    assert not [i.name for i in bpy.data.images if i.name.endswith(PREVIEW_NAME)]
 
 
 def test_stand_ins_are_small_and_the_big_paa_images_are_never_decoded(blender, tmp_path):
