@@ -67,13 +67,22 @@ def reference_dxt(raw, w, h, kind):
     return out
 
 
-def build_paa(kind, w, h, data, compress=False, tags=(("CGVA", b"\xff\x80\x40\x20"),)):
-    """A PAA of one mipmap ``data`` (raw pixel/block bytes) plus the end marker.
-    ``compress``: LZO for DXT (the width's top bit set), LZSS for the others."""
+def build_paa(kind, w, h, data, compress=False, tags=(("CGVA", b"\xff\x80\x40\x20"),),
+              more=()):
+    """A PAA of one mipmap ``data`` (raw pixel/block bytes), the smaller ones of ``more``
+    ((w, h, data) each) after it, plus the end marker. ``compress``: LZO for DXT (the
+    width's top bit set), LZSS for the others."""
     out = bytearray(struct.pack("<H", kind))
     for name, value in tags:
         out += b"GGAT" + name.encode() + struct.pack("<I", len(value)) + value
     out += struct.pack("<H", 0)                                   # no palette
+    for w, h, data in ((w, h, data), *more):
+        out += _level(kind, w, h, data, compress)
+    out += struct.pack("<HH", 0, 0)
+    return bytes(out)
+
+
+def _level(kind, w, h, data, compress):
     width = w
     if compress and kind in (DXT1, DXT5):
         data, width = lzo_compress(data), w | 0x8000
@@ -81,9 +90,7 @@ def build_paa(kind, w, h, data, compress=False, tags=(("CGVA", b"\xff\x80\x40\x2
         packed = lzss_compress(data)[:-4]
         signed = int(np.frombuffer(data, np.int8).sum(dtype=np.int64)) & 0xFFFFFFFF
         data = packed + signed.to_bytes(4, "little")              # PAA sums signed bytes
-    out += struct.pack("<HH", width, h) + len(data).to_bytes(3, "little") + data
-    out += struct.pack("<HH", 0, 0)
-    return bytes(out)
+    return struct.pack("<HH", width, h) + len(data).to_bytes(3, "little") + data
 
 
 def solid_dxt1(w, h, rgb565):

@@ -1,12 +1,13 @@
 """What the engines' Blender packages declare, found by name (as the format layer's
 ``entries``): modules named ``operators`` (File menu entries, with register()/unregister())
-and ``batch`` (the batch converter's steps, ``STEPS = {format key: run_verb}``) anywhere
-under ``io_alamo.blender.<package>``. Neutral: it imports no engine by name."""
+and ``batch`` (the batch converter's steps, ``STEPS = {format key: run_verb}``, and the
+preview render's small images, ``PREVIEW_IMAGES``) anywhere under
+``io_alamo.blender.<package>``. Neutral: it imports no engine by name."""
 
 import importlib
 import pkgutil
 
-__all__ = ["declared_batch_steps", "engine_modules", "forget"]
+__all__ = ["declared_batch_steps", "declared_preview_images", "engine_modules", "forget"]
 
 _found = {}
 
@@ -29,6 +30,14 @@ def declared_batch_steps():
             steps.update(getattr(module, "STEPS", {}))
         _found["batch"] = steps
     return _found["batch"]
+
+
+def declared_preview_images():
+    """[maker(image, limit)] of every engine's ``batch`` (io_alamo.blender.preview_images)."""
+    if "preview_images" not in _found:
+        _found["preview_images"] = [maker for module in engine_modules("batch")
+                                    for maker in getattr(module, "PREVIEW_IMAGES", ())]
+    return _found["preview_images"]
 
 
 def forget():

@@ -14,6 +14,7 @@ from mathutils import Vector
 from ..scratch import remove_scratch_folders
 from .gltf_animation import add_animations, animation_plan
 from .gltf_images import encoded_once
+from .preview_images import small_images
 
 __all__ = ["SceneExtras", "export_glb", "finish", "render_preview"]
 
@@ -111,6 +112,27 @@ def _selected(obj):
         return False
 
 
+def _rendered(view_layer):
+    """The objects a render of ``view_layer`` draws: in collections neither excluded nor
+    off in renders, not off in renders themselves (and what their collection instances
+    hold)."""
+    found, todo = {}, [view_layer.layer_collection]
+    while todo:
+        layer = todo.pop()
+        if layer.exclude or layer.collection.hide_render:
+            continue
+        objects = list(layer.collection.objects)
+        while objects:
+            obj = objects.pop()
+            if obj.hide_render or obj.as_pointer() in found:
+                continue
+            found[obj.as_pointer()] = obj
+            if obj.instance_type == "COLLECTION" and obj.instance_collection is not None:
+                objects += obj.instance_collection.all_objects
+        todo += layer.children
+    return list(found.values())
+
+
 def render_preview(context, target, size=256, samples=16, extras=None):
     """A small PNG of the visible meshes from a three-quarter view (Cycles, CPU); with
     ``extras`` (a :class:`SceneExtras`), at their still frame and framed to show them."""
@@ -158,12 +180,15 @@ def render_preview(context, target, size=256, samples=16, extras=None):
         scene.cycles.use_denoising = False
     r.resolution_x = r.resolution_y = size
     r.resolution_percentage = 100
-    # a small picture needs no big textures: Cycles loads each at most twice the picture's
-    # size (an Arma truck's 30 maps of 2,048-4,096 pixels otherwise fill gigabytes; issue 44)
+    # a small picture needs no big textures: Cycles gets each at most twice the picture's
+    # size, as small images that stand in for them during the render (an Arma truck's 30
+    # maps of 2,048-4,096 pixels otherwise take seconds and gigabytes to decode; issue 44)
+    limit = next((k for k in (128, 256, 512, 1024, 2048, 4096, 8192) if k >= 2 * size), None)
     r.use_simplify = True
-    scene.cycles.texture_limit_render = next(
-        (str(k) for k in (128, 256, 512, 1024, 2048, 4096, 8192) if k >= 2 * size), "OFF")
+    scene.cycles.texture_limit_render = str(limit or "OFF")
     r.image_settings.file_format = "PNG"
     r.filepath = str(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    bpy.ops.render.render(write_still=True)
+    with small_images(_rendered(context.view_layer), limit) if limit else \
+            contextlib.nullcontext():
+        bpy.ops.render.render(write_still=True)

@@ -6,9 +6,10 @@ length and the data. DXT1-5 mipmaps are LZO1X-compressed when the width's top bi
 the 16/32-bit colour types are LZSS-compressed (with the sum of the data as signed bytes after
 them) unless the
 data is exactly the raw size. Only the largest mipmap is decoded, block-wise with whole-array
-numpy (no loop per pixel).
+numpy (no loop per pixel), or on request the largest one within a size (a small preview's).
 
     texture = read_paa(data)            # PaaTexture: width, height, rgba (h, w, 4) uint8
+    small = read_paa(data, max_side=512)    # the largest mipmap of at most 512 pixels a side
 
 Rows run top-down as stored (DirectX order). Every size is checked against the bytes left
 before anything is allocated; a bad file raises one :class:`PaaFormatError`.
@@ -45,16 +46,21 @@ class PaaTexture:
     height: int
     rgba: np.ndarray                   # (height, width, 4) uint8, top row first
     tags: dict = field(default_factory=dict)   # tag name (as read: "AVGC", "FLAG"...) -> bytes
-    blocks: bytes = b""                # DXT kinds: mipmap 0's blocks as stored (decompressed)
+    blocks: bytes = b""                # DXT kinds: the mipmap's blocks as stored (decompressed)
+    level: int = 0                     # which mipmap (0: the largest)
 
     @property
     def kind_name(self):
         return TYPE_NAMES.get(self.kind, f"0x{self.kind:04x}")
 
 
-def read_paa(data, filename=None, decode=True):
+def read_paa(data, filename=None, decode=True, max_side=None):
     """Decode the largest mipmap of the PAA/PAC bytes ``data``. ``decode`` False leaves a
-    DXT texture's pixels undecoded (``rgba`` None, its ``blocks`` kept: :func:`decoded`)."""
+    DXT texture's pixels undecoded (``rgba`` None, its ``blocks`` kept: :func:`decoded`).
+    ``max_side``: the largest mipmap whose sides are at most that many pixels instead
+    (its ``level`` says which; mipmap 0 when the file has no such one, or when the levels
+    after mipmap 0 run past the end: they are skipped over, never expanded; an error names
+    the mipmap it is in)."""
     data = bytes(data)
 
     def fail(message, offset):
@@ -73,20 +79,40 @@ def read_paa(data, filename=None, decode=True):
     pos += 2 + 3 * colours
     if pos + 7 > len(data):
         raise fail("the file ends before its first mipmap", min(pos, len(data)))
+    level = 0
+    if max_side is not None:
+        pos, level = _level_within(data, pos, kind, max_side)
     w, h = struct.unpack_from("<HH", data, pos)
     size = int.from_bytes(data[pos + 4:pos + 7], "little")
     at = pos + 7
     compressed_lzo = bool(w & LZO_FLAG) and kind in BLOCK_BYTES
     w &= 0x7FFF
     if not (0 < w <= MAX_SIDE and 0 < h <= MAX_SIDE):
-        raise fail(f"mipmap 0 is {w} x {h} pixels (1 to {MAX_SIDE} each expected)", pos)
+        raise fail(f"mipmap {level} is {w} x {h} pixels (1 to {MAX_SIDE} each expected)", pos)
     if at + size > len(data):
-        raise fail(f"mipmap 0 needs {size:,} bytes but only {len(data) - at:,} are left", at)
-    raw = _mipmap_bytes(data, at, size, kind, w, h, compressed_lzo, fail)
+        raise fail(f"mipmap {level} needs {size:,} bytes but only {len(data) - at:,} are left", at)
+    raw = _mipmap_bytes(data, at, size, kind, w, h, compressed_lzo, fail, level)
     if kind in BLOCK_BYTES:
-        tex = PaaTexture(kind, w, h, None, tags, bytes(raw))
+        tex = PaaTexture(kind, w, h, None, tags, bytes(raw), level)
         return decoded(tex) if decode else tex
-    return PaaTexture(kind, w, h, _decode_plain(raw, w, h, kind), tags)
+    return PaaTexture(kind, w, h, _decode_plain(raw, w, h, kind), tags, level=level)
+
+
+def _level_within(data, pos, kind, max_side):
+    """(header offset, level) of the first mipmap from ``pos`` on whose sides are at most
+    ``max_side``, the ones before it each smaller than the last and within the file;
+    (``pos``, 0) when there is none."""
+    at, level, side = pos, 0, None
+    while at + 7 <= len(data):
+        w, h = struct.unpack_from("<HH", data, at)
+        w &= 0x7FFF
+        size = int.from_bytes(data[at + 4:at + 7], "little")
+        if not (w and h) or at + 7 + size > len(data) or (side and max(w, h) >= side):
+            break
+        if max(w, h) <= max_side:
+            return (at, level) if level else (pos, 0)
+        at, level, side = at + 7 + size, level + 1, max(w, h)
+    return pos, 0
 
 
 def decoded(texture):
@@ -166,16 +192,16 @@ def _expected_size(kind, w, h):
     return w * h * PIXEL_BYTES[kind]
 
 
-def _mipmap_bytes(data, at, size, kind, w, h, compressed_lzo, fail):
+def _mipmap_bytes(data, at, size, kind, w, h, compressed_lzo, fail, level=0):
     want = _expected_size(kind, w, h)
     if kind in BLOCK_BYTES and not compressed_lzo:
         if size < want:
-            raise fail(f"mipmap 0 holds {size:,} bytes, {want:,} expected", at)
+            raise fail(f"mipmap {level} holds {size:,} bytes, {want:,} expected", at)
         return data[at:at + want]
     if kind not in BLOCK_BYTES and size == want:
         return data[at:at + want]
     if want > MAX_EXPANSION * max(size, 1):
-        raise fail(f"mipmap 0 of {w} x {h} pixels cannot come from {size:,} compressed bytes",
+        raise fail(f"mipmap {level} of {w} x {h} pixels cannot come from {size:,} compressed bytes",
                    at)
     chunk = data[at:at + size]
     try:
@@ -184,9 +210,9 @@ def _mipmap_bytes(data, at, size, kind, w, h, compressed_lzo, fail):
         else:
             out, _ = lzss.decompress(chunk, 0, want, signed_checksum=True)
     except (lzo.LzoError, lzss.LzssError) as e:
-        raise fail(f"mipmap 0: {e}", at + e.offset) from None
+        raise fail(f"mipmap {level}: {e}", at + e.offset) from None
     if len(out) != want:
-        raise fail(f"mipmap 0 expands to {len(out):,} bytes, {want:,} expected", at)
+        raise fail(f"mipmap {level} expands to {len(out):,} bytes, {want:,} expected", at)
     return out
 
 

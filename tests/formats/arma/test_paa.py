@@ -80,6 +80,55 @@ def test_bad_files_give_one_error():
             pass
 
 
+def _mip_chain_paa(kind, compress, side=64):
+    """A PAA of ``side`` pixels and every level below it down to 8 (random blocks each)."""
+    levels = [(s, s // 2, random_blocks(kind, (s // 4) * (s // 8), seed=s))
+              for s in (side, side // 2, side // 4, side // 8)]
+    return build_paa(kind, *levels[0], compress, more=levels[1:]), levels
+
+
+@pytest.mark.parametrize("kind,compress", [(DXT1, True), (DXT5, False)], ids=["dxt1-lzo", "dxt5"])
+def test_max_side_gives_the_largest_mipmap_within_it(kind, compress, decoders):
+    data, levels = _mip_chain_paa(kind, compress)
+    for max_side, level in ((64, 0), (63, 1), (32, 1), (20, 2), (16, 2), (8, 3), (9000, 0)):
+        w, h, raw = levels[level]
+        tex = read_paa(data, max_side=max_side)
+        assert (tex.level, tex.width, tex.height) == (level, w, h)
+        assert same_pixels(tex.rgba, reference_dxt(raw, w, h, kind), decoders)
+        assert read_paa(data, max_side=max_side, decode=False).blocks == raw
+    tex = read_paa(data, max_side=4)                      # none that small: the largest one
+    assert (tex.level, tex.width) == (0, 64)
+    assert read_paa(data).level == 0 and read_paa(data).width == 64
+
+
+def test_max_side_on_a_plain_type_with_lzss_levels():
+    rng = np.random.default_rng(2)
+    big, small = (rng.integers(0, 1 << 16, (n, n), dtype=np.uint16) for n in (16, 8))
+    small[:3] = 0x8F0F
+    data = build_paa(ARGB4444, 16, 16, big.astype("<u2").tobytes(), True,
+                     more=[(8, 8, small.astype("<u2").tobytes())])
+    tex = read_paa(data, max_side=8)
+    a, r, g, b = (small >> 12) & 15, (small >> 8) & 15, (small >> 4) & 15, small & 15
+    assert tex.level == 1 and np.array_equal(tex.rgba, np.stack([r, g, b, a], -1) * 17)
+
+
+def test_max_side_never_reads_past_the_file_or_a_level_not_smaller():
+    data, levels = _mip_chain_paa(DXT1, False)
+    cut = data[:len(data) - 4 - len(levels[3][2]) // 2]    # the last level runs past the end
+    assert read_paa(cut, max_side=8).level == 0
+    assert read_paa(cut, max_side=16).level == 2
+    head = len(data) - 4 - sum(7 + len(raw) for _, _, raw in levels)
+    grown = bytearray(data)            # the second level says it is as big as the first
+    at = head + 7 + len(levels[0][2])
+    grown[at:at + 2] = (64).to_bytes(2, "little")
+    assert read_paa(bytes(grown), max_side=16).level == 0
+    bad = bytearray(data)              # a chosen level's blocks short of its size
+    at = head + 7 + len(levels[0][2]) + 7 + len(levels[1][2])
+    bad[at + 4:at + 7] = (10).to_bytes(3, "little")
+    with pytest.raises(PaaFormatError, match="mipmap 2 holds 10 bytes"):
+        read_paa(bytes(bad), max_side=16, filename="x.paa")
+
+
 
 def _alpha_cases():
     """DXT1/DXT5 block sets, opaque or not, some only by one pixel."""
