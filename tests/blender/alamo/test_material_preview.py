@@ -391,8 +391,8 @@ def test_gltf_look_bakes_a_texture_file_once_per_run(blender, tmp_path, monkeypa
     from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
     from io_alamo.blender.alamo.preview import gltf
     model = colorize_model(tmp_path)
-    calls, real = [], gltf.surface_pixels
-    monkeypatch.setattr(gltf, "surface_pixels", lambda *a: calls.append(1) or real(*a))
+    calls, real = [], gltf.surface_bytes
+    monkeypatch.setattr(gltf, "surface_bytes", lambda *a: calls.append(1) or real(*a))
     monkeypatch.setattr(gltf, "_KEPT", gltf.KeptPngs("io_alamo-test-bakes-"))
 
     def baked(team):

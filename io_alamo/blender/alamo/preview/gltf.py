@@ -79,20 +79,23 @@ def _surface(mat, scene, px):
     return False
 
 
-# every (texel, alpha) pair of an 8-bit texture: row a * 256 + t holds (t, t, t, a) / 255
-# as Blender reads bytes (k * (1 / 255) in float32)
-_LEVELS = np.arange(256, dtype=np.float32) * np.float32(1 / 255)
-_PAIRS = np.stack([np.tile(_LEVELS, 256)] * 3 + [np.repeat(_LEVELS, 256)], -1)
+# the numbers an 8-bit texture's bytes are read as (k * (1 / 255) in float32, as Blender
+# reads them): row k of _LEVELS holds (k, k, k, k); row a * 256 + t of _PAIRS (t, t, t, a)
+_LEVEL = np.arange(256, dtype=np.float32) * np.float32(1 / 255)
+_LEVELS = np.repeat(_LEVEL[:, None], 4, axis=1)
+_PAIRS = np.stack([np.tile(_LEVEL, 256)] * 3 + [np.repeat(_LEVEL, 256)], -1)
 
 
 def surface_bytes(mat, scene):
     """(bytes (h, w, 3 or 4) uint8, bottom row first, emits) of the surface the preview
     draws from its base texture, as Blender stores :func:`surface_pixels` in an 8-bit
     image: RGB for an opaque surface, RGBA for a glowing or blended one; None without a
-    base texture. Each channel of the surface depends only on that channel's texel and the
-    texel's alpha: an 8-bit texture's surface is looked up in the surface of every pair,
-    the same numbers for a fraction of the arithmetic."""
-    tex = mat.node_tree.nodes.get(BASE_NODE)
+    base texture. Each colour channel of the surface depends only on that channel's texel
+    and, under team colour, the texel's alpha; its alpha only on the texel's alpha (or on
+    the colours, for a glow): an 8-bit texture's surface is looked up in the surface of
+    every level (or pair), the same numbers for a fraction of the arithmetic."""
+    nodes = mat.node_tree.nodes
+    tex = nodes.get(BASE_NODE)
     if tex is None or tex.image is None or not tex.image.size[0]:
         return None
     texels = byte_pixels(tex.image)
@@ -100,17 +103,19 @@ def surface_bytes(mat, scene):
         px, emits = surface_pixels(mat, scene)
         out = unit_bytes(px, clamp=True)
     else:
-        pairs = _PAIRS.copy()
-        emits = _surface(mat, scene, pairs)
-        table = unit_bytes(pairs, clamp=True).T.copy()            # (4, 65536)
-        rows = texels[..., 3].astype(np.uint16) << 8
+        team = nodes.get(PREFIX + "Team") is not None
+        grid = (_PAIRS if team else _LEVELS).copy()
+        emits = _surface(mat, scene, grid)
+        table = unit_bytes(grid, clamp=True).T.copy()           # (4, 65536 or 256)
+        alpha = texels[..., 3]
+        rows = alpha.astype(np.uint16) << 8 if team else None
         out = np.empty(texels.shape, np.uint8)
         for c in range(3):
-            out[..., c] = table[c][rows | texels[..., c]]
+            out[..., c] = table[c][rows | texels[..., c] if team else texels[..., c]]
         if emits:        # the glow's alpha, max(r, g, b) before rounding: the same after
             np.max(out[..., :3], axis=-1, out=out[..., 3])
         else:
-            out[..., 3] = table[3][rows]
+            out[..., 3] = table[3][rows if team else alpha]
     return (out if emits or mat.surface_render_method == "BLENDED" else out[..., :3]), emits
 
 
