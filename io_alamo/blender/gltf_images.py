@@ -2,10 +2,14 @@
 
 The exporter encodes an image again for every material socket that uses it (a unit whose
 parts share a texture has it encoded once per part), unless the image is a PNG or JPEG file
-Blender has not changed: then it copies the file's bytes. While :func:`encoded_once` is
-active, every other image the exporter would read is replaced in the node trees by a copy
-saved once as PNG, made the way the exporter makes its own (copy, pixels, ``save``): the
-.glb holds the same pixels, under the same image names, for one encoding per image.
+Blender has not changed: then it copies the file's bytes (Blender 4.2, 4.5 and 5.0 alike:
+a FILE image, not dirty, packed or its file present, whose bytes start as a PNG's). While
+:func:`encoded_once` is active, every other image the exporter would read is replaced in
+the node trees by a copy saved once as PNG: the .glb holds the same pixels, under the same
+image names, for one encoding per image. An 8-bit image's copy is encoded here
+(:func:`write_png`: numpy and zlib, a quarter of the time Blender's PNG writer takes, which
+was most of what a 2048x2048 texture cost; issue 44); other images are saved by Blender as
+the exporter saves them (copy, ``save``).
 """
 
 import hashlib
@@ -17,6 +21,7 @@ from contextlib import contextmanager
 import bpy
 import numpy as np
 
+from ..formats.png import encode_png
 from ..scratch import scratch_folder
 from .compat import uses_nodes
 
@@ -129,21 +134,55 @@ def _copies_bytes(image):
         return False
 
 
+def unit_bytes(px, clamp=False):
+    """uint8 of numbers in [0, 1] (a float32 array, overwritten), rounded as Blender rounds
+    pixels it stores as bytes (``unit_float_to_uchar_clamp``: 255 x + 0.5, cut); ``clamp``
+    for numbers that may leave [0, 1]. The k/255 an 8-bit image's ``pixels`` give come
+    back as k."""
+    if clamp:
+        np.minimum(px, 1, out=px)
+        np.maximum(px, 0, out=px)
+    np.multiply(px, np.float32(255), out=px)
+    out = np.empty(px.shape, np.uint8)
+    np.add(px, np.float32(0.5), out=out, casting="unsafe")        # the cast cuts
+    return out
+
+
+def byte_pixels(image):
+    """An 8-bit image's RGBA bytes as Blender holds them, (h, w, 4) uint8 with the bottom
+    row first (its ``pixels`` read once); None for an image of more bits (float)."""
+    if image.is_float:
+        return None
+    w, h = image.size
+    px = np.empty(w * h * 4, np.float32)
+    image.pixels.foreach_get(px)
+    return unit_bytes(px).reshape(h, w, 4)
+
+
+def write_png(px, folder, stem):
+    """A new image of ``folder/<stem>.png``, written from ``px`` (uint8 (h, w, channels),
+    bottom row first, as Blender holds pixels): a clean PNG file, whose bytes the glTF
+    exporter copies, named as the exporter names the image (its file name's stem)."""
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, f"{stem}.png")
+    with open(path, "wb") as f:
+        f.write(encode_png(px[::-1]))
+    return bpy.data.images.load(path, check_existing=False)
+
+
 def _png_copy(image, folder, alpha=True):
     """A copy of ``image`` saved as ``folder/<name>.png``: a clean PNG file for the exporter,
     named as the exporter names the image (its name without extension); without ``alpha``
     (no node reads it: glTF's normal, occlusion and opaque colour maps use RGB), an RGB PNG
     of the same colours, a quarter less to encode and to store."""
     stem = os.path.splitext(image.name)[0] or "Image"
+    # an 8-bit image's bytes as they are: what Blender saves of it, where it keeps them
+    # straight (and an RGB copy, whose bytes are the image's RGB, in any case)
+    as_held = image.alpha_mode in ("STRAIGHT", "CHANNEL_PACKED") and image.depth in (24, 32)
+    px = byte_pixels(image) if as_held or not alpha else None
+    if px is not None:
+        return write_png(px if alpha and image.depth == 32 else px[..., :3], folder, stem)
     os.makedirs(folder)
-    if not alpha and not image.is_float:
-        w, h = image.size
-        px = np.empty(w * h * 4, np.float32)
-        image.pixels.foreach_get(px)                    # 8-bit values: copied exactly
-        px[3::4] = 1.0                  # Blender saves RGB premultiplied by what alpha holds
-        copy = bpy.data.images.new(f"{stem}.png", w, h, alpha=False)
-        copy.pixels.foreach_set(px)
-        return _saved(copy, folder, stem)
     copy = image.copy()
     try:
         copy.update()
@@ -186,7 +225,7 @@ def encoded_once(materials):
                     continue
                 try:
                     copy = _png_copy(image, os.path.join(folder, str(k)), image.name in alpha)
-                except RuntimeError:      # cannot be saved: the exporter tries its own way
+                except (RuntimeError, OSError):  # not saved: the exporter tries its own way
                     continue
                 _KEPT.keep(key, copy)
             stand_in[image.name] = copy

@@ -1,8 +1,10 @@
 """The batch .glb's images are encoded once per image (io_alamo.blender.gltf_images), not once
 per material socket: the exporter then finds clean PNG files, whose bytes it copies, and the
 .glb holds the same images, under the same names, as the exporter's own encoding gives
-(issue 44): an image whose alpha a node reads keeps its bytes; one whose alpha nothing reads
-becomes an RGB PNG of the same colours. The scene is as it was afterwards."""
+(issue 44): an image whose alpha a node reads keeps its pixels and PNG colour type (8-bit
+images are encoded by io_alamo, others saved by Blender as the exporter saves them); one
+whose alpha nothing reads becomes an RGB PNG of the same colours. The scene is as it was
+afterwards."""
 
 import numpy as np
 import pytest
@@ -21,16 +23,18 @@ def glb_images(path):
     return out, doc["materials"]
 
 
-def scene(tmp_path):
+def scene(tmp_path, alpha_mode="STRAIGHT", alpha=True):
     """Two materials sharing a TGA base texture (a file the exporter must re-encode, its alpha
-    read by the first) and a generated, unsaved normal map (its alpha feeds no BSDF); a third
-    image is in a node glTF does not read."""
+    read by the first; an RGBA file, or an RGB one without ``alpha``) and a generated,
+    unsaved normal map (its alpha feeds no BSDF); a third image is in a node glTF does not
+    read."""
     rng = np.random.default_rng(0)
-    base = bpy.data.images.new("Shared.tga", 16, 8, alpha=True)
+    base = bpy.data.images.new("Shared.tga", 16, 8, alpha=alpha)
     base.pixels.foreach_set(rng.random(16 * 8 * 4).astype(np.float32))
     base.filepath_raw = str(tmp_path / "Shared.tga")
     base.file_format = "TARGA"
     base.save()
+    base.alpha_mode = alpha_mode
     normal = bpy.data.images.new("Bumps", 8, 8, alpha=True)
     normal.pixels.foreach_set(rng.random(8 * 8 * 4).astype(np.float32))
     loose = bpy.data.images.new("Loose", 4, 4)
@@ -79,11 +83,13 @@ def export(path):
     bpy.ops.export_scene.gltf(filepath=str(path), export_format="GLB", check_existing=False)
 
 
-def test_images_encoded_once_are_the_exporters_own(blender, tmp_path):
+@pytest.mark.parametrize("alpha_mode,alpha", [("STRAIGHT", True), ("CHANNEL_PACKED", True),
+                                              ("STRAIGHT", False), ("PREMUL", True)])
+def test_images_encoded_once_are_the_exporters_own(blender, tmp_path, alpha_mode, alpha):
     import addon_utils
 
     from io_alamo.blender.gltf_images import _copies_bytes, encoded_once
-    materials = scene(tmp_path)
+    materials = scene(tmp_path, alpha_mode, alpha)
     nodes_before = [[n.image for n in m.node_tree.nodes if n.type == "TEX_IMAGE"]
                     for m in materials]
     images_before = sorted(i.name for i in bpy.data.images)
@@ -106,7 +112,11 @@ def test_images_encoded_once_are_the_exporters_own(blender, tmp_path):
     assert [n for n, _ in once] == [n for n, _ in plain]
     read = {n: (png_pixels(a, tmp_path), png_pixels(b, tmp_path))
             for (n, a), (_, b) in zip(plain, once)}
-    assert dict(once)["Shared"] == dict(plain)["Shared"]          # its alpha is read: as is
+    # its alpha is read: the same pixels and colour type (RGBA, or RGB for an RGB file); the
+    # same bytes where Blender saved it (premultiplied alpha: Blender converts on saving)
+    (kind, px), (once_kind, once_px) = read["Shared"]
+    assert (once_kind, kind) == ((6, 6) if alpha else (2, 2)) and np.array_equal(once_px, px)
+    assert (dict(once)["Shared"] == dict(plain)["Shared"]) == (alpha_mode == "PREMUL")
     (kind, px), (once_kind, once_px) = read["Bumps"]
     assert (kind, once_kind) == (6, 2)                 # RGBA by the exporter, RGB once
     assert np.array_equal(once_px[:, :3], px[:, :3]) and (once_px[:, 3] == 1).all()

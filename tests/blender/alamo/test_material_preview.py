@@ -391,8 +391,8 @@ def test_gltf_look_bakes_a_texture_file_once_per_run(blender, tmp_path, monkeypa
     from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
     from io_alamo.blender.alamo.preview import gltf
     model = colorize_model(tmp_path)
-    calls, real = [], gltf.surface_pixels
-    monkeypatch.setattr(gltf, "surface_pixels", lambda *a: calls.append(1) or real(*a))
+    calls, real = [], gltf.surface_bytes
+    monkeypatch.setattr(gltf, "surface_bytes", lambda *a: calls.append(1) or real(*a))
     monkeypatch.setattr(gltf, "_KEPT", gltf.KeptPngs("io_alamo-test-bakes-"))
 
     def baked(team):
@@ -420,6 +420,52 @@ def test_gltf_look_bakes_a_texture_file_once_per_run(blender, tmp_path, monkeypa
     os.utime(texture, ns=(texture.stat().st_atime_ns, texture.stat().st_mtime_ns + 10**9))
     baked((0.0, 1.0, 0.0))
     assert len(calls) == 3
+
+
+def stored_bytes(px):
+    """The bytes Blender stores of float RGBA ``px`` (h, w, 4) in an 8-bit image, as the
+    bake was written before issue 44 (a new image, its pixels set, saved by Blender)."""
+    h, w = px.shape[:2]
+    img = bpy.data.images.new("Stored", w, h, alpha=True)
+    img.pixels.foreach_set(np.ascontiguousarray(px, np.float32).ravel())
+    back = np.empty(w * h * 4, np.float32)
+    img.pixels.foreach_get(back)
+    bpy.data.images.remove(img)
+    return np.round(back * 255).astype(np.uint8).reshape(h, w, 4)
+
+
+@pytest.mark.parametrize("shader,values,channels", [
+    ("MeshBumpColorize.fx", {"Colorization": (0.1, 0.7, 1.0, 1.0),
+                             "Diffuse": (1.0, 0.8, 0.6, 1.0)}, 3),
+    ("MeshGloss.fx", {"Diffuse": (0.5, 1.0, 0.25, 1.0)}, 3),
+    ("MeshAdditive.fx", {"Color": (2.0, 0.5, 0.3, 1.0)}, 4),           # glows beyond 1
+    ("MeshAlpha.fx", {"Diffuse": (0.5, 1.0, 0.7, 1.0)}, 4)])           # blended
+@pytest.mark.parametrize("float_buffer", [False, True])
+def test_gltf_bakes_hold_what_blender_stored_of_the_formula(blender, shader, values, channels,
+                                                          float_buffer):
+    """The glTF bake of an 8-bit texture is looked up per (texel, alpha) pair (issue 44): for
+    every pair, in every family, the bytes the .glb gets are those Blender stored of the float
+    formula (surface_pixels) before; a float texture is worked out whole, as before. The
+    PNG written is read back by Blender with the same bytes."""
+    from io_alamo.blender.alamo.preview import gltf
+    y, x = np.mgrid[0:256, 0:256]
+    every = np.stack([x, 255 - x, (7 * x + y) % 256, y], -1) / 255     # red: every pair
+    img = bpy.data.images.new("T_Every.tga", 256, 256, alpha=True, float_buffer=float_buffer)
+    img.pixels.foreach_set(every.astype(np.float32).ravel())
+    _, mat = quad(shader, BaseTexture="T_Every.tga", **values)
+    scene = bpy.context.scene
+    want, emits = gltf.surface_pixels(mat, scene)
+    want = stored_bytes(want)
+    got, got_emits = gltf.surface_bytes(mat, scene)
+    assert got_emits == emits == (channels == 4 and shader == "MeshAdditive.fx")
+    assert got.shape == (256, 256, channels) and np.array_equal(got, want[..., :channels])
+    if channels == 3:
+        assert (want[..., 3] == 255).all()              # opaque: the alpha left out is 1
+    with gltf.gltf_look(scene):
+        baked = mat.node_tree.nodes[gltf.BAKED].image
+        px = np.empty(256 * 256 * 4, np.float32)
+        baked.pixels.foreach_get(px)
+    assert np.array_equal(np.round(px * 255).astype(np.uint8).reshape(256, 256, 4), want)
 
 
 def glb_base_colour(path, tmp_path):

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 import bpy
 import numpy as np
 
-from ...gltf_images import KeptPngs, texture_file
+from ...gltf_images import KeptPngs, byte_pixels, texture_file, unit_bytes, write_png
 from .nodes import BASE_NODE, PREFIX
 from .values import material_values
 
@@ -45,17 +45,24 @@ def team_colour(scene, values):
 def surface_pixels(mat, scene):
     """(RGBA in sRGB numbers, emits) the material's preview draws from its base texture, or
     None when it has no base texture node."""
-    nodes = mat.node_tree.nodes
-    tex = nodes.get(BASE_NODE)
+    tex = mat.node_tree.nodes.get(BASE_NODE)
     if tex is None or tex.image is None or not tex.image.size[0]:
         return None
     w, h = tex.image.size
     px = _srgb_numbers(tex.image).reshape(-1, 4)     # worked on in place, whole rows of
-    values = material_values(mat)                     # RGBA (a 2048² texture is 64 MB)
+    emits = _surface(mat, scene, px)                  # RGBA (a 2048² texture is 64 MB)
+    return px.reshape(h, w, 4), emits
+
+
+def _surface(mat, scene, px):
+    """Turn texels (RGBA in sRGB numbers, (n, 4) float32, in place) into the surface the
+    preview draws; returns whether it glows (then unclamped)."""
+    nodes = mat.node_tree.nodes
+    values = material_values(mat)
     if nodes.get(PREFIX + "Emission") is not None:                 # glowing shaders
         px *= np.append(_rgb(values.get("color"), (1, 1, 1)), np.float32(1))
         px[:, 3] = px[:, :3].max(axis=1)
-        return px.reshape(h, w, 4), True
+        return True
     diffuse = np.append(_rgb(values.get("diffuse"), (1, 1, 1)), np.float32(1))
     if nodes.get(PREFIX + "Team") is not None:
         # lerp(base, team * base, base.a) * diffuse = base * (a * (team - 1) + 1) * diffuse
@@ -69,7 +76,47 @@ def surface_pixels(mat, scene):
     np.maximum(px, 0, out=px)
     if mat.surface_render_method != "BLENDED":
         px[:, 3] = 1
-    return px.reshape(h, w, 4), False
+    return False
+
+
+# the numbers an 8-bit texture's bytes are read as (k * (1 / 255) in float32, as Blender
+# reads them): row k of _LEVELS holds (k, k, k, k); row a * 256 + t of _PAIRS (t, t, t, a)
+_LEVEL = np.arange(256, dtype=np.float32) * np.float32(1 / 255)
+_LEVELS = np.repeat(_LEVEL[:, None], 4, axis=1)
+_PAIRS = np.stack([np.tile(_LEVEL, 256)] * 3 + [np.repeat(_LEVEL, 256)], -1)
+
+
+def surface_bytes(mat, scene):
+    """(bytes (h, w, 3 or 4) uint8, bottom row first, emits) of the surface the preview
+    draws from its base texture, as Blender stores :func:`surface_pixels` in an 8-bit
+    image: RGB for an opaque surface, RGBA for a glowing or blended one; None without a
+    base texture. Each colour channel of the surface depends only on that channel's texel
+    and, under team colour, the texel's alpha; its alpha only on the texel's alpha (or on
+    the colours, for a glow): an 8-bit texture's surface is looked up in the surface of
+    every level (or pair), the same numbers for a fraction of the arithmetic."""
+    nodes = mat.node_tree.nodes
+    tex = nodes.get(BASE_NODE)
+    if tex is None or tex.image is None or not tex.image.size[0]:
+        return None
+    texels = byte_pixels(tex.image)
+    if texels is None:                                    # float texture: worked out whole
+        px, emits = surface_pixels(mat, scene)
+        out = unit_bytes(px, clamp=True)
+    else:
+        team = nodes.get(PREFIX + "Team") is not None
+        grid = (_PAIRS if team else _LEVELS).copy()
+        emits = _surface(mat, scene, grid)
+        table = unit_bytes(grid, clamp=True).T.copy()           # (4, 65536 or 256)
+        alpha = texels[..., 3]
+        rows = alpha.astype(np.uint16) << 8 if team else None
+        out = np.empty(texels.shape, np.uint8)
+        for c in range(3):
+            out[..., c] = table[c][rows | texels[..., c] if team else texels[..., c]]
+        if emits:        # the glow's alpha, max(r, g, b) before rounding: the same after
+            np.max(out[..., :3], axis=-1, out=out[..., 3])
+        else:
+            out[..., 3] = table[3][rows if team else alpha]
+    return (out if emits or mat.surface_render_method == "BLENDED" else out[..., :3]), emits
 
 
 @contextmanager
@@ -125,30 +172,18 @@ def _baked_image(mat, scene, baked):
 
 
 def _new_bake(mat, scene, baked, kept_key):
-    made = surface_pixels(mat, scene)
+    made = surface_bytes(mat, scene)
     if made is None:
         return None, False
     px, emits = made
-    h, w = px.shape[:2]
     base = mat.node_tree.nodes[BASE_NODE].image
-    # an opaque surface's alpha is 1 everywhere and glTF reads none (_bake links Alpha
-    # only for these two): RGB, a third less to encode and to store
-    alpha = emits or mat.surface_render_method == "BLENDED"
-    image = bpy.data.images.new(f"{os.path.splitext(base.name)[0]}_preview", w, h,
-                                alpha=alpha)
-    image.pixels.foreach_set(np.ascontiguousarray(px, np.float32).ravel())
-    # saved as PNG once (in a folder of its own: the file names the glTF image as the
+    # written as PNG once (in a folder of its own: the file names the glTF image as the
     # image's name does): the glTF exporter takes a clean PNG file's bytes as they are,
-    # where it would encode the pixels again for every material using them
-    folder = os.path.join(baked["folder"], str(len(baked)))
-    os.makedirs(folder)
-    image.filepath_raw = os.path.join(folder, f"{os.path.splitext(image.name)[0]}.png")
-    image.file_format = "PNG"
-    try:
-        image.save()
-    except RuntimeError:        # unsaved, the exporter encodes the pixels itself
-        image.filepath_raw = ""
-        return image, emits
+    # where it would encode the pixels again for every material using them. An opaque
+    # surface's alpha is 1 everywhere and glTF reads none (_bake links Alpha only for the
+    # others): RGB, a third less to encode and to store
+    image = write_png(px, os.path.join(baked["folder"], str(len(baked))),
+                      f"{os.path.splitext(base.name)[0]}_preview")
     _KEPT.keep(kept_key, image)
     return image, emits
 
