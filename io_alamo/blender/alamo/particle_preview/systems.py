@@ -11,7 +11,7 @@ frame depends on nothing else, so scrubbing, jumping and rendering a single fram
 import bpy
 import numpy as np
 
-from ....formats.alamo.particles import read_particles
+from ....formats.alamo.particles import batch, read_particles
 from ....formats.alamo.particles import simulate as sim
 from .. import game_view
 from ...source import get_source
@@ -183,7 +183,7 @@ def update_system(scene, root, emitters, t=None, ms=None, shown=None):
     world_to_root = _world_to(root_world)
     ms = models(root, emitters) if ms is None else ms
     if (bone_shown(root) if shown is None else shown):
-        states = sim.simulate(ms, t, world_to_local=world_to_root)
+        states = batch.simulate(ms, t, world_to_local=world_to_root)    # one pass
     else:
         states = [sim.empty(i) for i in range(len(ms))]
     camera = _camera_rotation(scene)

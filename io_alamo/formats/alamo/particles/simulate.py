@@ -450,10 +450,13 @@ def _merge(a, b):
                        ("start", "end", "key", "p0", "v0", "acc", "t0")))
 
 
-def simulate(emitters, t, world_to_local=None, seed=0) -> list:
+def simulate(emitters, t, world_to_local=None, seed=0, states=None) -> list:
     """The live particles of every emitter of a system at t seconds after its start: a list
     of :class:`Particles` in the order of ``emitters`` (:class:`Emitter` models). Emitters
-    that another's particles start run only from those; the others run from the system."""
+    that another's particles start run only from those; the others run from the system.
+    ``states``: what gives the particles once every emitter's instances are known
+    (:func:`each_state`'s arguments and result; ``batch.states`` runs the emitters that run
+    from the system in one pass)."""
     models = list(emitters)
     count = len(models)
     started = {}
@@ -476,6 +479,12 @@ def simulate(emitters, t, world_to_local=None, seed=0) -> list:
         if not added:
             break
         carriers.update(added)
+    return (states or each_state)(models, carriers, t, world_to_local)
+
+
+def each_state(models, carriers, t, world_to_local=None) -> list:
+    """:func:`state` of every model (by position) with its instances ``carriers`` (a dict by
+    position; a model without any gets no particles)."""
     out = []
     for i, em in enumerate(models):
         if i in carriers:
