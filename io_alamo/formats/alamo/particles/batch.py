@@ -222,6 +222,7 @@ def _states(models, keys, t, world_to_local):
     velocity = v0 + acc * at
     size, color, rotation, cells = _looks(plan, columns, e, rows, age, life)
     found = columns.column("keys", lambda m, d: d.keys)[rows]
+    whole = Rows(age, life, size, color, rotation, cells, columns, rows)
     ends = np.searchsorted(e, np.arange(len(models) + 1))
     out = []
     for i, em in enumerate(models):
@@ -234,8 +235,40 @@ def _states(models, keys, t, world_to_local):
             continue
         draws = kept.Draws(found[s], tables[i], rows[s] - columns.offset[i])
         out.append(sim.Particles(em.index, position[s], velocity[s], age[s], life[s], size[s],
-                                 color[s], rotation[s], cells[s], found[s], False, draws))
+                                 color[s], rotation[s], cells[s], found[s], False, draws,
+                                 (whole, s)))
     return out
+
+
+class Rows:
+    """A batch's particles of all its emitters, one after the other (each emitter's
+    ``Particles`` are a slice of these): the display takes its arrays whole instead of
+    joining the emitters' again."""
+
+    def __init__(self, age, lifetime, size, color, rotation, texture_index, columns, rows):
+        self.age, self.lifetime, self.size, self.color = age, lifetime, size, color
+        self.rotation, self.texture_index = rotation, texture_index
+        self._columns, self._rows = columns, rows
+
+    def uniform(self, channel):
+        """``sampling.uniform`` of every row for ``channel`` (as each emitter's draws)."""
+        return _uniform(self._columns, channel)[self._rows]
+
+
+def joined(parts_list):
+    """(the batch's :class:`Rows`, slice) that ``parts_list`` (simulate.Particles) are, one
+    after the other, or None when they are not one run of a batch's rows."""
+    first = getattr(parts_list[0], "rows", None) if parts_list else None
+    if first is None:
+        return None
+    whole, start = first[0], first[1].start
+    stop = start
+    for parts in parts_list:
+        held = parts.rows
+        if held is None or held[0] is not whole or held[1].start != stop:
+            return None
+        stop = held[1].stop
+    return whole, slice(start, stop)
 
 
 def _group(m, d, which, channel):

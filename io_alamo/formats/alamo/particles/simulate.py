@@ -160,6 +160,7 @@ class Particles:
     key: np.ndarray
     truncated: bool = False
     draws: object = None        # their random draws (draws.Draws), for the display's own
+    rows: object = None         # (batch.Rows, slice): their rows among a whole batch's
 
     def __len__(self):
         return len(self.age)
@@ -443,6 +444,20 @@ def _spawned(em, child, carriers, t, world_to_local, on_death):
     return _Carriers(parts.birth, parts.birth + parts.lifetime, keys, p0, v0, acc, parts.birth)
 
 
+_ROOT_KEYS = {}
+
+
+def _root_key(seed, index):
+    """The key of emitter ``index``'s own instance (kept: it is the same on every frame)."""
+    found = _ROOT_KEYS.get((seed, index))
+    if found is None:
+        if len(_ROOT_KEYS) > 4096:
+            _ROOT_KEYS.clear()
+        found = _ROOT_KEYS[(seed, index)] = rnd.mix(np.array([seed * 1000 + index + 1],
+                                                             np.uint64))[0]
+    return found
+
+
 def _merge(a, b):
     if a is None:
         return b
@@ -466,8 +481,7 @@ def simulate(emitters, t, world_to_local=None, seed=0, states=None) -> list:
                 started.setdefault(link, []).append((parent, on_death))
     models = [one_burst(em) if any(d for _, d in started.get(i, ())) else em
               for i, em in enumerate(models)]
-    carriers = {i: _Carriers.root(rnd.mix(np.array([seed * 1000 + i + 1], np.uint64))[0])
-                for i in range(count) if i not in started}
+    carriers = {i: _Carriers.root(_root_key(seed, i)) for i in range(count) if i not in started}
     for _ in range(MAX_DEPTH):
         added = {}
         for child, parents in started.items():
