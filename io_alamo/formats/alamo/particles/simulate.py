@@ -444,17 +444,20 @@ def _spawned(em, child, carriers, t, world_to_local, on_death):
     return _Carriers(parts.birth, parts.birth + parts.lifetime, keys, p0, v0, acc, parts.birth)
 
 
-_ROOT_KEYS = {}
+_ROOTS = {}
 
 
-def _root_key(seed, index):
-    """The key of emitter ``index``'s own instance (kept: it is the same on every frame)."""
-    found = _ROOT_KEYS.get((seed, index))
+def _root(seed, index):
+    """Emitter ``index``'s own instance, the system's (kept: the same on every frame; its
+    arrays read-only)."""
+    found = _ROOTS.get((seed, index))
     if found is None:
-        if len(_ROOT_KEYS) > 4096:
-            _ROOT_KEYS.clear()
-        found = _ROOT_KEYS[(seed, index)] = rnd.mix(np.array([seed * 1000 + index + 1],
-                                                             np.uint64))[0]
+        if len(_ROOTS) > 4096:
+            _ROOTS.clear()
+        found = _Carriers.root(rnd.mix(np.array([seed * 1000 + index + 1], np.uint64))[0])
+        for name in ("start", "end", "key", "p0", "v0", "acc", "t0"):
+            getattr(found, name).flags.writeable = False
+        _ROOTS[(seed, index)] = found
     return found
 
 
@@ -481,7 +484,7 @@ def simulate(emitters, t, world_to_local=None, seed=0, states=None) -> list:
                 started.setdefault(link, []).append((parent, on_death))
     models = [one_burst(em) if any(d for _, d in started.get(i, ())) else em
               for i, em in enumerate(models)]
-    carriers = {i: _Carriers.root(_root_key(seed, i)) for i in range(count) if i not in started}
+    carriers = {i: _root(seed, i) for i in range(count) if i not in started}
     for _ in range(MAX_DEPTH):
         added = {}
         for child, parents in started.items():
