@@ -256,19 +256,25 @@ class Rows:
 
 
 def joined(parts_list):
-    """(the batch's :class:`Rows`, slice) that ``parts_list`` (simulate.Particles) are, one
-    after the other, or None when they are not one run of a batch's rows."""
+    """(the batch's :class:`Rows`, which of its rows) that ``parts_list`` (simulate.Particles)
+    are, one after the other (a slice, or an index where some of the batch's emitters are
+    left out or come in another order), or None when they are not all of one batch."""
     first = getattr(parts_list[0], "rows", None) if parts_list else None
     if first is None:
         return None
     whole, start = first[0], first[1].start
-    stop = start
+    stop, runs = start, []
     for parts in parts_list:
-        held = parts.rows
-        if held is None or held[0] is not whole or held[1].start != stop:
+        held = getattr(parts, "rows", None)
+        if held is None or held[0] is not whole:
             return None
+        if held[1].start != stop:
+            runs.append(np.arange(start, stop))
+            start = held[1].start
         stop = held[1].stop
-    return whole, slice(start, stop)
+    if not runs:
+        return whole, slice(start, stop)
+    return whole, np.concatenate(runs + [np.arange(start, stop)])
 
 
 def _group(m, d, which, channel):
