@@ -20,7 +20,6 @@ from . import simulate as sim
 from .batch_tracks import Sampler, TrackSet
 
 _PLANS = {}         # models' ids -> _Plan (holding the models, so their ids stay theirs)
-_COLUMNS = {}       # tables' ids -> _Columns (holding the tables)
 
 
 def simulate(emitters, t, world_to_local=None, seed=0) -> list:
@@ -94,6 +93,7 @@ class _Plan:
         self.usable = all(track.usable for track in self.tracks.values())
         self.turns = np.array([_fixed_turns(m) for m in models]).reshape(-1, 3)
         self._acc = {}
+        self.columns = None         # (its tables' ids, _Columns) of the last frame
 
     def acceleration(self, world_to_local):
         """Each emitter's acceleration before the outward push (``simulate._start``)."""
@@ -208,8 +208,10 @@ def _states(models, keys, t, world_to_local):
     e, k, when, clock, first, stop, count, over = _rows(plan, t)
     tables = {i: kept.table(models[i], keys[i], int(first[i]), int(stop[i]))
               for i in np.flatnonzero(count).tolist()}
-    columns = _kept(_COLUMNS, tuple((i, id(tb)) for i, tb in tables.items()),
-                    lambda: _Columns(plan, tables), 64)
+    key = tuple((i, id(tb)) for i, tb in tables.items())   # the held ones keep theirs alive
+    if plan.columns is None or plan.columns[0] != key:          # one set per plan: the last
+        plan.columns = (key, _Columns(plan, tables))
+    columns = plan.columns[1]
     rows = columns.offset[e] + k - columns.first[e]
     life = columns.column("life", lambda m, d: d.life(max(float(m.lifetime), 0.0),
                                                        float(m.randomized_lifetime)))[rows]
