@@ -39,6 +39,9 @@ def states(models, carriers, t, world_to_local=None) -> list:
             batch.append(i)
         else:
             rest[i] = held
+    if len(batch) < 2:              # one emitter: its own pass is as short
+        rest.update((i, carriers[i]) for i in batch)
+        batch = []
     done = dict(zip(batch, _states([models[i] for i in batch],
                                    [int(carriers[i].key[0]) for i in batch], t,
                                    world_to_local))) if batch else {}

@@ -34,16 +34,20 @@ class TrackSet:
         self.usable = all(np.isfinite(c.times).all() for c in curves)
         self.times_key = tuple(c.times_key for c in curves)
         self.zero = self.constant & (self.first == 0.0)
+        # one set of key times for every emitter: one search, as the curve's own
+        self.shared = len(set(self.times_key)) == 1
         self._cumulative = None
 
     def segments(self, x, row):
         """What ``Curve._segments`` gives each row: x clipped, i, j, f, width (``row``: the
         emitter of each x)."""
         x = np.minimum(np.maximum(np.asarray(x, np.float64), 0.0), 1.0)
-        times = self.times[row]
-        count = (times <= x[:, None]).sum(axis=1)         # searchsorted(side="right")
         length = self.length[row]
-        count = np.where(x != x, length, count)           # NaN sorts after every time
+        if self.shared:
+            count = np.searchsorted(self.curves[0].times, x, side="right")
+        else:
+            count = (self.times[row] <= x[:, None]).sum(axis=1)   # searchsorted(side="right")
+            count = np.where(x != x, length, count)               # NaN sorts after every time
         i = np.minimum(np.maximum(count - 1, 0), np.maximum(length - 2, 0))
         j = np.minimum(i + 1, length - 1)
         flat = row * self.width
@@ -64,6 +68,8 @@ class TrackSet:
                            y1 + (y2 - y1) * (1.0 - np.cos(np.pi * f)) / 2.0, out)
         if (kind == rnd.INTERP_STEP).any():
             out = np.where(kind == rnd.INTERP_STEP, np.where(x >= tj, y2, y1), out)
+        if not self.constant.any():
+            return out
         return np.where(self.constant[row], self.first[row], out)
 
     def _sums(self):
@@ -82,6 +88,8 @@ class TrackSet:
 
     def integral(self, row, segments):
         """``Curve.integral`` of each row's curve."""
+        if self.zero.all():                     # no rotation anywhere: every term is +0
+            return np.zeros(len(row))
         x, i, j, f, width, flat, _ = segments
         v = self.values.ravel()
         y1, y2 = v[flat + i], v[flat + j]
@@ -94,7 +102,7 @@ class TrackSet:
         if (kind == rnd.INTERP_STEP).any():
             part = np.where(kind == rnd.INTERP_STEP, y1 * d, part)
         out = self._sums().ravel()[flat + i] + part
-        return np.where(self.zero[row], 0.0, out)
+        return np.where(self.zero[row], 0.0, out) if self.zero.any() else out
 
 
 class Sampler:
@@ -107,6 +115,8 @@ class Sampler:
 
     def __call__(self, name, integral=False):
         track = self.tracks[name]
+        if integral and track.zero.all():
+            return np.zeros(len(self.row))
         if track.constant.all() and not integral:
             return track.first[self.row]
         segments = self.found.get(track.times_key)
