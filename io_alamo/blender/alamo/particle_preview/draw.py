@@ -93,6 +93,16 @@ def cells(texture_index, elements):
     return np.stack([col * size, 1.0 - (row + 1) * size, np.broadcast_to(size, i.shape)], axis=1)
 
 
+def _positions(mesh, flat):
+    """The vertices' places (through the ``position`` attribute where the mesh has one: a
+    few times faster than ``vertices.foreach_set("co")``, the same numbers)."""
+    att = mesh.attributes.get("position")
+    if att is not None and att.data_type == "FLOAT_VECTOR" and att.domain == "POINT":
+        att.data.foreach_set("vector", flat)
+    else:
+        mesh.vertices.foreach_set("co", flat)
+
+
 def _set(mesh, name, kind, key, values):
     att = mesh.attributes.get(name)
     if att is None or att.data_type != kind or att.domain != "POINT":
@@ -122,7 +132,7 @@ def write_many(jobs):
             mesh.clear_geometry()
             mesh.vertices.add(count)
         position = parts.position @ m[:3, :3].T + m[:3, 3] if count else np.zeros((0, 3))
-        mesh.vertices.foreach_set("co", position.astype(np.float32).ravel())
+        _positions(mesh, position.astype(np.float32).ravel())
         if count and tail_size > 0.0:           # tails: stretched along the velocity as seen
             rotation, scale, offset = quads(_Shown(parts, m[:3, :3]), basis, tail_size)
             looks = _looks([parts], [elements])
