@@ -51,6 +51,20 @@ def death_creator(parent, per_interval=4.0, velocity=None):
                           (109, pb.cstr(parent))])
 
 
+def velocity_creator(pid, extra, per_interval=1.0, interval=0.5, velocity=None):
+    """A shape (34) or enhanced trail (39) creator with the velocity options and ``extra``
+    parameters (a trail's parent name at 300)."""
+    return pb.plugin(pid, [(100, f32(per_interval)), (101, f32(interval)),
+                           (102, b"\x00"), (103, f32(0.0)), (104, f32(0.0)),
+                           (105, group()), (106, b"\x00"), (107, velocity or group()),
+                           (108, b"\x00"), *extra])
+
+
+def velocity_options(local=True, inherit=False, scale=1.0, cap=1e30):
+    return [(109, bytes([local])), (110, bytes([inherit])), (111, f32(scale)),
+            (112, f32(cap))]
+
+
 def emitter(name, creator=None, lifetime=2.0, variation=0.0, texture="p_uaw_fire.tga",
             shader="Engine/PrimAdditive.fx", size=0.5, colour=(1.0, 0.5, 0.25, 1.0),
             spawn_on_death=False, modifiers=()):

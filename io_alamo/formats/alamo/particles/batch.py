@@ -27,31 +27,26 @@ def simulate(emitters, t, world_to_local=None, seed=0) -> list:
     return sim.simulate(emitters, t, world_to_local, seed, states=states)
 
 
-def states(models, carriers, t, world_to_local=None) -> list:
+def states(models, found, t, world_to_local=None) -> list:
     """``simulate.each_state``, the emitters whose one instance is the system's own in one
-    pass."""
-    out = sim.each_state([], {}, t)
-    rest = {}
-    batch = []
-    for i, em in enumerate(models):
-        held = carriers.get(i)
-        if held is not None and held.still and len(held) == 1:
-            batch.append(i)
-        else:
-            rest[i] = held
+    pass (the others, linked ones, as ``each_state`` runs them)."""
+    batch = [i for i in range(len(models)) if _alone(found.get(i))]
     if len(batch) < 2:              # one emitter: its own pass is as short
-        rest.update((i, carriers[i]) for i in batch)
         batch = []
-    done = dict(zip(batch, _states([models[i] for i in batch],
-                                   [int(carriers[i].key[0]) for i in batch], t,
+    done = dict(zip(batch, _states([found[i][0][0] for i in batch],
+                                   [found[i][0][1] for i in batch], t,
                                    world_to_local))) if batch else {}
-    for i, em in enumerate(models):
-        if i not in done:
-            held = rest.get(i)
-            done[i] = sim.state(em, held, t, world_to_local) if held is not None else \
-                sim.empty(em.index)
-        out.append(done[i])
-    return out
+    rest = [i for i in range(len(models)) if i not in done]
+    done.update(zip(rest, sim.each_state([models[i] for i in rest],
+                                         {k: found[i] for k, i in enumerate(rest)
+                                          if i in found}, t, world_to_local)))
+    return [done[i] for i in range(len(models))]
+
+
+def _alone(entry):
+    """Whether ``entry`` (an emitter's instances) is the system's own instance alone."""
+    return entry is not None and len(entry) == 1 and entry[0][1].still and \
+        len(entry[0][1]) == 1
 
 
 def _kept(cache, key, make, limit=16):
@@ -201,13 +196,13 @@ def _rows(plan, t):
     return e, k, when, clock, lo * unit, hi * unit, count, over
 
 
-def _states(models, keys, t, world_to_local):
-    """``simulate.state`` of each of ``models`` run from the system (its instance's key in
-    ``keys``), in one pass."""
+def _states(models, carriers, t, world_to_local):
+    """``simulate.state`` of each of ``models`` run from the system (its instance in
+    ``carriers``), in one pass."""
+    keys = [int(c.key[0]) for c in carriers]
     plan = _kept(_PLANS, tuple(map(id, models)), lambda: _Plan(models), 64)
     if not plan.usable:
-        return [sim.state(m, sim._Carriers.root(k), t, world_to_local)
-                for m, k in zip(models, keys)]
+        return [sim.state(m, c, t, world_to_local) for m, c in zip(models, carriers)]
     e, k, when, clock, first, stop, count, over = _rows(plan, t)
     tables = {i: kept.table(models[i], keys[i], int(first[i]), int(stop[i]))
               for i in np.flatnonzero(count).tolist()}
@@ -232,7 +227,7 @@ def _states(models, keys, t, world_to_local):
     out = []
     for i, em in enumerate(models):
         if over[i]:
-            out.append(sim.state(em, sim._Carriers.root(keys[i]), t, world_to_local))
+            out.append(sim.state(em, carriers[i], t, world_to_local))
             continue
         s = slice(ends[i], ends[i + 1])
         if s.start == s.stop:

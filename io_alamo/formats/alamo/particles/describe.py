@@ -11,6 +11,8 @@ from ..chunks import BytesLike, Chunk, read_chunks, read_minis
 from . import codec
 from ...problems import Problem, note, warning
 from .game_rules import particle_problems
+from . import uaw_play
+from .link_rules import link_problems
 from .read import (EMITTER, EMITTER_CHUNKS, LINK_SCHEMA, ROOT, decode_particles,
                    read_particles, track_schema)
 from .records import (BLEND_MODES, GROUP_DTYPE, GROUP_TYPES, NO_EMITTER, PROPERTY_BY_ID,
@@ -98,7 +100,7 @@ def problems(data: BytesLike, filename: str | None = None) -> list[Problem]:
         raise e.with_filename(filename)
     out += _name_problem(system, filename)
     if isinstance(system, UawParticleSystem):
-        return out
+        return out + link_problems(uaw_play.link_records(system))
     emitters = [e for e in system.emitters if not isinstance(e, Chunk)]
     for i, e in enumerate(emitters):
         who = f"emitter {i} ({e.name!r})"
@@ -116,7 +118,7 @@ def problems(data: BytesLike, filename: str | None = None) -> list[Problem]:
                             "loader reads it)", who))
         out += _value_problems(e, who)
         out.extend(note(text, who) for text in e.layout.notes if e.layout)
-    return out
+    return out + link_problems(emitters)
 
 
 def _value_problems(e, who):

@@ -48,12 +48,11 @@ import numpy as np
 
 from . import draws as kept
 from . import sampling as rnd
+from .link_graph import MAX_DEPTH, links, per_instance, reach as _reach
 from .records import GROUP_FIELDS, NO_EMITTER, TRACK_NAMES
 
 #: Cap on the particles one emitter may have alive (a bad file asking for millions stops here).
 MAX_PARTICLES = 200_000
-#: How many levels of emitters started by other emitters' particles are followed.
-MAX_DEPTH = 4
 _TOL = 1e-6
 _EDGE = _TOL * 0.1      # a particle whose age is within this of its lifetime has died
 TRACKS = TRACK_NAMES
@@ -96,6 +95,14 @@ class Emitter:
     curves: dict = field(default_factory=dict)      # track name -> sampling.Curve
     birth: int = NO_EMITTER
     death: int = NO_EMITTER
+    # links the child names (UaW trail and death creators): ((parent index, on_death), ...)
+    started_by: tuple = ()
+    # UaW's creators: the velocity of the particle that started the instance inherited
+    # (``emitter_speed_mult`` times, at most ``max_inherited_speed``), even at its death;
+    # the velocity group in world space instead of the emitter's ("local velocity" off)
+    inherit_velocity: bool = False
+    max_inherited_speed: float = float("inf")
+    world_velocity: bool = False
     # how the particles are drawn (not simulated): kept with the model for the display
     blend_mode: int = 1
     is_heat_particle: bool = False
@@ -322,9 +329,11 @@ def _start(em, parts, carriers, world_to_local):
     if em.inward_speed:       # positive: away from the emitter, added to the group's velocity
         v0 = v0 + _unit(p0) * float(em.inward_speed)
     origin, carrier_velocity = carriers.place(parts.inst, parts.birth)
-    if em.use_emitter_speed_mult:
-        v0 = v0 + carrier_velocity * float(em.emitter_speed_mult)
     to_local = np.eye(3) if world_to_local is None else np.asarray(world_to_local, np.float64)
+    if em.world_velocity:       # a world-space velocity: into the emitter's space
+        v0 = v0 @ to_local.T
+    if em.use_emitter_speed_mult or em.inherit_velocity:
+        v0 = v0 + _inherited(em, carrier_velocity)
     base = np.asarray(em.acceleration, np.float64)
     if not em.object_space_acceleration:
         base = to_local @ base
@@ -424,9 +433,22 @@ def one_burst(child: Emitter) -> Emitter:
                    burst_delay=1.0, initial_delay=0.0, skip_time=0.0, freeze_time=0.0)
 
 
-def _spawned(em, child, carriers, t, world_to_local, on_death):
-    """Instances of ``child`` started by ``em``'s particles (at their birth or death)."""
-    extra = max(float(child.lifetime), 0.0)
+def _inherited(em, carrier_velocity):
+    """The velocity a particle takes from the particle that started its instance: along it,
+    ``emitter_speed_mult`` times its speed, at most ``max_inherited_speed`` (UaW's inherit
+    velocity; EaW's emitter speed multiplier has no cap)."""
+    scaled = carrier_velocity * float(em.emitter_speed_mult)
+    cap = float(em.max_inherited_speed)
+    if not cap < np.inf:
+        return scaled
+    speed = np.linalg.norm(carrier_velocity, axis=1, keepdims=True)
+    return _unit(carrier_velocity) * np.minimum(speed * float(em.emitter_speed_mult), cap)
+
+
+def _spawned(em, carriers, t, world_to_local, on_death, extra, salt, moving=False):
+    """Instances started by ``em``'s particles (at their birth or death) that may still
+    matter at t (``extra``: how long after a particle's death); ``moving``: a death burst
+    keeps the dying particle's velocity (to inherit), else it stands still."""
     parts = born(em, carriers, t, extra=extra)
     if on_death:
         dead = parts.age >= parts.lifetime - _EDGE
@@ -434,16 +456,18 @@ def _spawned(em, child, carriers, t, world_to_local, on_death):
                       parts.birth[dead], parts.lifetime[dead], parts.key[dead],
                       draws=parts.draws.subset(dead))
     p0, v0, acc = _start(em, parts, carriers, world_to_local)
-    keys = rnd.child_keys(parts.key, 7000 + child.index)
-    if on_death:        # where it died, standing still: the burst inherits no velocity
+    keys = rnd.child_keys(parts.key, salt)
+    if on_death:        # where it died (one burst, at once: the point needs no motion)
         age = parts.lifetime[:, None]
         where = p0 + v0 * age + 0.5 * acc * age * age
         start = parts.birth + parts.lifetime
         zero = np.zeros_like(acc)
-        return _Carriers(start, np.full(len(start), np.inf), keys, where, zero, zero, start)
+        speed = v0 + acc * age if moving else zero
+        return _Carriers(start, np.full(len(start), np.inf), keys, where, speed, zero, start)
     return _Carriers(parts.birth, parts.birth + parts.lifetime, keys, p0, v0, acc, parts.birth)
 
 
+_FIELDS = ("start", "end", "key", "p0", "v0", "acc", "t0")
 _ROOTS = {}
 
 
@@ -455,7 +479,7 @@ def _root(seed, index):
         if len(_ROOTS) > 4096:
             _ROOTS.clear()
         found = _Carriers.root(rnd.mix(np.array([seed * 1000 + index + 1], np.uint64))[0])
-        for name in ("start", "end", "key", "p0", "v0", "acc", "t0"):
+        for name in _FIELDS:
             getattr(found, name).flags.writeable = False
         _ROOTS[(seed, index)] = found
     return found
@@ -464,51 +488,92 @@ def _root(seed, index):
 def _merge(a, b):
     if a is None:
         return b
-    return _Carriers(*(np.concatenate([getattr(a, f), getattr(b, f)]) for f in
-                       ("start", "end", "key", "p0", "v0", "acc", "t0")))
+    return _Carriers(*(np.concatenate([getattr(a, f), getattr(b, f)]) for f in _FIELDS))
+
+
+def _capped(c, em, extra):
+    """``c`` with no more instances than keep ``em``'s particles near ``MAX_PARTICLES`` (a
+    link loop or a huge fan-out would otherwise ask for billions)."""
+    each = per_instance(em, extra)
+    most = int(MAX_PARTICLES // each) if each == each and each > 1.0 else MAX_PARTICLES
+    if len(c) <= max(most, 1):
+        return c
+    return _Carriers(*(getattr(c, f)[:max(most, 1)] for f in _FIELDS))
+
+
+def instances(emitters, t, world_to_local=None, seed=0) -> dict:
+    """``{emitter: [(model, carriers), ...]}``: the instances of every emitter at t. An
+    emitter no link starts runs one instance from the system. Linked ones run one instance per
+    particle of each parent, level by level, every link its own (a birth link the child's own
+    schedule while its particle lives, a death link one burst where it died); an emitter
+    started only by itself or by a loop no root reaches never runs (as in the viewer's and
+    the editors' simulations), and a loop a root reaches is followed ``MAX_DEPTH`` levels
+    deep (in the game it never ends)."""
+    models = list(emitters)
+    found = links(models)
+    started = {child for _, child, _ in found}
+    both = {(p, c) for p, c, d in found if d and (p, c, False) in found}
+    reach = _reach(models, found)
+    out = {i: [(em, _root(seed, i))] for i, em in enumerate(models) if i not in started}
+    level = dict(out)
+    kinds = {}
+    for _ in range(MAX_DEPTH):
+        made = {}
+        for parent, child, on_death in found:
+            salt = 7000 + models[child].index + (100_000 if (parent, child) in both
+                                                 and on_death else 0)
+            for model, carriers in level.get(parent, ()):
+                new = _spawned(model, carriers, t, world_to_local, on_death, reach[child],
+                               salt, models[child].inherit_velocity)
+                if len(new):
+                    made[(child, on_death)] = _merge(made.get((child, on_death)), new)
+        level = {}
+        for (child, on_death), carriers in made.items():
+            model = kinds.setdefault((child, on_death), one_burst(models[child]) if on_death
+                                     else models[child])
+            carriers = _capped(carriers, model, reach[child])
+            level.setdefault(child, []).append((model, carriers))
+            out.setdefault(child, []).append((model, carriers))
+        if not level:
+            break
+    return out
+
+
+def _joined(index, parts):
+    """One :class:`Particles` of several sets of the same emitter's particles."""
+    parts = [p for p in parts if len(p)]
+    if not parts:
+        return empty(index)
+    if len(parts) == 1:
+        return parts[0]
+    cat = {f: np.concatenate([getattr(p, f) for p in parts]) for f in
+           ("position", "velocity", "age", "lifetime", "size", "color", "rotation",
+            "texture_index", "key")}
+    over = len(cat["key"]) > MAX_PARTICLES
+    if over:
+        cat = {f: v[:MAX_PARTICLES] for f, v in cat.items()}
+    return Particles(index, truncated=over or any(p.truncated for p in parts),
+                     draws=kept.Draws(cat["key"]), **cat)
 
 
 def simulate(emitters, t, world_to_local=None, seed=0, states=None) -> list:
     """The live particles of every emitter of a system at t seconds after its start: a list
     of :class:`Particles` in the order of ``emitters`` (:class:`Emitter` models). Emitters
-    that another's particles start run only from those; the others run from the system.
-    ``states``: what gives the particles once every emitter's instances are known
-    (:func:`each_state`'s arguments and result; ``batch.states`` runs the emitters that run
-    from the system in one pass)."""
+    that another's particles start run only from those (:func:`instances`); the others run
+    from the system. ``states``: what gives the particles once every emitter's instances are
+    known (:func:`each_state`'s arguments and result; ``batch.states`` runs the emitters that
+    run from the system in one pass)."""
     models = list(emitters)
-    count = len(models)
-    started = {}
-    for parent, em in enumerate(models):
-        for link, on_death in ((em.birth, False), (em.death, True)):
-            if 0 <= link < count and link != parent:
-                started.setdefault(link, []).append((parent, on_death))
-    models = [one_burst(em) if any(d for _, d in started.get(i, ())) else em
-              for i, em in enumerate(models)]
-    carriers = {i: _root(seed, i) for i in range(count) if i not in started}
-    for _ in range(MAX_DEPTH):
-        added = {}
-        for child, parents in started.items():
-            for parent, on_death in parents:
-                if parent in carriers and child not in carriers:
-                    made = _spawned(models[parent], models[child], carriers[parent], t,
-                                    world_to_local, on_death)
-                    added[child] = _merge(added.get(child), made)
-        if not added:
-            break
-        carriers.update(added)
-    return (states or each_state)(models, carriers, t, world_to_local)
+    found = instances(models, t, world_to_local, seed)
+    return (states or each_state)(models, found, t, world_to_local)
 
 
-def each_state(models, carriers, t, world_to_local=None) -> list:
-    """:func:`state` of every model (by position) with its instances ``carriers`` (a dict by
-    position; a model without any gets no particles)."""
-    out = []
-    for i, em in enumerate(models):
-        if i in carriers:
-            out.append(state(em, carriers[i], t, world_to_local))
-        else:       # started only by an emitter that never runs (a link cycle)
-            out.append(empty(em.index))
-    return out
+def each_state(models, found, t, world_to_local=None) -> list:
+    """The particles of every model (by position) from its instances ``found`` (as
+    :func:`instances` gives them), joined per emitter."""
+    return [_joined(em.index, [state(model, carriers, t, world_to_local)
+                               for model, carriers in found.get(i, ())])
+            for i, em in enumerate(models)]
 
 
 def empty(index=0) -> Particles:

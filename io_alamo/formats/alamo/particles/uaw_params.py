@@ -32,12 +32,17 @@ SHAPES = ("point", "direction", "sphere", "range", "spherical_range", "cylinder"
 # the simple creators (point, trail, sphere, box, torus): a stream and a speed
 _SIMPLE = {0: ("particles_per_second", FLOAT), 1: ("speed", FLOAT),
            2: ("speed_variation", FLOAT)}
+# how a creator's particles take their velocity (the shape creators' 109-112, the death
+# creator's 105-108): the velocity group in the emitter's frame or the world's, and the
+# velocity of the particle that started the instance added, scaled and capped
+_VELOCITY = {9: ("local_velocity", BOOL), 10: ("inherit_velocity", BOOL),
+             11: ("inherited_velocity_scale", FLOAT), 12: ("max_inherited_velocity", FLOAT)}
 # the shape creators (shape, enhanced trail, aligned shape, outward velocity shape, enhanced
 # mesh): particles per interval, bursts or a stream, a delay and a stop time
 _SHAPE = {6: ("pre_simulate_seconds", FLOAT), 100: ("particles_per_interval", FLOAT),
           101: ("spawn_interval", FLOAT), 102: ("bursting", BOOL), 103: ("start_delay", FLOAT),
           104: ("stop_time", FLOAT), 106: ("hollow_position", BOOL),
-          108: ("hollow_velocity", BOOL)}
+          108: ("hollow_velocity", BOOL), **{100 + k: v for k, v in _VELOCITY.items()}}
 _KILLER = {0: ("lifetime", FLOAT), 1: ("lifetime_variation", FLOAT),
            3: ("spawn_on_death", BOOL)}
 #: plugin id -> {parameter id: (name, type)} of the parameters offered for editing
@@ -50,7 +55,8 @@ PARAMETERS = {
     **{pid: _SHAPE for pid in (34, 39, 43, 50)},
     35: {k: v for k, v in _SHAPE.items() if k != 106},                 # enhanced mesh
     40: {100: ("particles_per_interval", FLOAT), 102: ("hollow_position", BOOL),
-         104: ("hollow_velocity", BOOL)},                               # death creator
+         104: ("hollow_velocity", BOOL),
+         **{96 + k: v for k, v in _VELOCITY.items()}},                  # death creator
     **{pid: _KILLER for pid in (19, 20, 21, 44)},
     7: {100: ("start_time", FLOAT), 101: ("end_time", FLOAT), 200: ("start_size", FLOAT),
         201: ("end_size", FLOAT), 202: ("size_variation", FLOAT)},      # linear size

@@ -24,6 +24,9 @@ Property groups (every shape, hollow or filled) sample as the viewer's do
 out at their speed. Blender-free: numpy only.
 """
 
+from dataclasses import replace
+from types import SimpleNamespace
+
 import numpy as np
 
 from . import sampling as rnd
@@ -220,6 +223,7 @@ def model(emitter, index=None) -> sim.Emitter:
         out["lifetime"] = max(float(values["lifetime"]), 0.0)
         var = abs(float(values.get("lifetime_variation", 0.0)))
         out["randomized_lifetime"] = min(var / 100.0 if var > 1.0 else var, 1.0)
+    _velocity(values, out)
     _looks(values, out)
     _modifiers(emitter, out)
     _groups(emitter, out)
@@ -242,8 +246,43 @@ def _shader(emitter):
 
 def models(system) -> list:
     """The simulator's models of every emitter of a :class:`UawParticleSystem`, with the
-    death and trail links their creators name set on the emitters they name."""
+    death and trail links their creators name set on the emitters they name. As in the
+    viewer, every child of a parent plays (its parents keep a list of them: the first of
+    each kind goes on the parent's link, the others name their parent in ``started_by``);
+    a child naming itself never runs, nor one whose parent is not in the effect or never
+    fires it (a death creator whose parent's killer does not "spawn on age")."""
     out = [model(e, i) for i, e in enumerate(system.emitters)]
+    for i, p, on_death in _named_parents(system):
+        fires = p is not None and (not on_death or p == i or _values(
+            system.emitters[p]).get("spawn_on_death"))
+        kind = "death" if on_death else "birth"
+        if not fires:
+            out[i] = replace(out[i], in_bursts=False, num_particles_per_second=0)
+        elif p != i and getattr(out[p], kind) == sim.NO_EMITTER:
+            setattr(out[p], kind, i)
+        else:
+            out[i].started_by += ((p, on_death),)
+    return out
+
+
+def link_records(system) -> list:
+    """Per emitter, what ``validate``'s link rules read (name, the links it names, and
+    whether its parent can fire it), without building the whole models."""
+    out = [SimpleNamespace(name=e.name or "", birth=sim.NO_EMITTER, death=sim.NO_EMITTER,
+                           started_by=(), silent=None) for e in system.emitters]
+    for i, p, on_death in _named_parents(system):
+        if p is None:
+            out[i].silent = "the emitter its creator names is not in the effect"
+        elif on_death and p != i and not _values(system.emitters[p]).get("spawn_on_death"):
+            out[i].silent = (f"emitter {p} ({out[p].name!r}), whose deaths it bursts at, "
+                             "does not \"spawn on age\" (its killer's parameter 3)")
+        else:
+            out[i].started_by += ((p, on_death),)
+    return out
+
+
+def _named_parents(system):
+    """(child, parent index or None, on death) of every emitter whose creator names one."""
     names = {}
     for i, e in enumerate(system.emitters):
         names.setdefault((e.name or "").lower(), i)
@@ -251,17 +290,20 @@ def models(system) -> list:
         found = {}
         _groups(e, found)
         parent = found.get("_parent")
-        if parent is None:
-            continue
-        p = names.get(parent[0].lower())
-        if p is None or p == i:
-            continue
-        # the simulator follows one child per parent and link: the first (a second child of
-        # the same parent, e.g. a copy, plays in the game but not in the preview)
-        if parent[1]:               # fires only when the parent's killer spawns on death
-            if _values(system.emitters[p]).get("spawn_on_death") and \
-                    out[p].death == sim.NO_EMITTER:
-                out[p].death = i
-        elif out[p].birth == sim.NO_EMITTER:
-            out[p].birth = i
-    return out
+        if parent is not None:
+            yield i, names.get(parent[0].lower()), parent[1]
+
+
+def _velocity(values, out):
+    """The creator's velocity options: "local velocity" off puts the velocity group in the
+    world's frame (the viewer turns it by the emitter's transform only when on); "inherit
+    velocity" adds the velocity of the particle that started the instance (a trail or death
+    creator's parent; a root instance has none), along it, ``scale`` times its speed, at most
+    ``max`` (the viewer's ``min(speed * scale, max)``)."""
+    if "local_velocity" in values:
+        out["world_velocity"] = not values["local_velocity"]
+    if values.get("inherit_velocity"):
+        cap = float(values.get("max_inherited_velocity", np.inf))
+        out.update(inherit_velocity=True,
+                   emitter_speed_mult=float(values.get("inherited_velocity_scale", 1.0)),
+                   max_inherited_speed=cap if cap == cap else np.inf)
