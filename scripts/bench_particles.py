@@ -39,7 +39,7 @@ import io_alamo  # noqa: E402
 from io_alamo.blender.alamo.importer.alo import import_alamo  # noqa: E402
 from io_alamo.blender.alamo.particle_preview import nodes, scene_systems  # noqa: E402
 from io_alamo.blender.alamo.particle_preview.systems import models  # noqa: E402
-from io_alamo.formats.alamo.particles import simulate  # noqa: E402
+from io_alamo.formats.alamo.particles import batch  # noqa: E402
 
 EXPLOSION = ROOT.parent / "shared" / "corpus-particles" / "P_EXPLOSION_EXAMPLE.ALO"
 FPS = 30
@@ -79,7 +79,7 @@ def play(path, first, frames, profile=None):
     ms = models(root, emitters)
     start = time.perf_counter()
     for frame in span:
-        simulate.simulate(ms, (frame - 1) / FPS)
+        batch.simulate(ms, (frame - 1) / FPS)      # what the preview runs
     sim_ms = (time.perf_counter() - start) / frames * 1e3
     return frames / elapsed, sum(counts) / len(counts), sim_ms
 

@@ -3,6 +3,7 @@ with the attributes the billboard nodes read (nodes.py). Whole arrays (``foreach
 
 import numpy as np
 
+from ....formats.alamo.particles import batch
 from ....formats.alamo.particles import sampling as rnd
 from ..preview.values import srgb_to_linear
 from . import nodes
@@ -92,6 +93,16 @@ def cells(texture_index, elements):
     return np.stack([col * size, 1.0 - (row + 1) * size, np.broadcast_to(size, i.shape)], axis=1)
 
 
+def _positions(mesh, flat):
+    """The vertices' places (through the ``position`` attribute where the mesh has one: a
+    few times faster than ``vertices.foreach_set("co")``, the same numbers)."""
+    att = mesh.attributes.get("position")
+    if att is not None and att.data_type == "FLOAT_VECTOR" and att.domain == "POINT":
+        att.data.foreach_set("vector", flat)
+    else:
+        mesh.vertices.foreach_set("co", flat)
+
+
 def _set(mesh, name, kind, key, values):
     att = mesh.attributes.get(name)
     if att is None or att.data_type != kind or att.domain != "POINT":
@@ -121,7 +132,7 @@ def write_many(jobs):
             mesh.clear_geometry()
             mesh.vertices.add(count)
         position = parts.position @ m[:3, :3].T + m[:3, 3] if count else np.zeros((0, 3))
-        mesh.vertices.foreach_set("co", position.astype(np.float32).ravel())
+        _positions(mesh, position.astype(np.float32).ravel())
         if count and tail_size > 0.0:           # tails: stretched along the velocity as seen
             rotation, scale, offset = quads(_Shown(parts, m[:3, :3]), basis, tail_size)
             looks = _looks([parts], [elements])
@@ -145,13 +156,20 @@ def write_many(jobs):
 def _looks(parts_list, elements):
     """Linear colour, sprite cell, age and size of the particles of ``parts_list`` (one after
     the other; ``elements``: each one's sprite count), as float32."""
-    colour = np.concatenate([np.asarray(p.color, np.float64).reshape(-1, 4) for p in parts_list])
+    run = batch.joined(parts_list)
+    if run is not None:             # one run of a batch's rows: its arrays as they are
+        whole, rows = run
+        colour, index = np.array(whole.color[rows], np.float64), whole.texture_index[rows]
+        age, size = whole.age[rows], whole.size[rows]
+    else:
+        colour = np.concatenate([np.asarray(p.color, np.float64).reshape(-1, 4)
+                                 for p in parts_list])
+        index = np.concatenate([np.asarray(p.texture_index) for p in parts_list])
+        age = np.concatenate([p.age for p in parts_list])
+        size = np.concatenate([p.size for p in parts_list])
     colour[:, :3] = srgb_to_linear(np.minimum(colour[:, :3], 1.0))
     counts = [len(p) for p in parts_list]
-    index = np.concatenate([np.asarray(p.texture_index) for p in parts_list])
     cell = cells(index, np.repeat(np.asarray(elements, np.int64), counts))
-    age = np.concatenate([p.age for p in parts_list])
-    size = np.concatenate([p.size for p in parts_list])
     return [np.ascontiguousarray(a, np.float32) for a in (colour, cell, age, size)]
 
 
@@ -163,10 +181,16 @@ def _flat_quads(rows):
     parts_list = [job[1] for job in rows]
     counts = [len(p) for p in parts_list]
     bases = np.stack([_orthonormal_kept(job[3]) for job in rows])
-    turn = np.concatenate([np.asarray(p.rotation, np.float64) for p in parts_list])
+    run = batch.joined(parts_list)
+    if run is not None:             # one run of a batch's rows: its arrays as they are
+        whole, at = run
+        turn, size = whole.rotation[at], whole.size[at]
+        u = whole.uniform(rnd.CH_DEPTH)[at]
+    else:
+        turn = np.concatenate([np.asarray(p.rotation, np.float64) for p in parts_list])
+        size = np.concatenate([np.asarray(p.size, np.float64) for p in parts_list])
+        u = np.concatenate([_depth_draws(p) for p in parts_list])
     r = bases[np.repeat(np.arange(len(rows)), counts)] @ _spin(turn)
-    size = np.concatenate([np.asarray(p.size, np.float64) for p in parts_list])
-    u = np.concatenate([_depth_draws(p) for p in parts_list])
     scale = np.stack([size, size, _depth(size, u)], axis=1)
     out = [_euler_xyz(r), scale, np.zeros((len(size), 3))]
     return [np.ascontiguousarray(a, np.float32) for a in out] + _looks(

@@ -104,7 +104,10 @@ def billboard_group():
 
 
 def _input_id(tree, name):
-    return next(s.identifier for s in tree.interface.items_tree
+    item = tree.interface.items_tree.get(name)      # one look-up by name (in C) ...
+    if item is not None and getattr(item, "in_out", None) == "INPUT":
+        return item.identifier
+    return next(s.identifier for s in tree.interface.items_tree     # ... or a scan
                 if getattr(s, "in_out", None) == "INPUT" and s.name == name)
 
 

@@ -11,7 +11,7 @@ frame depends on nothing else, so scrubbing, jumping and rendering a single fram
 import bpy
 import numpy as np
 
-from ....formats.alamo.particles import read_particles
+from ....formats.alamo.particles import batch, read_particles
 from ....formats.alamo.particles import simulate as sim
 from .. import game_view
 from ...source import get_source
@@ -114,8 +114,14 @@ def bone_shown(root):
                 (not playing and game_view.on_hidden_bone(root)))
 
 
+def _matrix(m):
+    """A Blender matrix as a numpy array (from its rows' slices: several times faster than
+    ``np.array(m)``, the same numbers)."""
+    return np.array([row[:] for row in m], np.float64)
+
+
 def _rotation(m):
-    r = np.array(m, np.float64)[:3, :3]
+    r = (m if isinstance(m, np.ndarray) else _matrix(m))[:3, :3]
     return r / np.maximum(np.linalg.norm(r, axis=0), 1e-12)
 
 
@@ -179,18 +185,18 @@ def update_system(scene, root, emitters, t=None, ms=None, shown=None):
     ``ms``: its emitters' models, ``shown``: :func:`bone_shown`, when already known."""
     _enough_bounces(scene)
     t = scene_time(scene) if t is None else t
-    root_world = np.array(root.matrix_world, np.float64)
+    root_world = _matrix(root.matrix_world)
     world_to_root = _world_to(root_world)
     ms = models(root, emitters) if ms is None else ms
     if (bone_shown(root) if shown is None else shown):
-        states = sim.simulate(ms, t, world_to_local=world_to_root)
+        states = batch.simulate(ms, t, world_to_local=world_to_root)    # one pass
     else:
         states = [sim.empty(i) for i in range(len(ms))]
     camera = _camera_rotation(scene)
     jobs = []
     for index, obj in emitters.items():
         matrix = obj.matrix_world
-        world = np.array(matrix, np.float64)
+        world = _matrix(matrix)
         to_object = _kept("to object", lambda: _inverse(matrix) @ root_world, world, root_world)
         inverse = _world_to(world)
         model = ms[index]

@@ -36,8 +36,17 @@ TARGET_KEY = "alamo_{}_target"       # the name of the emitter a link pointed to
 
 
 def in_scene(obj) -> bool:
+    """Whether ``obj`` is in a scene: a look-up by name per scene (``users_scene`` lists every
+    scene's objects on each call), the full scan where the name is another object's."""
     try:
-        return bool(obj.users_scene)
+        name = obj.name
+        for scene in bpy.data.scenes:
+            found = scene.objects.get(name)
+            if found is not None and found != obj:      # a linked object of the same name
+                return bool(obj.users_scene)
+            if found is not None:
+                return True
+        return False
     except ReferenceError:
         return False
 

@@ -167,6 +167,7 @@ class Particles:
     key: np.ndarray
     truncated: bool = False
     draws: object = None        # their random draws (draws.Draws), for the display's own
+    rows: object = None         # (batch.Rows, slice): their rows among a whole batch's
 
     def __len__(self):
         return len(self.age)
@@ -467,6 +468,21 @@ def _spawned(em, carriers, t, world_to_local, on_death, extra, salt, moving=Fals
 
 
 _FIELDS = ("start", "end", "key", "p0", "v0", "acc", "t0")
+_ROOTS = {}
+
+
+def _root(seed, index):
+    """Emitter ``index``'s own instance, the system's (kept: the same on every frame; its
+    arrays read-only)."""
+    found = _ROOTS.get((seed, index))
+    if found is None:
+        if len(_ROOTS) > 4096:
+            _ROOTS.clear()
+        found = _Carriers.root(rnd.mix(np.array([seed * 1000 + index + 1], np.uint64))[0])
+        for name in _FIELDS:
+            getattr(found, name).flags.writeable = False
+        _ROOTS[(seed, index)] = found
+    return found
 
 
 def _merge(a, b):
@@ -498,8 +514,7 @@ def instances(emitters, t, world_to_local=None, seed=0) -> dict:
     started = {child for _, child, _ in found}
     both = {(p, c) for p, c, d in found if d and (p, c, False) in found}
     reach = _reach(models, found)
-    out = {i: [(em, _Carriers.root(rnd.mix(np.array([seed * 1000 + i + 1], np.uint64))[0]))]
-           for i, em in enumerate(models) if i not in started}
+    out = {i: [(em, _root(seed, i))] for i, em in enumerate(models) if i not in started}
     level = dict(out)
     kinds = {}
     for _ in range(MAX_DEPTH):
@@ -541,13 +556,21 @@ def _joined(index, parts):
                      draws=kept.Draws(cat["key"]), **cat)
 
 
-def simulate(emitters, t, world_to_local=None, seed=0) -> list:
+def simulate(emitters, t, world_to_local=None, seed=0, states=None) -> list:
     """The live particles of every emitter of a system at t seconds after its start: a list
     of :class:`Particles` in the order of ``emitters`` (:class:`Emitter` models). Emitters
     that another's particles start run only from those (:func:`instances`); the others run
-    from the system."""
+    from the system. ``states``: what gives the particles once every emitter's instances are
+    known (:func:`each_state`'s arguments and result; ``batch.states`` runs the emitters that
+    run from the system in one pass)."""
     models = list(emitters)
     found = instances(models, t, world_to_local, seed)
+    return (states or each_state)(models, found, t, world_to_local)
+
+
+def each_state(models, found, t, world_to_local=None) -> list:
+    """The particles of every model (by position) from its instances ``found`` (as
+    :func:`instances` gives them), joined per emitter."""
     return [_joined(em.index, [state(model, carriers, t, world_to_local)
                                for model, carriers in found.get(i, ())])
             for i, em in enumerate(models)]
