@@ -144,6 +144,44 @@ def _minis(chunk, rule_name, what, extra=()):
         minis = read_minis(chunk)
     except AlamoFormatError as e:
         _refuse(chunk.path, rule_name, f"{what}: {e.message}")
+    sizes = _plan(rule_name, extra, tuple([m.type for m in minis]))
+    if sizes is not None and all(len(m.data) >= n for m, n in zip(minis, sizes)):
+        return {m.type: m.data for m in minis}       # what the steps give a header they take
+    return _stepwise(chunk, rule_name, what, extra, minis)
+
+
+_PLANS = {}
+_PLAN_LIMIT = 4096      # the mini sequences kept (real files have a few dozen)
+
+
+def _plan(rule_name, extra, types):
+    """The bytes each mini must hold when the rules' steps take a header of mini ``types``,
+    or None if they refuse those types (then :func:`_stepwise` says why): the steps once per
+    sequence of types, however many headers have it."""
+    key = (rule_name, extra, types)
+    sizes = _PLANS.get(key, False)
+    if sizes is False:
+        sizes = []
+        try:
+            _stepwise(_Root([]), rule_name, "", extra, [_Full(t) for t in types], sizes)
+        except _Refused:
+            sizes = None
+        if len(_PLANS) < _PLAN_LIMIT:
+            _PLANS[key] = sizes
+    return sizes
+
+
+class _Full:
+    """A mini-chunk of ``type`` holding more bytes than any step reads (for :func:`_plan`)."""
+    data = bytes(255)
+
+    def __init__(self, type):
+        self.type = type
+
+
+def _stepwise(chunk, rule_name, what, extra, minis, sizes=None):
+    """:func:`_minis`' steps one mini at a time (``sizes``: gets the bytes each mini taken
+    must hold)."""
     steps = _steps(rule_name, extra)        # the next step last
     values, k = {}, 0
     while steps:
@@ -161,6 +199,8 @@ def _minis(chunk, rule_name, what, extra=()):
             _refuse(chunk.path, rule_name, f"{what}: mini-chunk {mtype} ({label}) holds "
                                            f"{len(m.data)} bytes; the loader reads {size}")
         values[mtype] = bytes(m.data)
+        if sizes is not None:
+            sizes.append(size)
         k += 1
         if optional:
             steps += step[4][::-1]
