@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from ..errors import AlamoFormatError
 from ..problems import Problem, error
 from ..run_cache import remember
-from .chunks import BytesLike, read_chunks, read_minis
+from .chunks import BytesLike, Mini, read_chunks, read_minis
 from .naming import animation_owner, animation_owners
 from .sniff import PARTICLE_ROOTS, is_particle_file
 
@@ -102,12 +102,20 @@ class _Cursor:
         self.k = 0
 
     def next(self):
-        if self.k >= len(self.children):
+        k = self.k
+        if k >= len(self.children):
             return None
-        self.k += 1
-        return self.children[self.k - 1]
+        self.k = k + 1
+        return self.children[k]
 
     def expect(self, ctype, rule, what, container=None):
+        k = self.k
+        if k < len(self.children):         # the chunk the loader expects: taken at once
+            c = self.children[k]
+            if (c.type in ctype if type(ctype) is tuple else c.type == ctype) and (
+                    container is None or (c.children is not None) == container):
+                self.k = k + 1
+                return c
         c = self.next()
         types = ctype if isinstance(ctype, tuple) else (ctype,)
         if c is None or c.type not in types:
@@ -115,10 +123,8 @@ class _Cursor:
             want = " or ".join(f"0x{t:x}" for t in types)
             _refuse(c.path if c is not None else self.parent.path, rule,
                     f"{what}: the loader expects chunk {want} here, found {found}")
-        if container is not None and c.is_container != container:
-            kind = "a container" if container else "a data chunk"
-            _refuse(c.path, rule, f"{what}: chunk 0x{c.type:x} must be {kind}")
-        return c
+        kind = "a container" if container else "a data chunk"
+        _refuse(c.path, rule, f"{what}: chunk 0x{c.type:x} must be {kind}")
 
     def end(self, rule, what):
         c = self.next()
@@ -128,7 +134,7 @@ class _Cursor:
 
 
 def _data(chunk, rule, what, need=None):
-    if chunk.is_container:
+    if chunk.children is not None:
         _refuse(chunk.path, rule, f"{what}: chunk 0x{chunk.type:x} must be a data chunk")
     need = MIN_BYTES.get(chunk.type, 0) if need is None else need
     if len(chunk.data) < need:
@@ -152,6 +158,7 @@ def _minis(chunk, rule_name, what, extra=()):
 
 _PLANS = {}
 _PLAN_LIMIT = 4096      # the mini sequences kept (real files have a few dozen)
+_FULL = bytes(255)      # more bytes than any step reads
 
 
 def _plan(rule_name, extra, types):
@@ -163,20 +170,12 @@ def _plan(rule_name, extra, types):
     if sizes is False:
         sizes = []
         try:
-            _stepwise(_Root([]), rule_name, "", extra, [_Full(t) for t in types], sizes)
+            _stepwise(_Root([]), rule_name, "", extra, [Mini(t, _FULL) for t in types], sizes)
         except _Refused:
             sizes = None
         if len(_PLANS) < _PLAN_LIMIT:
             _PLANS[key] = sizes
     return sizes
-
-
-class _Full:
-    """A mini-chunk of ``type`` holding more bytes than any step reads (for :func:`_plan`)."""
-    data = bytes(255)
-
-    def __init__(self, type):
-        self.type = type
 
 
 def _stepwise(chunk, rule_name, what, extra, minis, sizes=None):
