@@ -184,11 +184,10 @@ def _mesh_problems(mesh, oi, nb):
             if k and int(sub.bone_map.max()) >= nb:
                 out.append(error(f"bone map names bone {int(sub.bone_map.max())}, "
                                  f"skeleton has {nb}", where))
-            if nv and k:
-                weights = sub.vertices["bone_weights"]
-                used = sub.vertices["bone_indices"][weights > 0]
-                first = sub.vertices["bone_indices"][:, 0]
-                worst = max(int(used.max()) if used.size else 0, int(first.max()))
+            indices = sub.vertices["bone_indices"] if nv and k else None
+            if indices is not None and int(indices.max()) >= k:    # else none is beyond it
+                used = indices[sub.vertices["bone_weights"] > 0]
+                worst = max(int(used.max()) if used.size else 0, int(indices[:, 0].max()))
                 if worst >= k:
                     out.append(error(f"vertex bone index {worst} beyond the bone map "
                                      f"({k} entries)", where))
