@@ -16,9 +16,11 @@ from corpus import CORPUS, corpus_files
 from test_validate_lazy import _files, _mutated
 
 from io_alamo.cli_validate import validate_one
-from io_alamo.formats.alamo import game_rules
+from io_alamo.formats.alamo import game_rules, read_alo, write_alo
 from io_alamo.formats.alamo.chunks import MAX_MINIS, Chunk, read_chunks, write_chunks
 from io_alamo.formats.alamo.particles import game_rules as particle_rules
+from io_alamo.formats.alamo.sample import sample_model
+from io_alamo.formats.alamo.validate import validate
 
 PARTICLES = CORPUS.parent / "corpus-particles"
 
@@ -169,3 +171,24 @@ def test_keys_count_in_the_mini_budget_as_the_minis_do(extra, tmp_path, monkeypa
     short, full = _both(path, monkeypatch)
     assert short == full
     assert any(f"{MAX_MINIS:,} mini-chunks" in p["message"] for p in short["problems"])
+
+
+@pytest.mark.parametrize("column, weight, beyond", [(1, 0.0, False), (1, 0.5, True),
+                                                     (0, 0.0, True), (3, 0.25, True),
+                                                     (2, 0.0, False)])
+def test_vertex_bone_indices_past_the_bone_map(column, weight, beyond):
+    """A vertex's bone index past its sub-mesh's bone map is an error when the vertex uses
+    it (weight above 0, or the first index, which the game always reads), nothing when its
+    weight is 0: the check looks weight by weight only when some index reaches that far,
+    and finds what the weight-by-weight check finds."""
+    model = sample_model()
+    sub = model.meshes[1].submeshes[0]
+    assert len(sub.bone_map) == 2
+    sub.vertices["bone_indices"][5, column] = 2
+    sub.vertices["bone_weights"][5, column] = weight
+    if column:
+        sub.vertices["bone_weights"][5, 0] = 1.0 - weight
+    found = [p.message for p in validate(read_alo(write_alo(model)))]
+    assert ("vertex bone index 2 beyond the bone map (2 entries)" in found) == beyond
+    assert not any("beyond the bone map" in m for m in validate(read_alo(write_alo(
+        sample_model()))))
