@@ -44,19 +44,19 @@ def _both(path, monkeypatch):
     return short, full
 
 
+def _written(folder, name, data):
+    path = folder / name
+    path.write_bytes(data)
+    return path
+
+
 def test_the_short_cuts_decide_what_the_steps_decide(tmp_path, monkeypatch):
-    files = _files() + _mutated()
-    assert len(files) > 150
-    differ = []
-    refused = 0
-    for name, data in files:
-        path = tmp_path / name
-        path.write_bytes(data)
-        short, full = _both(path, monkeypatch)
-        if short != full:
-            differ.append((name, short, full))
-        refused += any("game loader rule" in p["message"] for p in short["problems"])
-    assert not differ
+    results = [(name, *_both(_written(tmp_path, name, data), monkeypatch))
+               for name, data in _files() + _mutated()]
+    assert len(results) > 150
+    assert [name for name, short, full in results if short != full] == []
+    refused = sum(any("game loader rule" in p["message"] for p in short["problems"])
+                  for _, short, _ in results)
     assert refused > 20         # the mutated files reach the rules' refusals too
 
 
