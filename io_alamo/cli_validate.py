@@ -75,14 +75,14 @@ def check_files(paths, jobs=1, on_progress=progress):
     jobs = max(1, min(jobs, -(-len(paths) // CHUNK)))
     parts = [paths[k:k + CHUNK] for k in range(0, len(paths), CHUNK)]
     results = []
-    if jobs == 1:
-        with run_cache():           # one for the whole run: a folder's models may be in
-            for part in parts:      # one part and its animations in the next
-                results += _validate_many(part)
-                on_progress(len(results), len(paths))
-        return results
-    gc.freeze()     # forked workers share the parent's objects; its collector leaves them
-    try:
+    gc.freeze()     # the collector leaves the program's own objects alone for the run (and
+    try:            # forked workers share them untouched)
+        if jobs == 1:
+            with run_cache():           # one for the whole run: a folder's models may be in
+                for part in parts:      # one part and its animations in the next
+                    results += _validate_many(part)
+                    on_progress(len(results), len(paths))
+            return results
         with ProcessPoolExecutor(max_workers=jobs, mp_context=_context(),
                                  initializer=hold) as pool:
             for got in pool.map(_validate_many, parts):

@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from ..errors import AlamoFormatError
 from ..problems import Problem, error
 from ..run_cache import remember
-from .chunks import BytesLike, read_chunks, read_minis
-from .naming import animation_owner, animation_owners
+from .chunks import BytesLike, Mini, read_chunks, read_minis
+from .model_pairs import model_beside, models_beside, stamp as _stamp
+from .naming import animation_owner
 from .sniff import PARTICLE_ROOTS, is_particle_file
 
 # --- the rules as data -----------------------------------------------------------------
@@ -102,12 +103,20 @@ class _Cursor:
         self.k = 0
 
     def next(self):
-        if self.k >= len(self.children):
+        k = self.k
+        if k >= len(self.children):
             return None
-        self.k += 1
-        return self.children[self.k - 1]
+        self.k = k + 1
+        return self.children[k]
 
     def expect(self, ctype, rule, what, container=None):
+        k = self.k
+        if k < len(self.children):         # the chunk the loader expects: taken at once
+            c = self.children[k]
+            if (c.type in ctype if type(ctype) is tuple else c.type == ctype) and (
+                    container is None or (c.children is not None) == container):
+                self.k = k + 1
+                return c
         c = self.next()
         types = ctype if isinstance(ctype, tuple) else (ctype,)
         if c is None or c.type not in types:
@@ -115,10 +124,8 @@ class _Cursor:
             want = " or ".join(f"0x{t:x}" for t in types)
             _refuse(c.path if c is not None else self.parent.path, rule,
                     f"{what}: the loader expects chunk {want} here, found {found}")
-        if container is not None and c.is_container != container:
-            kind = "a container" if container else "a data chunk"
-            _refuse(c.path, rule, f"{what}: chunk 0x{c.type:x} must be {kind}")
-        return c
+        kind = "a container" if container else "a data chunk"
+        _refuse(c.path, rule, f"{what}: chunk 0x{c.type:x} must be {kind}")
 
     def end(self, rule, what):
         c = self.next()
@@ -128,7 +135,7 @@ class _Cursor:
 
 
 def _data(chunk, rule, what, need=None):
-    if chunk.is_container:
+    if chunk.children is not None:
         _refuse(chunk.path, rule, f"{what}: chunk 0x{chunk.type:x} must be a data chunk")
     need = MIN_BYTES.get(chunk.type, 0) if need is None else need
     if len(chunk.data) < need:
@@ -144,6 +151,43 @@ def _minis(chunk, rule_name, what, extra=()):
         minis = read_minis(chunk)
     except AlamoFormatError as e:
         _refuse(chunk.path, rule_name, f"{what}: {e.message}")
+    sizes = _plan(rule_name, extra, tuple([m.type for m in minis]))
+    if sizes is not None:               # types the steps take: what they give, if long enough
+        values = {}
+        for m, n in zip(minis, sizes):
+            if len(m.data) < n:
+                break
+            values[m.type] = m.data
+        else:
+            return values
+    return _stepwise(chunk, rule_name, what, extra, minis)
+
+
+_PLANS = {}
+_PLAN_LIMIT = 4096      # the mini sequences kept (real files have a few dozen)
+_FULL = bytes(255)      # more bytes than any step reads
+
+
+def _plan(rule_name, extra, types):
+    """The bytes each mini must hold when the rules' steps take a header of mini ``types``,
+    or None if they refuse those types (then :func:`_stepwise` says why): the steps once per
+    sequence of types, however many headers have it."""
+    key = (rule_name, extra, types)
+    sizes = _PLANS.get(key, False)
+    if sizes is False:
+        sizes = []
+        try:
+            _stepwise(_Root([]), rule_name, "", extra, [Mini(t, _FULL) for t in types], sizes)
+        except _Refused:
+            sizes = None
+        if len(_PLANS) < _PLAN_LIMIT:
+            _PLANS[key] = sizes
+    return sizes
+
+
+def _stepwise(chunk, rule_name, what, extra, minis, sizes=None):
+    """:func:`_minis`' steps one mini at a time (``sizes``: gets the bytes each mini taken
+    must hold)."""
     steps = _steps(rule_name, extra)        # the next step last
     values, k = {}, 0
     while steps:
@@ -161,6 +205,8 @@ def _minis(chunk, rule_name, what, extra=()):
             _refuse(chunk.path, rule_name, f"{what}: mini-chunk {mtype} ({label}) holds "
                                            f"{len(m.data)} bytes; the loader reads {size}")
         values[mtype] = bytes(m.data)
+        if sizes is not None:
+            sizes.append(size)
         k += 1
         if optional:
             steps += step[4][::-1]
@@ -209,6 +255,9 @@ def _skeleton(cur):
                        "skeleton header"))
     names = []
     for i in range(count):
+        if (key := _plain_bone(sc, count)) is not None:
+            names.append(key)
+            continue
         bone = sc.expect(0x202, "skeleton", f"bone {i} of {count}", True)
         bc = _Cursor(bone)
         name = _string(_data(bc.expect(0x203, "bone", f"bone {i}: name"), "bone", "name"))
@@ -223,6 +272,25 @@ def _skeleton(cur):
         names.append(_key(name.encode("latin-1")))
     sc.end("skeleton", f"the skeleton header says {count} bones")
     return names
+
+
+def _plain_bone(sc, count):
+    """The next bone's name as the loader compares it, taken at once when the bone is what
+    the loader reads (its name, then its data with a parent below ``count``, nothing more);
+    else None, and :func:`_skeleton` looks at it step by step."""
+    if sc.k >= len(sc.children):
+        return None
+    bone = sc.children[sc.k]
+    kids = bone.children
+    if bone.type != 0x202 or kids is None or len(kids) != 2:
+        return None
+    name, data = kids
+    if (name.type != 0x203 or name.children is not None or data.type not in (0x205, 0x206)
+            or data.children is not None or len(data.data) < MIN_BYTES[data.type]
+            or _i32(data.data) >= count):
+        return None
+    sc.k += 1
+    return _key(name.data)
 
 
 def _submesh(cur, mesh, si):
@@ -499,13 +567,9 @@ def game_refusals(files) -> list[tuple[str, Refusal]]:
 
 
 # Within one run (``validate`` over a whole mod, :func:`~io_alamo.formats.run_cache.run_cache`)
-# the bones of each model read for the animations beside it and each folder's models are
-# kept by path, size and mtime: one read per model however many animations it has.
-
-def _stamp(path):
-    st = os.stat(path)
-    return (os.path.abspath(path), st.st_size, st.st_mtime_ns)
-
+# the bones of each model read for the animations beside it and each folder's models
+# (:mod:`.model_pairs`) are kept by path, size and mtime: one read per model however many
+# animations it has.
 
 def _read_bones(model):
     with open(model, "rb") as f:
@@ -523,33 +587,8 @@ def _bones_of_file(model, cache=True):
         return None
 
 
-def _models_in(folder):
-    """The .alo files of ``folder``."""
-    def listing():
-        return [f for f in os.listdir(folder) if f.lower().endswith(".alo")]
-    try:
-        return remember(("models in",) + _stamp(folder), listing)
-    except OSError:
-        return []
-
-
 def is_animation(data: BytesLike) -> bool:
     return len(data) >= 4 and struct.unpack_from("<I", data)[0] == 0x1000
-
-
-def models_beside(path):
-    """Every model an animation may play on, as the viewer tries them: ``<dir>/<B>.alo``
-    where ``B_`` starts the animation's name (case-insensitive), the longest ``B`` first."""
-    folder, name = os.path.split(os.fspath(path))
-    return [os.path.join(folder, m) for m in animation_owners(name, _models_in(folder or "."))]
-
-
-def model_beside(path):
-    """The model an animation plays on, found as the viewer pairs them: ``<dir>/<M>.alo``
-    where ``M_`` starts the animation's name (case-insensitive), the longest ``M`` first."""
-    folder, name = os.path.split(os.fspath(path))
-    owner = animation_owner(name, _models_in(folder or "."))
-    return os.path.join(folder, owner) if owner else None
 
 
 class _Root:

@@ -184,11 +184,10 @@ def _mesh_problems(mesh, oi, nb):
             if k and int(sub.bone_map.max()) >= nb:
                 out.append(error(f"bone map names bone {int(sub.bone_map.max())}, "
                                  f"skeleton has {nb}", where))
-            if nv and k:
-                weights = sub.vertices["bone_weights"]
-                used = sub.vertices["bone_indices"][weights > 0]
-                first = sub.vertices["bone_indices"][:, 0]
-                worst = max(int(used.max()) if used.size else 0, int(first.max()))
+            indices = sub.vertices["bone_indices"] if nv and k else None
+            if indices is not None and int(indices.max()) >= k:    # else none is beyond it
+                used = indices[sub.vertices["bone_weights"] > 0]
+                worst = max(int(used.max()) if used.size else 0, int(indices[:, 0].max()))
                 if worst >= k:
                     out.append(error(f"vertex bone index {worst} beyond the bone map "
                                      f"({k} entries)", where))
@@ -220,15 +219,11 @@ def _finite_problems(sub, where):
     """NaN or infinite vertex values: the game loads them and draws garbage (or nothing).
     One whole-buffer test; the fields are looked at only when it fails."""
     vertices = sub.vertices
-    names = vertices.dtype.names or ()
-    fields = [f for f in _FINITE_FIELDS if f in names]
+    fields, width = _finite_plan(vertices.dtype)
     if not len(vertices) or not fields:
         return []
-    ends = [vertices.dtype.fields[f][1] + vertices.dtype[f].itemsize for f in fields]
-    if (vertices.flags.c_contiguous and vertices.dtype.itemsize % 4 == 0
-            and vertices.dtype[fields[0]].base == np.float32 and max(ends) == sum(
-                vertices.dtype[f].itemsize for f in fields)):
-        head = vertices.view(np.float32).reshape(len(vertices), -1)[:, :max(ends) // 4]
+    if width and vertices.flags.c_contiguous:
+        head = vertices.view(np.float32).reshape(len(vertices), -1)[:, :width]
         if np.isfinite(head).all():
             return []
     out = []
@@ -242,6 +237,26 @@ def _finite_problems(sub, where):
             out.append(warning(f"{what} NaN or infinite values (first: vertex {first})",
                                where))
     return out
+
+
+_FINITE_PLANS = {}
+
+
+def _finite_plan(dtype):
+    """(the vertex fields :func:`_finite_problems` checks, the float32 columns the buffer
+    starts with that hold exactly them, or 0 when they are not so laid out), per dtype."""
+    plan = _FINITE_PLANS.get(dtype)
+    if plan is None:
+        names = dtype.names or ()
+        fields = [f for f in _FINITE_FIELDS if f in names]
+        width = 0
+        if fields:
+            ends = [dtype.fields[f][1] + dtype[f].itemsize for f in fields]
+            if dtype.itemsize % 4 == 0 and dtype[fields[0]].base == np.float32 and max(
+                    ends) == sum(dtype[f].itemsize for f in fields):
+                width = max(ends) // 4
+        plan = _FINITE_PLANS[dtype] = (fields, width)
+    return plan
 
 
 def validate_animation(anim: Animation) -> list[Problem]:
@@ -271,24 +286,37 @@ def _all_sound(bones):
     of unit squared length, counted exactly in integers, and every offset and scale finite.
     Whole-array tests over all bones at once; the bones are looked at one by one (by
     :func:`_bone_value_problems`, which says what is wrong) only when one fails."""
+    rotations = [b.rotation for b in bones if b.rotation is not None]
+    defaults = [b.default_rotation for b in bones if b.default_rotation is not None]
     quats = []
-    for b in bones:
-        for q in (b.rotation, b.default_rotation):
-            if q is None:
-                continue
-            q = np.asarray(q)
-            if q.dtype != np.int16 or q.shape[-1:] != (4,):
+    try:        # int16 only (casting "no"): anything else is looked at bone by bone
+        if rotations:
+            quats.append(np.concatenate(rotations, dtype=np.int16, casting="no"))
+            if quats[0].ndim != 2 or quats[0].shape[1] != 4:
                 return False
-            quats.append(q.reshape(-1, 4))
+        if defaults:
+            if not all(np.shape(q) == (4,) for q in defaults):
+                return False
+            quats.append(np.concatenate(defaults, dtype=np.int16, casting="no").reshape(-1, 4))
+    except (ValueError, TypeError):
+        return False
     if quats:
         q = np.concatenate(quats).astype(np.int64)
         if np.any(np.abs(np.einsum("ij,ij->i", q, q) - _UNIT) > 0.019 * _UNIT):
             return False
     if not bones:
         return True
-    values = np.concatenate([np.asarray(getattr(b, name), np.float32).ravel()
-                             for b in bones for name in _BONE_VECTORS])
-    return bool(np.isfinite(values).all())
+    return bool(np.isfinite(_bone_vectors(bones)).all())
+
+
+def _bone_vectors(bones):
+    """Every bone's offsets and scales as float32 values, in one array."""
+    try:
+        return np.array([[b.translation_offset, b.translation_scale, b.scale_offset,
+                          b.scale_scale] for b in bones], np.float32)
+    except (ValueError, TypeError):     # not all 3-vectors: value by value
+        return np.concatenate([np.asarray(getattr(b, name), np.float32).ravel()
+                               for b in bones for name in _BONE_VECTORS])
 
 
 def _bone_value_problems(i, b):

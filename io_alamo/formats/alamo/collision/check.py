@@ -186,29 +186,33 @@ def _walk(t, box_ok, problems):
     bad_link, multi = [], []
     while len(frontier):
         inner = frontier[cnt[frontier] == 0]
-        in_range = (lnk[inner] >= 0) & (lnk[inner] + 1 < nnodes)
-        bad_link.append(inner[~in_range])
-        par = inner[in_range]
-        if not len(par):
+        left = lnk[inner]
+        in_range = (left >= 0) & (left < nnodes - 1)
+        if not in_range.all():
+            bad_link.append(inner[~in_range])
+            inner, left = inner[in_range], left[in_range]
+        if not len(inner):
             break
-        kids = np.concatenate([lnk[par], lnk[par] + 1])
-        par2 = np.concatenate([par, par])
-        np.add.at(seen, kids, 1)
-        uniq, first = np.unique(kids, return_index=True)
-        fresh = seen[uniq] == 1                        # reached for the first time, once
-        multi.append(uniq[~fresh])
-        kids, par2 = uniq[fresh], par2[first[fresh]]
+        kids = np.concatenate((left, left + 1))
+        par2 = np.concatenate((inner, inner))
+        seen += np.bincount(kids, minlength=nnodes)
+        fresh = seen[kids] == 1                        # reached for the first time, once
+        if not fresh.all():
+            multi.append(kids[~fresh])
+            kids, par2 = kids[fresh], par2[fresh]
+        order = np.argsort(kids)                       # the next depth in node order
+        kids, par2 = kids[order], par2[order]
         pmin = dmin[par2]
         pext = dmax[par2] - pmin
         dmin[kids] = dequantize_bytes(pmin, pext, t.bmin[kids])
         dmax[kids] = dequantize_bytes(pmin, pext, t.bmax[kids])
         slack[kids] = slack[par2] + 0.5 / 255.0 * pext
         frontier = kids
-    bad_link = np.concatenate(bad_link)
+    bad_link = np.concatenate(bad_link) if bad_link else ()
     if len(bad_link):
         problems.append(f"{len(bad_link)} inner nodes link to children outside the "
                         f"{nnodes} nodes (nodes {_ids(bad_link)})")
-    multi = np.unique(np.concatenate(multi)) if multi else np.zeros(0, np.int64)
+    multi = np.unique(np.concatenate(multi)) if multi else ()
     if len(multi):
         problems.append(f"{len(multi)} nodes are reached more than once from the root "
                         f"(a cycle or a shared child; nodes {_ids(multi)})")

@@ -17,7 +17,7 @@ import struct
 
 from ...errors import AlamoFormatError
 from ...problems import Problem, error, note, warning
-from ..chunks import read_chunks, read_minis
+from ..chunks import MAX_MINIS, read_chunks, read_minis
 from ..game_rules import Refusal, _Cursor, _data, _Refused, _refuse, _Root
 from ..sniff import is_particle_file
 
@@ -111,8 +111,33 @@ def _tracks(chunk, who):
             _refuse(head.path, "tracks", f"{what} header: the loader expects it to end after "
                                          "mini-chunk 4")
         keys = cur.expect(0x01, "tracks", f"{what} keys", False)
-        _keys(keys, _minis(keys, "tracks", f"{what} keys"), what, width == 1)
+        if not _keys_taken(keys, width == 1):
+            _keys(keys, _minis(keys, "tracks", f"{what} keys"), what, width == 1)
     cur.end("tracks", f"{who}: the loader reads {len(TRACKS)} tracks")
+
+
+_KEY_RUNS = {True: struct.Struct("<BBIf"), False: struct.Struct("<BBff")}
+
+
+def _keys_taken(chunk, colour):
+    """Whether a keys chunk is a run of key minis of 8 bytes each that :func:`_keys` takes,
+    read straight from its bytes (no mini-chunk records) and counted in the file's mini
+    budget as :func:`read_minis` counts them. False: the minis are read and looked at one
+    by one (a chunk already read, an odd mini, a key out of order, a budget overrun)."""
+    data, budget = chunk.data, chunk.budget
+    n, rest = divmod(len(data), 10)
+    if rest or chunk.parsed is not None or (budget is not None
+                                            and budget.minis + n > MAX_MINIS):
+        return False
+    last = 0.0
+    for mtype, size, value, time in _KEY_RUNS[colour].iter_unpack(data):
+        if mtype != 5 or size != 8 or not (time <= 1.0 and time >= last
+                                           and (not colour or value <= 255)):
+            return False
+        last = time
+    if budget is not None:
+        budget.minis += n
+    return True
 
 
 def _keys(chunk, minis, what, colour):

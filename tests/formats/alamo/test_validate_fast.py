@@ -1,0 +1,194 @@
+"""Issue 44 point 3: the loader rules' short cuts decide what their step-by-step checks decide.
+
+``validate`` takes a header's mini-chunks at once when the rules' steps have already taken that
+sequence of mini types (``game_rules._plan``: then only the sizes are checked), a skeleton bone
+at once when it is the plain name-and-data bone the loader reads (``game_rules._plain_bone``),
+and a particle track's keys straight from their bytes (``particles.game_rules._keys_taken``).
+Each test runs the command line's result with the short cuts and with each of them turned off
+(every header stepped through, every bone and key looked at one by one) and asserts the same
+problems, text and order, on the corpus, the particle corpus, the saved fuzz inputs, mutated
+files and effects whose keys the short cut must hand back.
+"""
+
+import numpy as np
+import pytest
+from corpus import CORPUS, corpus_files
+from test_validate_lazy import _files, _mutated
+
+from io_alamo.cli_validate import validate_one
+from io_alamo.formats.alamo import game_rules, read_alo, write_alo
+from io_alamo.formats.alamo.chunks import MAX_MINIS, Chunk, read_chunks, write_chunks
+from io_alamo.formats.alamo.particles import game_rules as particle_rules
+from io_alamo.formats.alamo.sample import sample_model
+from io_alamo.formats.alamo.validate import validate
+
+PARTICLES = CORPUS.parent / "corpus-particles"
+
+
+def _effects():
+    return sorted(p for p in PARTICLES.glob("*") if p.suffix.lower() == ".alo")
+
+
+def _step_by_step(m):
+    m.setattr(game_rules, "_plan", lambda *a: None)
+    m.setattr(game_rules, "_plain_bone", lambda *a: None)
+    m.setattr(particle_rules, "_keys_taken", lambda *a: False)
+
+
+def _both(path, monkeypatch):
+    """(with the short cuts, step by step): the command line's result for one file."""
+    short = validate_one(str(path))
+    with monkeypatch.context() as m:
+        _step_by_step(m)
+        full = validate_one(str(path))
+    return short, full
+
+
+def _written(folder, name, data):
+    path = folder / name
+    path.write_bytes(data)
+    return path
+
+
+def test_the_short_cuts_decide_what_the_steps_decide(tmp_path, monkeypatch):
+    results = [(name, *_both(_written(tmp_path, name, data), monkeypatch))
+               for name, data in _files() + _mutated()]
+    assert len(results) > 150
+    assert [name for name, short, full in results if short != full] == []
+    refused = sum(any("game loader rule" in p["message"] for p in short["problems"])
+                  for _, short, _ in results)
+    assert refused > 20         # the mutated files reach the rules' refusals too
+
+
+def test_the_short_cuts_are_taken_on_real_files(monkeypatch):
+    """They are no dead code: the corpus' headers, bones and keys go through them."""
+    taken = {"plan": 0, "bone": 0, "keys": 0}
+
+    def count(key, fn, hit):
+        def wrapped(*a):
+            out = fn(*a)
+            taken[key] += hit(out)
+            return out
+        return wrapped
+    monkeypatch.setattr(game_rules, "_plan", count("plan", game_rules._plan,
+                                                   lambda v: v is not None))
+    monkeypatch.setattr(game_rules, "_plain_bone", count("bone", game_rules._plain_bone,
+                                                         lambda v: v is not None))
+    monkeypatch.setattr(particle_rules, "_keys_taken", count("keys", particle_rules._keys_taken,
+                                                             bool))
+    paths = corpus_files(".alo", ".ala") + _effects()
+    for p in paths:
+        validate_one(str(p))
+    assert taken["plan"] > 500 and taken["bone"] > 500 and taken["keys"] > 50
+
+
+def _keys_chunks(roots):
+    """Every particle track's keys chunk (0x01 after a 0x00 header in a 0x01 container)."""
+    out = []
+    for c in roots:
+        if c.children is None:
+            continue
+        if c.type == 0x01 and all(k.type in (0, 1) for k in c.children):
+            out += [k for k in c.children if k.type == 0x01 and k.children is None]
+        out += _keys_chunks(c.children)
+    return out
+
+
+def _rewrite(roots, keys, body):
+    """The effect with ``keys`` (a chunk of ``roots``) holding ``body``."""
+    def copy(c):
+        if c is keys:
+            return Chunk(c.type, data=body)
+        if c.children is None:
+            return Chunk(c.type, data=bytes(c.data))
+        return Chunk(c.type, children=[copy(k) for k in c.children])
+    return write_chunks([copy(c) for c in roots])
+
+
+def _key_edits():
+    """Edits of a colour track's keys (value uint32, time float32) and of a float track's
+    keys, each as (label, colour track?, function of the key records)."""
+    def at(k, field, value):
+        def edit(rec):
+            rec[field][min(k, len(rec) - 1)] = value
+        return edit
+
+    def mini(k, field, value):
+        def edit(rec):
+            rec[field][min(k, len(rec) - 1)] = value
+        return edit
+    return [("sound", True, lambda rec: None), ("sound", False, lambda rec: None),
+            ("time past 1", True, at(-1, "time", 1.5)), ("time NaN", False, at(0, "time", np.nan)),
+            ("times out of order", True, lambda rec: rec["time"].__setitem__(
+                slice(None), rec["time"][::-1].copy())),
+            ("negative first time", False, at(0, "time", -0.25)),
+            ("colour 256", True, at(0, "value", 256)), ("colour 255", True, at(0, "value", 255)),
+            ("mini type 6", True, mini(0, "type", 6)), ("mini size 9", False, mini(0, "size", 9)),
+            ("time exactly 1", False, at(-1, "time", 1.0))]
+
+
+def _record_dtype(colour):
+    return np.dtype([("type", "u1"), ("size", "u1"), ("value", "<u4" if colour else "<f4"),
+                     ("time", "<f4")])
+
+
+@pytest.mark.parametrize("label, colour, edit", _key_edits(),
+                         ids=[f"{e[0]}-{'colour' if e[1] else 'float'}" for e in _key_edits()])
+def test_keys_taken_from_their_bytes_decide_what_the_minis_decide(label, colour, edit, tmp_path,
+                                                                   monkeypatch):
+    found = [(roots, k, rec) for p in _effects()
+             for roots in [read_chunks(p.read_bytes())]
+             for i, k in enumerate(_keys_chunks(roots)) if (i % 7 < 4) == colour     # colours
+             for rec in [np.frombuffer(bytes(k.data), _record_dtype(colour)).copy()]  # first
+             if len(rec) >= 3 and len(set(rec["time"].tolist())) > 1]
+    if not found:
+        pytest.skip("no particle corpus")
+    roots, keys, rec = found[0]
+    edit(rec)
+    path = tmp_path / "p_edited.alo"
+    path.write_bytes(_rewrite(roots, keys, rec.tobytes()))
+    short, full = _both(path, monkeypatch)
+    assert short == full
+    refused = any("track key" in p["message"] for p in short["problems"])   # rule or reader
+    if label != "mini size 9":          # the minis after it no longer line up: whatever it is
+        assert refused == (label not in ("sound", "colour 255", "time exactly 1"))
+
+
+@pytest.mark.parametrize("extra", [0, 16])
+def test_keys_count_in_the_mini_budget_as_the_minis_do(extra, tmp_path, monkeypatch):
+    """A keys chunk that takes a file to (or past) the 100,000 mini-chunks a reader accepts
+    gives the same verdict both ways: the short cut counts its keys as read_minis would."""
+    source = PARTICLES / "P_EXPLOSION_EXAMPLE.ALO"
+    if not source.exists():
+        pytest.skip("no particle corpus")
+    roots = read_chunks(source.read_bytes())
+    keys = _keys_chunks(roots)[4]
+    n = MAX_MINIS - 40 + extra
+    rec = np.zeros(n, _record_dtype(False))
+    rec["type"], rec["size"], rec["time"] = 5, 8, np.linspace(0, 1, n, dtype=np.float32)
+    path = tmp_path / "p_many_keys.alo"
+    path.write_bytes(_rewrite(roots, keys, rec.tobytes()))
+    short, full = _both(path, monkeypatch)
+    assert short == full
+    assert any(f"{MAX_MINIS:,} mini-chunks" in p["message"] for p in short["problems"])
+
+
+@pytest.mark.parametrize("column, weight, beyond", [(1, 0.0, False), (1, 0.5, True),
+                                                     (0, 0.0, True), (3, 0.25, True),
+                                                     (2, 0.0, False)])
+def test_vertex_bone_indices_past_the_bone_map(column, weight, beyond):
+    """A vertex's bone index past its sub-mesh's bone map is an error when the vertex uses
+    it (weight above 0, or the first index, which the game always reads), nothing when its
+    weight is 0: the check looks weight by weight only when some index reaches that far,
+    and finds what the weight-by-weight check finds."""
+    model = sample_model()
+    sub = model.meshes[1].submeshes[0]
+    assert len(sub.bone_map) == 2
+    sub.vertices["bone_indices"][5, column] = 2
+    sub.vertices["bone_weights"][5, column] = weight
+    if column:
+        sub.vertices["bone_weights"][5, 0] = 1.0 - weight
+    found = [p.message for p in validate(read_alo(write_alo(model)))]
+    assert ("vertex bone index 2 beyond the bone map (2 entries)" in found) == beyond
+    assert not any("beyond the bone map" in m for m in validate(read_alo(write_alo(
+        sample_model()))))
