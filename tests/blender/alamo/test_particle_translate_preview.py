@@ -5,8 +5,11 @@ quads of the evaluated depsgraph, in world coordinates, at frames reached by jum
 stepping backwards and one frame alone; on an effect object keyed to move, and on a unit
 whose proxy bone is animated."""
 
+from pathlib import Path
+
 import bpy
 import numpy as np
+import pytest
 import particle_build as pb
 from test_particle_preview import at, effect, import_alo, instances, load, unit_emitters, \
     unit_model
@@ -120,3 +123,39 @@ def test_a_still_effect_is_drawn_as_before(blender, tmp_path):
         ages = t - np.arange(0, int(round(t * 10)) + 1) / 10.0
         np.testing.assert_allclose(np.sort(places[:, 0]), np.sort(5 * ages), atol=1e-4)
         np.testing.assert_allclose(places[:, 1:], 0.0, atol=1e-6)
+
+
+CORPUS = Path(__file__).resolve().parents[3].parent / "shared" / "corpus"
+
+
+@pytest.mark.parametrize("name, action", [("NV_SwampSpeeder_U.alo", "NV_SwampSpeeder_U_Move_00"),
+                                          ("RB_TLTower.alo", "RB_TLTower_Build_00"),
+                                          ("EV_AT-Barge_D.alo", "EV_AT-Barge_D_Die_00")])
+def test_past_matrices_of_real_units_proxies_are_blenders(blender, name, action):
+    """Every proxy of a real unit playing one of its animations: the matrices worked out from
+    the animation data at frames never shown are those Blender shows there."""
+    from io_alamo.blender.alamo.actions import set_active_action
+    from io_alamo.blender.alamo.particle_preview import paths
+    path = CORPUS / name
+    if not path.exists():
+        pytest.skip(f"{path} is not here")
+    arm = import_alo(bpy.context, str(path)).armature
+    set_active_action(arm, bpy.data.actions[action])
+    scene = bpy.context.scene
+    proxies = [o for o in scene.objects if o.parent == arm and o.alamo.role == "PROXY"]
+    assert proxies
+    scene.frame_set(scene.frame_start)
+    fps = scene.render.fps / scene.render.fps_base
+    frames = [scene.frame_start + k for k in (0, 3, 7, 12, 20)]
+    found = {o.name: paths.root_path(scene, o) for o in proxies}
+    moving = [o for o in proxies if found[o.name] is not None]
+    assert moving, "no proxy moves in this animation"
+    want = {}
+    for f in frames:
+        scene.frame_set(f)
+        want[f] = {o.name: np.array(o.matrix_world) for o in moving}
+    times = (np.array(frames, np.float64) - scene.frame_start) / fps
+    for o in moving:
+        got = found[o.name](times)
+        for f, m in zip(frames, got):
+            np.testing.assert_allclose(m, want[f][o.name], atol=2e-4, err_msg=(o.name, f))
