@@ -34,25 +34,35 @@ class Unsupported(Exception):
 
 
 def _fcurves(idb):
-    """{(data path, index): F-curve} of the action playing on ``idb`` (its slot's, on 4.4+)."""
+    """``find(data path, index)``: the unmuted F-curve of the action playing on ``idb`` (its
+    slot's, on 4.4+), or None."""
     ad = idb.animation_data
     if ad is None:
-        return {}
-    if ad.drivers or (ad.action is None and len(ad.nla_tracks)):
+        return _none
+    if ad.drivers or any(not t.mute for t in ad.nla_tracks):
         raise Unsupported
     action = ad.action
     if action is None:
-        return {}
-    if ad.nla_tracks and any(not t.mute for t in ad.nla_tracks):
-        raise Unsupported
+        return _none
     if not HAS_SLOTTED_ACTIONS:
-        curves = action.fcurves
+        lists = [action.fcurves]
     else:
         slot = ad.action_slot
-        curves = [fc for layer in action.layers for strip in layer.strips
-                  for bag in ([strip.channelbag(slot)] if slot is not None else [])
-                  if bag is not None for fc in bag.fcurves]
-    return {(fc.data_path, fc.array_index): fc for fc in curves if not fc.mute}
+        lists = [] if slot is None else [
+            bag.fcurves for layer in action.layers for strip in layer.strips
+            for bag in [strip.channelbag(slot)] if bag is not None]
+
+    def find(data_path, index):
+        for curves in lists:
+            fc = curves.find(data_path, index=index)
+            if fc is not None:
+                return None if fc.mute else fc
+        return None
+    return find
+
+
+def _none(data_path, index):
+    return None
 
 
 class _Channels:
@@ -69,7 +79,7 @@ class _Channels:
             values = getattr(owner, name)
             row = []
             for i in range(n):
-                fc = curves.get((prefix + name, i))
+                fc = curves(prefix + name, i)
                 row.append(fc if fc is not None else float(values[i]))
                 prints.append(_keys(fc) if fc is not None else float(values[i]))
             self.parts[name] = row
@@ -193,24 +203,28 @@ def root_path(scene, root):
                        atol=1e-4, rtol=1e-4):
         return None            # a set-up composed otherwise: keep the rigid preview
     fps = scene.render.fps / (scene.render.fps_base or 1.0)
-    return lambda times: _at(chain, frames, scene.frame_start + np.asarray(times) * fps)
+    start, tables = scene.frame_start, {}
+    return lambda times: _at(chain, frames, tables, start + np.asarray(times) * fps)
 
 
-def _at(chain, frames, at):
-    """The chain's world matrices at fractional frames ``at``: whole frames composed (and
-    kept), in between interpolated element by element."""
+def _at(chain, frames, tables, at):
+    """The chain's world matrices at fractional frames ``at``: whole frames composed (kept in
+    ``frames``; ``tables``: the stacks of them this path already made), in between
+    interpolated element by element."""
     at = np.asarray(at, np.float64)
     lo, hi = int(np.floor(at.min())), int(np.ceil(at.max()))
     step = max(1, -(-(hi - lo + 1) // MOST_FRAMES))
-    grid = np.arange(lo, hi + step, step)
-    if len(frames) > 20 * MOST_FRAMES:
-        frames.clear()
-    for f in grid.tolist():
-        if f not in frames:
-            frames[f] = np.array(chain.world(float(f)), np.float64)
-    table = np.stack([frames[f] for f in grid.tolist()])
+    table = tables.get((lo, hi, step))
+    if table is None:
+        grid = range(lo, hi + step, step)
+        if len(frames) > 20 * MOST_FRAMES:
+            frames.clear()
+        for f in grid:
+            if f not in frames:
+                frames[f] = np.array(chain.world(float(f)), np.float64)
+        table = tables[(lo, hi, step)] = np.stack([frames[f] for f in grid])
     x = (at - lo) / step
-    i = np.clip(np.floor(x).astype(np.int64), 0, len(grid) - 1)
-    j = np.minimum(i + 1, len(grid) - 1)
+    i = np.clip(np.floor(x).astype(np.int64), 0, len(table) - 1)
+    j = np.minimum(i + 1, len(table) - 1)
     w = (x - i)[:, None, None]
     return table[i] * (1.0 - w) + table[j] * w

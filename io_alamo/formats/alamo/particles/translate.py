@@ -39,7 +39,21 @@ def relative(path, births, t):
     now, then = both[-1], both[:-1]
     if not len(then) or np.array_equal(then, np.broadcast_to(now, then.shape)):
         return None, False
-    return np.linalg.inv(now) @ then, True
+    return _inverse(now[None])[0] @ then, True
+
+
+def _inverse(m):
+    """Inverses of affine 4x4 matrices (n, 4, 4), in closed form (adjugate over determinant:
+    no LAPACK call per effect and emitter)."""
+    a = m[:, :3, :3]
+    rows = np.stack([np.cross(a[:, 1], a[:, 2]), np.cross(a[:, 2], a[:, 0]),
+                     np.cross(a[:, 0], a[:, 1])], axis=2)
+    det = np.einsum("ni,ni->n", a[:, 0], rows[:, :, 0])
+    out = np.zeros_like(m)
+    out[:, :3, :3] = rows / det[:, None, None]
+    out[:, :3, 3] = -np.einsum("nij,nj->ni", out[:, :3, :3], m[:, :3, 3])
+    out[:, 3, 3] = 1.0
+    return out
 
 
 def _affine(d, p):
@@ -74,7 +88,7 @@ def carried(carriers, parts, p0, path, t):
         return p0
     origin, _ = carriers.place(parts.inst[rows], parts.birth[rows])
     p0 = p0.copy()
-    p0[rows] += _affine(np.linalg.inv(d), origin) - origin
+    p0[rows] += _affine(_inverse(d), origin) - origin
     return p0
 
 
