@@ -185,6 +185,8 @@ def root_path(scene, root):
     """``path(times) -> (n, 4, 4)``: the root's world matrices at system times (seconds since
     the scene's start frame), or None when it does not move with time or cannot be worked
     out here (see the module's notes)."""
+    if not _animated(root):
+        return None
     try:
         chain = _Chain(root)
     except (Unsupported, AttributeError, ReferenceError):
@@ -205,6 +207,17 @@ def root_path(scene, root):
     fps = scene.render.fps / (scene.render.fps_base or 1.0)
     start, tables = scene.frame_start, {}
     return lambda times: _at(chain, frames, tables, start + np.asarray(times) * fps)
+
+
+def _animated(obj):
+    """Whether anything animates ``obj`` or an object above it (a quick look, before the
+    channels are read)."""
+    while obj is not None:
+        ad = obj.animation_data
+        if ad is not None and (ad.action is not None or len(ad.drivers) or len(ad.nla_tracks)):
+            return True
+        obj = obj.parent
+    return False
 
 
 def _at(chain, frames, tables, at):
