@@ -53,7 +53,7 @@ def sorted_rows(a):
 
 def check(em, t, linked, origin=(0.0, 0.0, 0.0)):
     places, _ = instances(em)
-    born = np.arange(0, int(round(t * 10)) + 1) / 10.0
+    born = np.arange(0, int(np.floor(t * 10 + 1e-9)) + 1) / 10.0
     ages = t - born[t - born < 2.0 - 1e-9]
     assert len(places) == len(ages), (t, len(places))
     np.testing.assert_allclose(sorted_rows(places),
@@ -159,3 +159,24 @@ def test_past_matrices_of_real_units_proxies_are_blenders(blender, name, action)
         got = found[o.name](times)
         for f, m in zip(frames, got):
             np.testing.assert_allclose(m, want[f][o.name], atol=2e-4, err_msg=(o.name, f))
+
+
+@pytest.mark.parametrize("pid, linked", [(27, False), (26, True)])
+def test_uaw_world_translater_leaves_the_trail_emitter_translater_carries_it(blender, tmp_path,
+                                                                            pid, linked):
+    import uaw_build as ub
+    from test_particles import import_file
+    em = ub.emitter("smoke", ub.shape_creator(10.0, 1.0, velocity=ub.group(
+        ub.DIRECTION, direction=(1, 0, 0), magnitude=(5, 5))), lifetime=2.0)
+    em["plugins"] = [(slot, pb.plugin(pid) if slot == 0x2 else spec)
+                     for slot, spec in em["plugins"]]
+    name = f"p_uaw_trail{pid}"      # (the UaW models are kept by name, length and head)
+    path = tmp_path / f"{name}.alo"
+    path.write_bytes(ub.effect([em], name))
+    scene = bpy.context.scene
+    scene.render.fps, scene.render.fps_base, scene.frame_start = FPS, 1.0, 1
+    system, (obj,) = import_file(path)
+    fly(system)
+    for t in (1.5, 0.75):
+        at(t)
+        check(obj, t, linked)
