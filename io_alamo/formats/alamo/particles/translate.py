@@ -34,20 +34,35 @@ import numpy as np
 def relative(path, births, t):
     """``(D, moved)``: ``D[i] = M(t)^-1 M(births[i])`` (n, 4, 4), and whether any differs
     from the identity (False: the root did not move between those times and t)."""
-    births = np.asarray(births, np.float64)
-    both = np.asarray(path(np.concatenate([births, [float(t)]])), np.float64)
-    now, then = both[-1], both[:-1]
-    if not len(then) or np.array_equal(then, np.broadcast_to(now, then.shape)):
+    then = np.asarray(path(np.asarray(births, np.float64)), np.float64)
+    now = _now(path, t)
+    if not len(then) or np.array_equal(then, np.broadcast_to(now[0], then.shape)):
         return None, False
-    return _inverse(now[None])[0] @ then, True
+    return now[1] @ then, True
+
+
+_last = []      # [(path, t, (M(t), M(t)^-1))]: one simulate() asks it once per emitter
+
+
+def _now(path, t):
+    if _last and _last[0][0] is path and _last[0][1] == t:
+        return _last[0][2]
+    now = np.asarray(path(np.array([float(t)])), np.float64)
+    held = (now[0], _inverse(now)[0])
+    _last[:] = [(path, t, held)]
+    return held
+
+
+def _cross(u, v):
+    return np.stack([u[:, 1] * v[:, 2] - u[:, 2] * v[:, 1], u[:, 2] * v[:, 0] - u[:, 0] * v[:, 2],
+                     u[:, 0] * v[:, 1] - u[:, 1] * v[:, 0]], axis=1)
 
 
 def _inverse(m):
-    """Inverses of affine 4x4 matrices (n, 4, 4), in closed form (adjugate over determinant:
-    no LAPACK call per effect and emitter)."""
+    """Inverses of affine 4x4 matrices (n, 4, 4), in closed form (adjugate over determinant)."""
     a = m[:, :3, :3]
-    rows = np.stack([np.cross(a[:, 1], a[:, 2]), np.cross(a[:, 2], a[:, 0]),
-                     np.cross(a[:, 0], a[:, 1])], axis=2)
+    rows = np.stack([_cross(a[:, 1], a[:, 2]), _cross(a[:, 2], a[:, 0]),
+                     _cross(a[:, 0], a[:, 1])], axis=2)
     det = np.einsum("ni,ni->n", a[:, 0], rows[:, :, 0])
     out = np.zeros_like(m)
     out[:, :3, :3] = rows / det[:, None, None]
