@@ -15,7 +15,7 @@ from ....formats.alamo.particles import batch, read_particles
 from ....formats.alamo.particles import simulate as sim
 from .. import game_view
 from ...source import get_source
-from . import build, draw, nodes
+from . import build, draw, nodes, paths
 from .keys import EFFECT_BYTES_KEY, EFFECT_KEY, EMITTER_KEY, SHOW_KEY
 from .from_props import model_from_props
 
@@ -189,7 +189,8 @@ def update_system(scene, root, emitters, t=None, ms=None, shown=None):
     world_to_root = _world_to(root_world)
     ms = models(root, emitters) if ms is None else ms
     if (bone_shown(root) if shown is None else shown):
-        states = batch.simulate(ms, t, world_to_local=world_to_root)    # one pass
+        states = batch.simulate(ms, t, world_to_local=world_to_root,      # one pass
+                                path=paths.root_path(scene, root))
     else:
         states = [sim.empty(i) for i in range(len(ms))]
     camera = _camera_rotation(scene)

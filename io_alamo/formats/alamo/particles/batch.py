@@ -6,7 +6,7 @@ the formulas are the same, element by element, with each row's emitter's values;
 be batched that way (emitters started by other emitters' particles, a schedule over the
 simulator's cap, a track key time that is not a number) goes through ``simulate.state``.
 
-``simulate(models, t, world_to_local)`` is ``simulate.simulate`` with this pass; the links
+``simulate(models, t, world_to_local, path=)`` is ``simulate.simulate`` with this pass; the links
 between emitters stay in ``simulate``.
 
 Blender-free: numpy only.
@@ -22,15 +22,17 @@ from .batch_tracks import Sampler, TrackSet
 _PLANS = {}         # models' ids -> _Plan (holding the models, so their ids stay theirs)
 
 
-def simulate(emitters, t, world_to_local=None, seed=0) -> list:
+def simulate(emitters, t, world_to_local=None, seed=0, path=None) -> list:
     """``simulate.simulate``, the emitters that run from the system in one pass."""
-    return sim.simulate(emitters, t, world_to_local, seed, states=states)
+    return sim.simulate(emitters, t, world_to_local, seed, path, states=states)
 
 
-def states(models, found, t, world_to_local=None) -> list:
+def states(models, found, t, world_to_local=None, path=None) -> list:
     """``simulate.each_state``, the emitters whose one instance is the system's own in one
-    pass (the others, linked ones, as ``each_state`` runs them)."""
-    batch = [i for i in range(len(models)) if _alone(found.get(i))]
+    pass (the others, linked ones, as ``each_state`` runs them; so do the world-translated
+    ones of a system that moves, ``path``: their particles stay where they were born)."""
+    batch = [i for i in range(len(models)) if _alone(found.get(i))
+             and (path is None or models[i].link_to_system)]
     if len(batch) < 2:              # one emitter: its own pass is as short
         batch = []
     done = dict(zip(batch, _states([found[i][0][0] for i in batch],
@@ -39,7 +41,7 @@ def states(models, found, t, world_to_local=None) -> list:
     rest = [i for i in range(len(models)) if i not in done]
     done.update(zip(rest, sim.each_state([models[i] for i in rest],
                                          {k: found[i] for k, i in enumerate(rest)
-                                          if i in found}, t, world_to_local)))
+                                          if i in found}, t, world_to_local, path)))
     return [done[i] for i in range(len(models))]
 
 

@@ -34,9 +34,11 @@ Conventions left open (documented in the README):
   seconds, and r*lifetime once it is steady;
 - burst ``j`` is at ``initial_delay + j * burst_delay`` (``num_bursts`` of them, or endless
   when 0); stream particle ``k`` at ``initial_delay + k / rate``;
-- the state is computed in the emitter's own space (the system's space in Blender), so the
-  particles follow their emitter when it moves (``world_to_local`` turns the world-space
-  acceleration and gravity into that space);
+- the state is computed in the emitter's own space (the system's space in Blender) at t
+  (``world_to_local`` turns the world-space acceleration and gravity into that space); with a
+  ``path`` of the system's world matrices, particles of emitters not linked to the system stay
+  in the world where they were born, as the game's World Translater leaves them
+  (translate.py), else they follow their emitter when it moves;
 - ``outward_acceleration`` pushes along the direction from the emitter to the particle's start
   (its start velocity's when it starts at the emitter): exact for particles that move straight
   out, as the outward ones of a burst do.
@@ -48,6 +50,7 @@ import numpy as np
 
 from . import draws as kept
 from . import sampling as rnd
+from . import translate
 from .link_graph import MAX_DEPTH, links, per_instance, reach as _reach
 from .records import GROUP_FIELDS, NO_EMITTER, TRACK_NAMES
 
@@ -103,6 +106,9 @@ class Emitter:
     inherit_velocity: bool = False
     max_inherited_speed: float = float("inf")
     world_velocity: bool = False
+    # the particles move with the effect (EaW mini 8, UaW's Emitter Translater), else they
+    # stay in the world where they were born (World Translater): see translate.py
+    link_to_system: bool = False
     # how the particles are drawn (not simulated): kept with the model for the display
     blend_mode: int = 1
     is_heat_particle: bool = False
@@ -186,6 +192,7 @@ class _Carriers:
     acc: np.ndarray
     t0: np.ndarray
     still: bool = False         # the system's own instance: at the origin, never moving
+    world: object = None        # rows whose points are world-fixed (translate.py), or None
 
     @classmethod
     def root(cls, key):
@@ -410,12 +417,15 @@ def _colour(em, draws, at, n):
     return np.clip(rgba, 0.0, 255.0) / 255.0
 
 
-def state(em, carriers, t, world_to_local=None, parts=None) -> Particles:
-    """The live particles of ``em``'s instances at system time t."""
+def state(em, carriers, t, world_to_local=None, parts=None, path=None) -> Particles:
+    """The live particles of ``em``'s instances at system time t (``path``: the effect
+    root's world matrices at given times, for where world-translated particles stay)."""
     parts = born(em, carriers, t) if parts is None else parts
     if not len(parts.age):
         return empty(em.index)
-    p0, v0, acc = _start(em, parts, carriers, world_to_local)
+    p0, v0, acc, _ = translate.to_now(em, parts, carriers,
+                                      _start(em, parts, carriers, world_to_local),
+                                      world_to_local, path, t)
     age = parts.age[:, None]
     position = p0 + v0 * age + 0.5 * acc * age * age
     velocity = v0 + acc * age
@@ -445,7 +455,8 @@ def _inherited(em, carrier_velocity):
     return _unit(carrier_velocity) * np.minimum(speed * float(em.emitter_speed_mult), cap)
 
 
-def _spawned(em, carriers, t, world_to_local, on_death, extra, salt, moving=False):
+def _spawned(em, carriers, t, world_to_local, on_death, extra, salt, moving=False,
+             path=None):
     """Instances started by ``em``'s particles (at their birth or death) that may still
     matter at t (``extra``: how long after a particle's death); ``moving``: a death burst
     keeps the dying particle's velocity (to inherit), else it stands still."""
@@ -455,7 +466,9 @@ def _spawned(em, carriers, t, world_to_local, on_death, extra, salt, moving=Fals
         parts = _Born(parts.inst[dead], parts.index[dead], parts.lifetime[dead],
                       parts.birth[dead], parts.lifetime[dead], parts.key[dead],
                       draws=parts.draws.subset(dead))
-    p0, v0, acc = _start(em, parts, carriers, world_to_local)
+    p0, v0, acc, world = translate.to_now(em, parts, carriers,
+                                          _start(em, parts, carriers, world_to_local),
+                                          world_to_local, path, t)
     keys = rnd.child_keys(parts.key, salt)
     if on_death:        # where it died (one burst, at once: the point needs no motion)
         age = parts.lifetime[:, None]
@@ -463,8 +476,10 @@ def _spawned(em, carriers, t, world_to_local, on_death, extra, salt, moving=Fals
         start = parts.birth + parts.lifetime
         zero = np.zeros_like(acc)
         speed = v0 + acc * age if moving else zero
-        return _Carriers(start, np.full(len(start), np.inf), keys, where, speed, zero, start)
-    return _Carriers(parts.birth, parts.birth + parts.lifetime, keys, p0, v0, acc, parts.birth)
+        return _Carriers(start, np.full(len(start), np.inf), keys, where, speed, zero, start,
+                         world=world)
+    return _Carriers(parts.birth, parts.birth + parts.lifetime, keys, p0, v0, acc, parts.birth,
+                     world=world)
 
 
 _FIELDS = ("start", "end", "key", "p0", "v0", "acc", "t0")
@@ -488,7 +503,8 @@ def _root(seed, index):
 def _merge(a, b):
     if a is None:
         return b
-    return _Carriers(*(np.concatenate([getattr(a, f), getattr(b, f)]) for f in _FIELDS))
+    return _Carriers(*(np.concatenate([getattr(a, f), getattr(b, f)]) for f in _FIELDS),
+                     world=translate.merged(a, b, len(a), len(b)))
 
 
 def _capped(c, em, extra):
@@ -498,10 +514,11 @@ def _capped(c, em, extra):
     most = int(MAX_PARTICLES // each) if each == each and each > 1.0 else MAX_PARTICLES
     if len(c) <= max(most, 1):
         return c
-    return _Carriers(*(getattr(c, f)[:max(most, 1)] for f in _FIELDS))
+    return _Carriers(*(getattr(c, f)[:max(most, 1)] for f in _FIELDS),
+                     world=None if c.world is None else c.world[:max(most, 1)])
 
 
-def instances(emitters, t, world_to_local=None, seed=0) -> dict:
+def instances(emitters, t, world_to_local=None, seed=0, path=None) -> dict:
     """``{emitter: [(model, carriers), ...]}``: the instances of every emitter at t. An
     emitter no link starts runs one instance from the system. Linked ones run one instance per
     particle of each parent, level by level, every link its own (a birth link the child's own
@@ -524,7 +541,7 @@ def instances(emitters, t, world_to_local=None, seed=0) -> dict:
                                                  and on_death else 0)
             for model, carriers in level.get(parent, ()):
                 new = _spawned(model, carriers, t, world_to_local, on_death, reach[child],
-                               salt, models[child].inherit_velocity)
+                               salt, models[child].inherit_velocity, path)
                 if len(new):
                     made[(child, on_death)] = _merge(made.get((child, on_death)), new)
         level = {}
@@ -556,22 +573,25 @@ def _joined(index, parts):
                      draws=kept.Draws(cat["key"]), **cat)
 
 
-def simulate(emitters, t, world_to_local=None, seed=0, states=None) -> list:
+def simulate(emitters, t, world_to_local=None, seed=0, path=None, states=None) -> list:
     """The live particles of every emitter of a system at t seconds after its start: a list
     of :class:`Particles` in the order of ``emitters`` (:class:`Emitter` models). Emitters
     that another's particles start run only from those (:func:`instances`); the others run
-    from the system. ``states``: what gives the particles once every emitter's instances are
-    known (:func:`each_state`'s arguments and result; ``batch.states`` runs the emitters that
-    run from the system in one pass)."""
+    from the system. ``path``: ``path(times) -> (n, 4, 4)`` world matrices of the system's
+    root at system times; with it, particles of world-translated emitters stay in the world
+    where they were born (translate.py); without it, every particle moves with the system.
+    ``states``: what gives the particles once every emitter's instances are known
+    (:func:`each_state`'s arguments and result; ``batch.states`` runs the emitters that run
+    from the system in one pass)."""
     models = list(emitters)
-    found = instances(models, t, world_to_local, seed)
-    return (states or each_state)(models, found, t, world_to_local)
+    found = instances(models, t, world_to_local, seed, path)
+    return (states or each_state)(models, found, t, world_to_local, path)
 
 
-def each_state(models, found, t, world_to_local=None) -> list:
+def each_state(models, found, t, world_to_local=None, path=None) -> list:
     """The particles of every model (by position) from its instances ``found`` (as
     :func:`instances` gives them), joined per emitter."""
-    return [_joined(em.index, [state(model, carriers, t, world_to_local)
+    return [_joined(em.index, [state(model, carriers, t, world_to_local, path=path)
                                for model, carriers in found.get(i, ())])
             for i, em in enumerate(models)]
 

@@ -227,6 +227,7 @@ def model(emitter, index=None) -> sim.Emitter:
     _looks(values, out)
     _modifiers(emitter, out)
     _groups(emitter, out)
+    _translater(emitter, out)
     out.pop("_parent", None)
     textures = [v for k, v in values.items() if k == "texture"]
     out["texture"] = textures[0] if textures else ""
@@ -307,3 +308,11 @@ def _velocity(values, out):
         out.update(inherit_velocity=True,
                    emitter_speed_mult=float(values.get("inherited_velocity_scale", 1.0)),
                    max_inherited_speed=cap if cap == cap else np.inf)
+
+
+def _translater(emitter, out):
+    """Emitter Translater (26): the particles move with the emitter; World Translater (27),
+    or none: they stay in the world where they were born (the viewer's translaters)."""
+    for _, slot, pid, _ in plugins(emitter.chunk):
+        if slot == "translater":
+            out["link_to_system"] = pid == 26
