@@ -51,12 +51,12 @@ import numpy as np
 from . import draws as kept
 from . import sampling as rnd
 from . import translate
+from .counting import TOL as _TOL, below as _below, ranges as _ranges, upto as _upto
 from .link_graph import MAX_DEPTH, links, per_instance, reach as _reach
 from .records import GROUP_FIELDS, NO_EMITTER, TRACK_NAMES
 
 #: Cap on the particles one emitter may have alive (a bad file asking for millions stops here).
 MAX_PARTICLES = 200_000
-_TOL = 1e-6
 _EDGE = _TOL * 0.1      # a particle whose age is within this of its lifetime has died
 TRACKS = TRACK_NAMES
 _DEFAULT_TRACK = {"red": 255.0, "green": 255.0, "blue": 255.0, "alpha": 255.0, "size": 1.0,
@@ -224,35 +224,6 @@ class _Born:
     key: np.ndarray
     truncated: bool = False
     draws: object = None
-
-
-def _ceil(x):
-    return np.ceil(x - _TOL * np.maximum(1.0, np.abs(x))).astype(np.int64)
-
-
-def _finite(x, lowest):
-    """``x`` with NaN as 0, and kept within [lowest, 2**52] (a count needs no more)."""
-    return np.clip(np.where(x != x, 0.0, x), lowest, 2.0 ** 52)
-
-
-def _upto(x):
-    """How many integers k >= 0 are at most ``x`` (within the tolerance)."""
-    x = _finite(x, -1.0)
-    return np.maximum(np.floor(x + _TOL * np.maximum(1.0, np.abs(x))).astype(np.int64) + 1, 0)
-
-
-def _below(x):
-    """How many integers k >= 0 are below ``x`` (within the tolerance)."""
-    return np.maximum(_ceil(_finite(x, 0.0)), 0)
-
-
-def _ranges(lo, hi):
-    """Instance and index of every integer in [lo_j, hi_j), as two flat arrays."""
-    counts = np.maximum(hi - lo, 0)
-    total = int(counts.sum())
-    inst = np.repeat(np.arange(len(counts)), counts)
-    first = np.repeat(np.cumsum(counts) - counts, counts)
-    return inst, np.arange(total, dtype=np.int64) - first + np.repeat(lo, counts)
 
 
 def _clocks(em, carriers, t):
