@@ -93,22 +93,25 @@ def cells(texture_index, elements):
     return np.stack([col * size, 1.0 - (row + 1) * size, np.broadcast_to(size, i.shape)], axis=1)
 
 
-def _positions(mesh, flat):
-    """The vertices' places (through the ``position`` attribute where the mesh has one: a
-    few times faster than ``vertices.foreach_set("co")``, the same numbers)."""
-    att = mesh.attributes.get("position")
+def _positions(mesh, atts, flat):
+    """The vertices' places (through the ``position`` attribute of ``atts``, the mesh's
+    attributes, where it has one: a few times faster than ``vertices.foreach_set("co")``, the
+    same numbers)."""
+    att = atts.get("position")
     if att is not None and att.data_type == "FLOAT_VECTOR" and att.domain == "POINT":
         att.data.foreach_set("vector", flat)
     else:
         mesh.vertices.foreach_set("co", flat)
 
 
-def _set(mesh, name, kind, key, values):
-    att = mesh.attributes.get(name)
+def _set(atts, name, kind, key, values):
+    """Write ``values`` into the point attribute ``name`` of ``atts`` (a mesh's attributes,
+    looked up once per mesh), made anew where missing or of another type."""
+    att = atts.get(name)
     if att is None or att.data_type != kind or att.domain != "POINT":
         if att is not None:
-            mesh.attributes.remove(att)
-        att = mesh.attributes.new(name, kind, "POINT")
+            atts.remove(att)
+        att = atts.new(name, kind, "POINT")
     att.data.foreach_set(key, np.ascontiguousarray(values, np.float32).ravel())
 
 
@@ -132,7 +135,8 @@ def write_many(jobs):
             mesh.clear_geometry()
             mesh.vertices.add(count)
         position = parts.position @ m[:3, :3].T + m[:3, 3] if count else np.zeros((0, 3))
-        _positions(mesh, position.astype(np.float32).ravel())
+        atts = mesh.attributes
+        _positions(mesh, atts, position.astype(np.float32).ravel())
         if count and tail_size > 0.0:           # tails: stretched along the velocity as seen
             rotation, scale, offset = quads(_Shown(parts, m[:3, :3]), basis, tail_size)
             looks = _looks([parts], [elements])
@@ -142,14 +146,14 @@ def write_many(jobs):
         else:
             rotation = scale = offset = np.zeros((0, 3))
             looks = _looks([parts], [elements])
-        _set(mesh, nodes.ROTATION, "FLOAT_VECTOR", "vector", rotation)
-        _set(mesh, nodes.SCALE, "FLOAT_VECTOR", "vector", scale)
-        _set(mesh, nodes.OFFSET, "FLOAT_VECTOR", "vector", offset)
+        _set(atts, nodes.ROTATION, "FLOAT_VECTOR", "vector", rotation)
+        _set(atts, nodes.SCALE, "FLOAT_VECTOR", "vector", scale)
+        _set(atts, nodes.OFFSET, "FLOAT_VECTOR", "vector", offset)
         colour, cell, age, size = looks
-        _set(mesh, nodes.COLOR, "FLOAT_COLOR", "color", colour)
-        _set(mesh, nodes.CELL, "FLOAT_VECTOR", "vector", cell)
-        _set(mesh, AGE, "FLOAT", "value", age)
-        _set(mesh, SIZE, "FLOAT", "value", size)
+        _set(atts, nodes.COLOR, "FLOAT_COLOR", "color", colour)
+        _set(atts, nodes.CELL, "FLOAT_VECTOR", "vector", cell)
+        _set(atts, AGE, "FLOAT", "value", age)
+        _set(atts, SIZE, "FLOAT", "value", size)
         mesh.update()
 
 
