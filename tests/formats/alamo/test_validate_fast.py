@@ -10,13 +10,18 @@ problems, text and order, on the corpus, the particle corpus, the saved fuzz inp
 files and effects whose keys the short cut must hand back.
 """
 
+from collections import Counter
+
 import numpy as np
 import pytest
 from corpus import CORPUS, corpus_files
+from test_collision import scattered
 from test_validate_lazy import _files, _mutated
 
 from io_alamo.cli_validate import validate_one
-from io_alamo.formats.alamo import game_rules, read_alo, write_alo
+from io_alamo.formats.alamo import (CollisionTree, build_collision_tree, check_collision_tree,
+                                   game_rules, read_alo, write_alo)
+from io_alamo.formats.alamo.collision import check as collision_check
 from io_alamo.formats.alamo.chunks import MAX_MINIS, Chunk, read_chunks, write_chunks
 from io_alamo.formats.alamo.particles import game_rules as particle_rules
 from io_alamo.formats.alamo.sample import sample_model
@@ -192,3 +197,73 @@ def test_vertex_bone_indices_past_the_bone_map(column, weight, beyond):
     assert ("vertex bone index 2 beyond the bone map (2 entries)" in found) == beyond
     assert not any("beyond the bone map" in m for m in validate(read_alo(write_alo(
         sample_model()))))
+
+
+def _small_trees():
+    """(tree, positions, indices) of the corpus's collision trees and built small ones."""
+    out = []
+    for path in corpus_files(".alo"):
+        try:
+            model = read_alo(path.read_bytes())
+        except Exception:       # particle effects and the like: no meshes to take trees from
+            continue
+        for mesh in getattr(model, "meshes", ()):
+            out += [(s.collision_tree, s.vertices["position"], s.indices)
+                    for s in mesh.submeshes if s.collision_tree is not None]
+    for n in (1, 2, 3, 5, 8, 13, 21):
+        pos, idx = scattered(n, n)
+        out.append((build_collision_tree(pos, idx), pos, idx))
+    return out
+
+
+def _mutated_tree(tree, rng):
+    nodes = tree.nodes.copy()
+    for _ in range(int(rng.integers(1, 4))):
+        node = int(rng.integers(len(nodes)))
+        field = ("link", "count", "min", "max")[int(rng.integers(4))]
+        if field == "link":
+            nodes["link"][node] = rng.choice([0, node, len(nodes) - 1, len(nodes), 10 ** 6,
+                                              int(rng.integers(len(nodes)))])
+        elif field == "count":
+            nodes["count"][node] = rng.choice([0, 1, 3])
+        else:
+            nodes[field][node][int(rng.integers(3))] = rng.choice([0, 1, 128, 254, 255])
+    box = tree.box_min.copy()
+    if rng.random() < 0.1:
+        box[int(rng.integers(3))] = rng.choice([np.nan, np.inf, 1e30])
+    return CollisionTree(box_min=box, box_max=tree.box_max.copy(), nodes=nodes,
+                         triangles=tree.triangles.copy())
+
+
+def test_small_collision_trees_walk_in_python_as_numpy_does(monkeypatch):
+    """``collision.check._walk_small`` (trees up to ``SMALL_TREE`` nodes) gives the numpy
+    walk's arrays bit for bit and the checker the same problems, on the corpus's trees, built
+    ones and 1,500 with changed links, counts, byte boxes and header boxes."""
+    rng = np.random.default_rng(44)
+    cases = []
+    for tree, pos, idx in _small_trees():
+        cases.append((tree, pos, idx))
+        cases += [(_mutated_tree(tree, rng), pos, idx) for _ in range(80)]
+    assert len(cases) > 1500
+    kinds, walked = Counter(), 0
+    for tree, pos, idx in cases:
+        t = collision_check._tree_arrays(tree, [])
+        with monkeypatch.context() as m:
+            m.setattr(collision_check, "SMALL_TREE", 10 ** 9)
+            small_p = []
+            small = collision_check._walk(t, True, small_p)
+            small_all = check_collision_tree(tree, pos, idx)
+            m.setattr(collision_check, "SMALL_TREE", 0)
+            big_p = []
+            big = collision_check._walk(t, True, big_p)
+            big_all = check_collision_tree(tree, pos, idx)
+        assert small_p == big_p and small_all == big_all
+        for a, b in zip((small.seen, small.dmin, small.dmax, small.slack),
+                        (big.seen, big.dmin, big.dmax, big.slack)):
+            assert a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+        kinds.update(p.split(" (")[0].split(" ", 1)[1] for p in big_p)
+        walked += len(tree.nodes) <= collision_check.SMALL_TREE
+    assert walked > 500         # most cases are small enough for the Python walk
+    for kind in ("inner nodes link to children outside the", "nodes are reached more than once",
+                 "nodes are not reachable from the root"):
+        assert any(k.startswith(kind) for k in kinds), kinds

@@ -171,10 +171,16 @@ def _check_boxes(t, problems):
     return box_ok
 
 
+SMALL_TREE = 32      # nodes; up to this, the walk in plain Python costs less than numpy calls
+
+
 def _walk(t, box_ok, problems):
     """Walk from the root, one depth at a time: reach counts and dequantised boxes."""
     cnt, lnk = t.cnt, t.lnk
     nnodes = len(cnt)
+    if nnodes <= SMALL_TREE:
+        seen, dmin, dmax, slack, bad_link, multi = _walk_small(t, box_ok)
+        return _walk_result(nnodes, seen, dmin, dmax, slack, bad_link, multi, problems)
     seen = np.zeros(nnodes, np.int64)
     seen[0] = 1
     dmin = np.zeros((nnodes, 3))
@@ -209,10 +215,14 @@ def _walk(t, box_ok, problems):
         slack[kids] = slack[par2] + 0.5 / 255.0 * pext
         frontier = kids
     bad_link = np.concatenate(bad_link) if bad_link else ()
+    multi = np.unique(np.concatenate(multi)) if multi else ()
+    return _walk_result(nnodes, seen, dmin, dmax, slack, bad_link, multi, problems)
+
+
+def _walk_result(nnodes, seen, dmin, dmax, slack, bad_link, multi, problems):
     if len(bad_link):
         problems.append(f"{len(bad_link)} inner nodes link to children outside the "
                         f"{nnodes} nodes (nodes {_ids(bad_link)})")
-    multi = np.unique(np.concatenate(multi)) if multi else ()
     if len(multi):
         problems.append(f"{len(multi)} nodes are reached more than once from the root "
                         f"(a cycle or a shared child; nodes {_ids(multi)})")
@@ -292,3 +302,44 @@ def _check_containment(mesh, t, walk, node, ids, tolerance, rounded_boxes, probl
             f"{len(out)} triangles poke out of their leaf's box (triangles {_ids(ids[out])}; "
             f"worst: triangle {int(ids[worst])} in node {int(node[worst])}, "
             f"{float(excess[worst]):.6g} beyond the allowance)")
+
+
+def _walk_small(t, box_ok):
+    """:func:`_walk`'s steps on Python numbers, for a small tree: the same depths, order and
+    float64 arithmetic (``dequantize_bytes`` per value), so the same arrays and problems."""
+    cnt, lnk = t.cnt.tolist(), t.lnk.tolist()
+    bmin, bmax = t.bmin.tolist(), t.bmax.tolist()
+    nnodes = len(cnt)
+    seen = [0] * nnodes
+    seen[0] = 1
+    zero = [0.0, 0.0, 0.0]
+    dmin, dmax, slack = [zero] * nnodes, [zero] * nnodes, [zero] * nnodes
+    if box_ok:
+        dmin[0], dmax[0] = t.hmin.tolist(), t.hmax.tolist()
+    frontier, bad_link, multi = [0], [], set()
+    while frontier:
+        inner, left = [], []
+        for n in frontier:
+            if cnt[n] == 0:
+                if 0 <= lnk[n] < nnodes - 1:
+                    inner.append(n)
+                    left.append(lnk[n])
+                else:
+                    bad_link.append(n)
+        if not inner:
+            break
+        kids = left + [k + 1 for k in left]
+        for k in kids:
+            seen[k] += 1
+        fresh = sorted((k, p) for k, p in zip(kids, inner + inner) if seen[k] == 1)
+        multi.update(k for k in kids if seen[k] != 1)
+        for k, p in fresh:
+            pmin = dmin[p]
+            pext = [hi - lo for hi, lo in zip(dmax[p], pmin)]
+            dmin[k] = [lo + (b / 255.0) * e for lo, b, e in zip(pmin, bmin[k], pext)]
+            dmax[k] = [lo + (b / 255.0) * e for lo, b, e in zip(pmin, bmax[k], pext)]
+            slack[k] = [s + 0.5 / 255.0 * e for s, e in zip(slack[p], pext)]
+        frontier = [k for k, _ in fresh]
+    return (np.array(seen, np.int64), np.array(dmin, np.float64).reshape(nnodes, 3),
+            np.array(dmax, np.float64).reshape(nnodes, 3),
+            np.array(slack, np.float64).reshape(nnodes, 3), bad_link, sorted(multi))
