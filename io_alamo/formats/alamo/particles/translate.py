@@ -79,7 +79,7 @@ def _linear(d, v):
     return np.einsum("nij,nj->ni", d[:, :3, :3], v)
 
 
-def _world_parts(em, n, world_to_local):
+def _world_parts(em, world_to_local):
     """The part of the simulator's acceleration that is world-fixed (world acceleration and
     gravity, turned into root-now coordinates), as one (3,) vector."""
     to_local = np.eye(3) if world_to_local is None else np.asarray(world_to_local, np.float64)
@@ -121,7 +121,7 @@ def to_now(em, parts, carriers, start, world_to_local, path, t):
     d, moved = relative(path, parts.birth, t)
     if not moved:
         return p0, v0, acc, None
-    fixed_acc = _world_parts(em, len(p0), world_to_local)
+    fixed_acc = _world_parts(em, world_to_local)
     fixed_v = v0 if em.world_velocity else np.zeros_like(v0)
     p0 = _affine(d, p0)
     v0 = _linear(d, v0 - fixed_v) + fixed_v
