@@ -170,7 +170,7 @@ def test_uaw_world_translater_leaves_the_trail_emitter_translater_carries_it(ble
         ub.DIRECTION, direction=(1, 0, 0), magnitude=(5, 5))), lifetime=2.0)
     em["plugins"] = [(slot, pb.plugin(pid) if slot == 0x2 else spec)
                      for slot, spec in em["plugins"]]
-    name = f"p_uaw_trail{pid}"      # (the UaW models are kept by name, length and head)
+    name = f"p_uaw_trail{pid}"
     path = tmp_path / f"{name}.alo"
     path.write_bytes(ub.effect([em], name))
     scene = bpy.context.scene

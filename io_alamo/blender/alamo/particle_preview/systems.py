@@ -14,7 +14,7 @@ import numpy as np
 from ....formats.alamo.particles import batch, read_particles
 from ....formats.alamo.particles import simulate as sim
 from .. import game_view
-from ...source import get_source
+from ...source import content_key, get_source
 from . import build, draw, nodes, paths
 from .keys import EFFECT_BYTES_KEY, EFFECT_KEY, EMITTER_KEY, SHOW_KEY
 from .from_props import model_from_props
@@ -23,7 +23,7 @@ from .from_props import model_from_props
 #: Functions giving the simulator's model of an emitter object from its own editable fields
 #: (the particle-effect import registers one for ``obj.alamo_emitter``); None when they cannot.
 MODEL_READERS = [model_from_props]
-_records = {}           # root name -> (bytes id, [simulate.Emitter]) of a kept file
+_records = {}           # root name -> (content key, [simulate.Emitter]) of a kept file
 
 
 def emitter_index(obj):
@@ -66,7 +66,7 @@ def _file_models(root):
     data = get_source(root, EFFECT_BYTES_KEY)
     if data is None:
         return None
-    key = (root.name, len(data), hash(bytes(data[:256])))
+    key = (root.name, content_key(data))
     held = _records.get(root.name)
     if held is None or held[0] != key:
         system = read_particles(bytes(data), filename=str(root.get(EFFECT_KEY, root.name)))

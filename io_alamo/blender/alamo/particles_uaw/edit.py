@@ -8,7 +8,7 @@ import bpy
 from ....formats.alamo.particles import read_particles, uaw_list, uaw_params, uaw_play
 from ....formats.alamo.particles.records import PROPERTY_FIELDS
 from ...results import ExportError
-from ...source import get_source
+from ...source import content_key, get_source
 from ..particles.keys import SOURCE_EMITTER_KEY, SOURCE_KEY
 from ..particles.sync import live_emitters, sync_system
 from . import props as uaw_props
@@ -137,7 +137,7 @@ def model_from_uaw(obj):
     if data is None:
         return None
     order, names, values, objs = _collect(root)
-    key = (len(data), hash(bytes(data[:256])), tuple(order), tuple(sorted(values.items())),
+    key = (content_key(data), tuple(order), tuple(sorted(values.items())),
            tuple(sorted(names.items())))
     held = _models.get(root.name)
     if held is None or held[0] != key:
