@@ -133,12 +133,67 @@ def _rendered(view_layer):
     return list(found.values())
 
 
+#: What the preview render sets, restored afterwards: (path from the scene, attributes).
+_PREVIEW_SETTINGS = (("render", ("engine", "resolution_x", "resolution_y",
+                                 "resolution_percentage", "use_simplify", "filepath")),
+                     ("render.image_settings", ("file_format", "color_mode", "color_depth",
+                                                "compression")),
+                     ("cycles", ("device", "samples", "use_denoising", "texture_limit_render")),
+                     ("", ("camera", "world")))
+
+
+def _settings(scene):
+    """[(owner, attribute, value)] of what the preview changes, as the scene has it now."""
+    out = []
+    for path, names in _PREVIEW_SETTINGS:
+        owner = scene
+        for part in filter(None, path.split(".")):
+            owner = getattr(owner, part, None)
+        out += [(owner, n, getattr(owner, n)) for n in names
+                if owner is not None and hasattr(owner, n)]
+    return out
+
+
+@contextlib.contextmanager
+def _scene_restored(scene, extras):
+    """The scene as it was once the preview is rendered (also when it fails): its frame,
+    camera, world (and the world's colour), render and Cycles settings; the preview's own
+    camera, sun, world and render result removed. Yields the list the preview adds the
+    data-blocks it makes to, as (``bpy.data`` collection, data-block)."""
+    settings = _settings(scene)
+    world = scene.world
+    colour = tuple(world.color) if world is not None else None
+    result = {i.as_pointer() for i in bpy.data.images if i.type == "RENDER_RESULT"}
+    made = []
+    before = extras.still(scene)
+    try:
+        yield made
+    finally:
+        for owner, name, value in settings:       # the file format before its colour depth
+            setattr(owner, name, value)
+        if world is not None:
+            world.color = colour
+        for collection, block in reversed(made):    # objects before their data
+            collection.remove(block)
+        for img in [i for i in bpy.data.images if i.type == "RENDER_RESULT"
+                    and i.as_pointer() not in result]:
+            bpy.data.images.remove(img)
+        if before is not None:
+            scene.frame_set(before)
+        extras.camera_placed(scene)         # billboards face the scene's own camera again
+
+
 def render_preview(context, target, size=256, samples=16, extras=None):
     """A small PNG of the visible meshes from a three-quarter view (Cycles, CPU); with
-    ``extras`` (a :class:`SceneExtras`), at their still frame and framed to show them."""
+    ``extras`` (a :class:`SceneExtras`), at their still frame and framed to show them. The
+    scene is left as it was (:func:`_scene_restored`)."""
     scene = context.scene
     extras = extras or SceneExtras()
-    extras.still(scene)
+    with _scene_restored(scene, extras) as made:
+        _render_preview(context, scene, target, size, samples, extras, made)
+
+
+def _render_preview(context, scene, target, size, samples, extras, made):
     corners = []
     for obj in scene.objects:
         if obj.type == "MESH" and obj.visible_get():
@@ -153,8 +208,10 @@ def render_preview(context, target, size=256, samples=16, extras=None):
     center = (lo + hi) / 2
     radius = max(float(np.linalg.norm(hi - lo)) / 2, 1e-3)
     cam_data = bpy.data.cameras.new("Alamo Preview")
+    made.append((bpy.data.cameras, cam_data))
     cam_data.lens = 50
     cam = bpy.data.objects.new("Alamo Preview", cam_data)
+    made.append((bpy.data.objects, cam))
     scene.collection.objects.link(cam)
     direction = Vector((1.0, -1.2, 0.8)).normalized()
     distance = radius / np.tan(cam_data.angle / 2) * 1.1
@@ -165,12 +222,15 @@ def render_preview(context, target, size=256, samples=16, extras=None):
     scene.camera = cam
     extras.camera_placed(scene)                 # billboards face the preview camera
     sun_data = bpy.data.lights.new("Alamo Preview Sun", "SUN")
+    made.append((bpy.data.lights, sun_data))
     sun_data.energy = 3.0
     sun = bpy.data.objects.new("Alamo Preview Sun", sun_data)
+    made.append((bpy.data.objects, sun))
     sun.rotation_euler = (0.8, 0.2, 0.6)
     scene.collection.objects.link(sun)
     if scene.world is None:
         scene.world = bpy.data.worlds.new("Alamo Preview")
+        made.append((bpy.data.worlds, scene.world))
     scene.world.color = (0.2, 0.22, 0.25)
     r = scene.render
     r.engine = "CYCLES"
