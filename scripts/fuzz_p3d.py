@@ -90,16 +90,23 @@ def run(seconds, seed, save):
         if took > TIME_LIMIT:
             failures.append((f"took {took:.2f} s of CPU", data))
     print(", ".join(f"{v:,} {k}" for k, v in counts.items()) + f", {len(failures)} failures")
+    return report(failures, save, f"p3d_fuzz_{seed}_{{}}.p3d")
+
+
+def report(failures, save, name):
+    """Print the first 20 ``(what, input)`` failures, save their inputs to the folder ``save``
+    (when given) under ``name.format(k)``; the exit status (1 if there was a failure)."""
     for k, (what, data) in enumerate(failures[:20]):
         print(f"  failure {k}: {what}")
         if save:
             Path(save).mkdir(parents=True, exist_ok=True)
-            (Path(save) / f"p3d_fuzz_{seed}_{k}.p3d").write_bytes(data)
+            (Path(save) / name.format(k)).write_bytes(data)
     return 1 if failures else 0
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv=None, run=run, doc=__doc__):
+    """The command line of this fuzzer (or another's ``run(seconds, seed, save)``)."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--minutes", type=float, default=1.0, help="how long to run (default 1)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", help="where failing inputs are saved")

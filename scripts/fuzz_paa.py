@@ -17,7 +17,6 @@ Prints what it ran and every failure; exits 1 if there was one. Failing inputs a
 to ``--out DIR`` when given.
 """
 
-import argparse
 import random
 import struct
 import sys
@@ -31,7 +30,8 @@ for _p in (str(ROOT), str(ROOT / "tests"), str(ROOT / "scripts")):
 
 import paa_build as pab  # noqa: E402
 from fuzz import _limit_address_space, check_steps  # noqa: E402
-from fuzz_p3d import mutate as mutate_bytes  # noqa: E402
+import fuzz_p3d  # noqa: E402
+from fuzz_p3d import mutate as mutate_bytes, report  # noqa: E402
 
 from io_alamo.formats.arma.paa import PaaFormatError, read_paa  # noqa: E402
 
@@ -140,21 +140,11 @@ def run(seconds, seed, save):
             failures.append((found, data))
     print(f"{len(pool)} seeds; " + ", ".join(f"{v:,} {k}" for k, v in counts.items())
           + f"; slowest read {slowest * 1000:.1f} ms of CPU; {len(failures)} failures")
-    for k, (what, data) in enumerate(failures[:20]):
-        print(f"  failure {k}: {what}")
-        if save:
-            Path(save).mkdir(parents=True, exist_ok=True)
-            (Path(save) / f"paa_fuzz_{seed}_{k}.paa").write_bytes(data)
-    return 1 if failures else 0
+    return report(failures, save, f"paa_fuzz_{seed}_{{}}.paa")
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--minutes", type=float, default=1.0, help="how long to run (default 1)")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--out", help="where failing inputs are saved")
-    args = ap.parse_args(argv)
-    return run(args.minutes * 60, args.seed, args.out)
+    return fuzz_p3d.main(argv, run=run, doc=__doc__)
 
 
 if __name__ == "__main__":

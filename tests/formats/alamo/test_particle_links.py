@@ -94,6 +94,33 @@ def test_a_grandchild_outlives_its_grandparent_particle():
     np.testing.assert_allclose(np.sort(ages), [0, 0, 0, 0.5, 0.5, 0.5], atol=1e-9)
 
 
+def viewer_rows(tmp_path, data, times, name="p_links.alo"):
+    """``particle_check --times`` rows of the effect ``data`` ({(t, emitter): (live, min,
+    max, size)}), or None when the viewer cannot be built here."""
+    import particle_viewer
+    if particle_viewer.exe() is None:
+        return None
+    path = tmp_path / name
+    path.write_bytes(data)
+    ok, line, rows = particle_viewer.run(path, times)
+    assert ok, line
+    return rows
+
+
+def check_trail(models, speed, atol):
+    """The trail child (emitter 1) of a parent streaming one a second along +x at 2 units/s,
+    at 1.25 s: parent 0 (born 0) has trailed at 0, 0.5 and 1.0 s, parent 1 (born 1) at 1.0 s;
+    each particle emitted where its parent was (x = 2 * its age s), then drifting at
+    ``speed``. Returns (the particles, their sorted x)."""
+    kids = sim.simulate(models, 1.25)[1]
+    assert len(kids) == 4
+    np.testing.assert_allclose(kids.velocity, np.tile([speed, 0, 0], (4, 1)), atol=atol)
+    expected = np.sort([2 * s + speed * (1.25 - (b + s)) for b, s in
+                        ((0, 0), (0, 0.5), (0, 1.0), (1, 0))])
+    np.testing.assert_allclose(np.sort(kids.position[:, 0]), expected, atol=atol)
+    return kids, expected
+
+
 def eaw_flying_pair(use, mult, death=False):
     """An EaW parent streaming one a second, flying +x at 2 units/s, living 4 s, and its birth
     child (2 a second, living 3 s, at rest by itself) with mini 67 ``use`` and mini 40
@@ -101,7 +128,8 @@ def eaw_flying_pair(use, mult, death=False):
     link = dict(death=1) if death else dict(birth=1)
     child = dict(in_bursts=1, num_particles_per_burst=2, num_bursts=1) if death else \
         dict(num_particles_per_second=2)
-    return system(pb.emitter("parent", num_particles_per_second=1, lifetime=1.0 if death else 4.0,
+    return system(pb.emitter("parent", num_particles_per_second=1,
+                             lifetime=1.0 if death else 4.0,
                              groups=[{"type": 0, "val_x": 2.0}, {}, {}], **link),
                   pb.emitter("child", index=1, lifetime=3.0, use_emitter_speed_mult=use,
                              emitter_speed_mult=mult, **child))
@@ -113,23 +141,12 @@ def test_an_eaw_birth_child_takes_its_parents_speed_only_with_mini_67(tmp_path, 
     # 0x28: "inherit velocity" of its trail creator, no cap), DrKnickers' "parent speed
     # inherit", the spec's "inherit the emitter's parent's velocity times the multiplier".
     # Without it (FORMAT-NOTES: children inherit no velocity) the child starts at rest where
-    # its parent particle is. At 1.25 s: parent 0 (born 0) has trailed at 0, 0.5, 1.0 s,
-    # parent 1 (born 1) at 1.0 s.
+    # its parent particle is.
     data, models = eaw_flying_pair(use, mult)
-    speed = 2.0 * mult if use else 0.0
-    kids = sim.simulate(models, 1.25)[1]
-    assert len(kids) == 4
-    np.testing.assert_allclose(kids.velocity, np.tile([speed, 0, 0], (4, 1)), atol=1e-9)
-    expected = np.sort([2 * s + speed * (1.25 - (b + s)) for b, s in
-                        ((0, 0), (0, 0.5), (0, 1.0), (1, 0))])
-    np.testing.assert_allclose(np.sort(kids.position[:, 0]), expected, atol=1e-9)
-    import particle_viewer
-    if particle_viewer.exe() is None:
+    kids, expected = check_trail(models, 2.0 * mult if use else 0.0, atol=1e-9)
+    rows = viewer_rows(tmp_path, data, (1.25,))
+    if rows is None:
         pytest.skip("particle_check cannot be built here")
-    path = tmp_path / "p_links.alo"
-    path.write_bytes(data)
-    ok, line, rows = particle_viewer.run(path, (1.25,))
-    assert ok, line
     live, lo, hi, _ = rows[(1.25, 1)]
     assert live == len(kids)
     # the newest particle (born at 1 s with parent 1, at the emitter) agrees exactly; the
@@ -147,13 +164,9 @@ def test_an_eaw_death_child_stays_where_its_particle_died_even_with_mini_67(tmp_
         kids = sim.simulate(models, 1.5)[1]
         assert len(kids) == 2
         np.testing.assert_allclose(kids.position, np.tile([2.0, 0, 0], (2, 1)), atol=1e-9)
-        import particle_viewer
-        if particle_viewer.exe() is None:
+        rows = viewer_rows(tmp_path, data, (1.5,))
+        if rows is None:
             continue
-        path = tmp_path / "p_links.alo"
-        path.write_bytes(data)
-        ok, line, rows = particle_viewer.run(path, (1.5,))
-        assert ok, line
         live, lo, hi, _ = rows[(1.5, 1)]
         assert live == 2 and lo == hi and lo[0] == pytest.approx(2.0, abs=0.05)
 
@@ -246,14 +259,7 @@ def test_uaw_inherit_velocity_takes_the_parents_scaled_and_capped():
             lifetime=3.0)
         models = uaw_play.models(read_particles(ub.effect([parent, trail])))
         assert models[0].birth == 1
-        kids = sim.simulate(models, 1.25)[1]
-        # parent 0 (born 0) trails at 0, 0.5, 1.0; parent 1 (born 1) at 1.0
-        assert len(kids) == 4
-        np.testing.assert_allclose(kids.velocity, np.tile([speed, 0, 0], (4, 1)), atol=1e-6)
-        # emitted where the parent was (x = 2 * its age s), then drifting at the inherited speed
-        expected = np.sort([2 * s + speed * (1.25 - (b + s)) for b, s in
-                            ((0, 0), (0, 0.5), (0, 1.0), (1, 0))])
-        np.testing.assert_allclose(np.sort(kids.position[:, 0]), expected, atol=1e-6)
+        check_trail(models, speed, atol=1e-6)
 
 
 def test_uaw_local_velocity_turns_with_the_emitter_world_velocity_does_not():
@@ -322,11 +328,7 @@ def test_uaw_children_that_cannot_fire_never_run_and_validate_says_why(tmp_path)
     assert any("'sparks'" in s and "does not \"spawn on age\"" in s for s in said)
     assert any("'selfie'" in s and "started only by itself" in s for s in said)
     assert any("'orphan'" in s and "not in the effect" in s for s in said)
-    import particle_viewer
-    if particle_viewer.exe() is None:
+    rows = viewer_rows(tmp_path, data, (2.0,), "p_uaw_test.alo")
+    if rows is None:
         return
-    path = tmp_path / "p_uaw_test.alo"
-    path.write_bytes(data)
-    ok, line, rows = particle_viewer.run(path, (2.0,))
-    assert ok, line
     assert [rows[(2.0, i)][0] for i in range(4)] == [4, 0, 0, 0]
