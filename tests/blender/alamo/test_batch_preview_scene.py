@@ -4,6 +4,7 @@ frame, render engine and settings, Cycles settings and image format back, the pa
 billboards facing the scene's camera again; also when the render fails. The picture still
 renders: a unit's effect seen from the preview's three-quarter view."""
 
+import os
 import shutil
 from pathlib import Path
 
@@ -15,7 +16,8 @@ from test_particle_preview import at, effect, import_alo, stream, unit_model, un
 from io_alamo.blender import outputs
 from io_alamo.blender.alamo.particle_preview.batch_extras import ParticleExtras
 
-PREVIEWS = Path("/work/notes/previews/41x")
+# a folder to keep the rendered preview in, to look at (nothing is kept without it)
+PREVIEWS = os.environ.get("ALAMO_KEEP_PREVIEWS")
 
 
 def _quads(em):
@@ -88,8 +90,10 @@ def test_the_preview_leaves_the_scene_as_it_was_and_still_renders(blender, tmp_p
     rgb = px.reshape(-1, 4)[:, :3]
     lit = np.abs(rgb - rgb[0]).max(axis=1) > 0.05          # the particles, not the world
     assert lit.sum() > 20
-    PREVIEWS.mkdir(parents=True, exist_ok=True)
-    shutil.copy(target, PREVIEWS / f"unit_stream_{bpy.app.version_string.split()[0]}.png")
+    if PREVIEWS:
+        Path(PREVIEWS).mkdir(parents=True, exist_ok=True)
+        version = bpy.app.version_string.split()[0]
+        shutil.copy(target, Path(PREVIEWS) / f"unit_stream_{version}.png")
 
 
 def test_a_failed_preview_also_leaves_the_scene_as_it_was(blender, tmp_path, monkeypatch):
