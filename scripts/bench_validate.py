@@ -1,12 +1,30 @@
-"""validate against info over the same files, in one process (issue 44 point 3).
+"""validate against info over the same files (issue 44 point 3): seconds, or instructions.
 
 The corpus (``../shared/corpus``) and the particle corpus (``../shared/corpus-particles``) are
-copied ``--copies`` times into a temporary folder (one sub-folder per copy, so animations
-keep their models beside them), then ``info``, ``validate`` and ``validate --jobs N`` run
-over it through the command line's own functions, output discarded, one of each per round;
-best of ``--repeat`` rounds, in wall-clock and in CPU seconds (user + sys, workers included).
+copied ``--copies`` times into a temporary folder (one sub-folder per copy, so animations keep
+their models beside them); ``info``, ``validate`` and ``validate --jobs N`` run over it through
+the command line's own functions, output discarded, after one warm-up of each verb.
 
-    .venv/bin/python scripts/bench_validate.py --copies 40 --repeat 3
+Seconds (the default) -- interleaved rounds: each round runs the three once, in a rotated
+order, so a machine shared with other work slows each alike. Every run's wall-clock and CPU
+seconds (user + sys, workers included) are printed, then the median and the best, and the
+ratios to info: validate's CPU (target <= 1), ``--jobs``' wall (target <= 0.5) and its bound on
+a quiet machine, CPU / N over info's CPU. This VM's figures vary by +-20 % from run to run
+even when quiet (CPU seconds too: a busy host lends its cores out), so read the spread::
+
+    .venv/bin/python scripts/bench_validate.py --copies 40 --rounds 5
+    .venv/bin/python scripts/bench_validate.py --copies 80 --rounds 3 --jobs 2
+
+Instructions (``--instructions``) -- the figure to trust for one core, load or not: the same
+calls run under ``valgrind --tool=callgrind`` (about 50x slower), counted from just before to
+just after each measured call (instrumentation toggled with ``callgrind_control``, after a
+warm-up run of each). ``validate --jobs N`` is counted too when the folder makes more than
+one part: the parent and each worker on their own, their sum against one core (what spreading
+the work adds) and the parent plus the busiest worker against info (the bound of the wall-clock
+ratio on N idle cores)::
+
+    .venv/bin/python scripts/bench_validate.py --instructions                 # 1 copy, 38 files
+    .venv/bin/python scripts/bench_validate.py --instructions --copies 4      # with --jobs 2
 """
 
 import argparse
@@ -14,6 +32,8 @@ import contextlib
 import io
 import os
 import shutil
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -22,6 +42,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from io_alamo import cli_validate  # noqa: E402
 from io_alamo.cli import main  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
@@ -40,6 +61,17 @@ def replicate(folder, copies):
     return len(files) * copies
 
 
+def verbs(folder, jobs):
+    """{name: argv} of the three measured calls."""
+    return {"info": ["info", folder], "validate": ["validate", "-q", folder],
+            f"validate --jobs {jobs}": ["validate", "-q", "--jobs", str(jobs), folder]}
+
+
+def run(argv):
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        main(argv)
+
+
 def cpu_seconds():
     """user + sys CPU time of this process and of its finished child processes (the
     ``--jobs`` workers are reaped when their pool shuts down)."""
@@ -47,52 +79,147 @@ def cpu_seconds():
     return t.user + t.system + t.children_user + t.children_system
 
 
-def timed(runs, repeat):
-    """{name: (best wall-clock seconds, best CPU seconds)} over ``repeat`` rounds of
-    ``runs`` ({name: argv}), one of each per round, so that a machine shared with other work
-    slows each alike. The CPU time is the steadier figure there, and for ``--jobs`` it says
-    how much work the workers did in all (wall = CPU / jobs on a quiet machine, at best)."""
-    best = {}
-    for _ in range(repeat):
-        for name, argv in runs.items():
+def warm_up(folder):
+    """The lazy imports and first-call caches, once, on the first copy."""
+    run(["info", f"{folder}/copy000"])
+    run(["validate", "-q", f"{folder}/copy000"])
+
+
+# --- seconds -------------------------------------------------------------------------------
+
+def rounds(runs, count):
+    """[{name: (wall s, CPU s)}] per round; each round runs every one of ``runs`` once, the
+    order rotated by one each round."""
+    names, out = list(runs), []
+    for k in range(count):
+        got = {}
+        for name in names[k % len(names):] + names[:k % len(names)]:
             start, cpu = time.perf_counter(), cpu_seconds()
-            with contextlib.redirect_stdout(io.StringIO()), \
-                    contextlib.redirect_stderr(io.StringIO()):
-                main(argv)
-            took, used = time.perf_counter() - start, cpu_seconds() - cpu
-            wall, cpu = best.get(name, (took, used))
-            best[name] = (min(wall, took), min(cpu, used))
-    return best
+            run(runs[name])
+            got[name] = (time.perf_counter() - start, cpu_seconds() - cpu)
+        out.append(got)
+    return out
+
+
+def report_seconds(got, names, jobs):
+    first, one, many = names
+    print(f"{'round':>7s}" + "".join(f"{n + ' wall/CPU s':>31s}" for n in names)
+          + "   validate CPU   --jobs wall   --jobs bound")
+    for k, r in enumerate(got, 1):
+        print(f"{k:7d}" + "".join(f"{r[n][0]:19.2f} / {r[n][1]:5.2f}   " for n in names)
+              + f"{r[one][1] / r[first][1]:12.2f}x {r[many][0] / r[first][0]:12.2f}x"
+              f" {r[many][1] / jobs / r[first][1]:13.2f}x")
+    for label, pick in (("median", statistics.median), ("best", min)):
+        m = {n: (pick(r[n][0] for r in got), pick(r[n][1] for r in got)) for n in names}
+        print(f"{label:>7s}" + "".join(f"{m[n][0]:19.2f} / {m[n][1]:5.2f}   " for n in names)
+              + f"{m[one][1] / m[first][1]:12.2f}x {m[many][0] / m[first][0]:12.2f}x"
+              f" {m[many][1] / jobs / m[first][1]:13.2f}x")
+    print(f"ratios to info: validate CPU (target <= 1); --jobs {jobs} wall (target <= 0.5); "
+          f"--jobs bound = its CPU / {jobs} over info's CPU (its wall on {jobs} idle cores, "
+          "at best)")
+
+
+# --- instructions --------------------------------------------------------------------------
+
+def callgrind(*args):
+    """``callgrind_control ARGS`` for this process (run by the counted process itself)."""
+    subprocess.run(["callgrind_control", *args, str(os.getpid())], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def counted(folder, jobs):
+    """Under callgrind: warm up, then each measured call counted and dumped by its name. A
+    forked worker starts its own count at zero (it would inherit its parent's)."""
+    main_pid = os.getpid()
+    os.register_at_fork(after_in_child=lambda: os.getpid() != main_pid and callgrind("-z"))
+    warm_up(folder)
+    for name, argv in verbs(folder, jobs).items():
+        run(argv)                       # this verb's own first-call caches
+        callgrind("-z")
+        callgrind("-i", "on")
+        run(argv)
+        callgrind("-i", "off")
+        callgrind("-d", name.replace(" ", "_"))
+
+
+def totals(out):
+    """{pid: [(dump name, instructions)]} of callgrind's output files ``out.*``."""
+    found = {}
+    for f in sorted(out.parent.glob(out.name + ".*")):
+        desc = total = pid = None
+        for line in f.open(errors="replace"):
+            if line.startswith("pid: "):
+                pid = int(line.split()[1])
+            elif line.startswith("desc: Trigger: "):
+                desc = line.split("Trigger: ", 1)[1].strip()
+            elif line.startswith("totals: "):
+                total = int(line.split()[1])
+        if total:
+            found.setdefault(pid, []).append((desc, total))
+    return found
+
+
+def instructions(folder, n, jobs):
+    if not shutil.which("valgrind") or not shutil.which("callgrind_control"):
+        sys.exit("--instructions needs valgrind (with callgrind_control) on PATH: "
+                 "apt-get install valgrind")
+    out = Path(folder) / "callgrind.out"
+    cmd = ["valgrind", "--tool=callgrind", "--instr-atstart=no",
+           f"--callgrind-out-file={out}.%p", sys.executable, __file__,
+           "--counted", folder, "--jobs", str(jobs)]
+    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if done.returncode:
+        sys.exit(f"callgrind run failed ({done.returncode}):\n{done.stderr[-2000:]}")
+    found = totals(out)
+    parent = next(pid for pid, dumps in found.items()
+                  if any(d.startswith("dump ") for d, _ in dumps))
+    count = {d[5:]: t for d, t in found.pop(parent) if d.startswith("dump ")}
+    workers = sorted((t for dumps in found.values() for _, t in dumps), reverse=True)
+    info, one = count["info"], count["validate"]
+    print(f"{n:,} files; instructions counted by callgrind (independent of the load)")
+    print(f"info                {info / 1e6:10.1f} M")
+    print(f"validate            {one / 1e6:10.1f} M  {one / info:.3f}x info  (target <= 1)")
+    many = count[f"validate_--jobs_{jobs}"]
+    if not workers:
+        print(f"validate --jobs {jobs}: one part of {cli_validate.CHUNK} files or fewer "
+              "runs in one process; --copies 4 or more counts the workers")
+        return
+    alls = many + sum(workers)
+    print(f"validate --jobs {jobs}  parent {many / 1e6:.1f} M + {len(workers)} workers "
+          + " + ".join(f"{w / 1e6:.1f} M" for w in workers)
+          + f" = {alls / 1e6:.1f} M, {alls / one:.3f}x one core")
+    print(f"   bound on {jobs} idle cores: parent + busiest worker = "
+          f"{(many + workers[0]) / 1e6:.1f} M = {(many + workers[0]) / info:.3f}x info  "
+          "(target <= 0.5)")
 
 
 def main_bench():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--copies", type=int, default=40, help="copies of the corpora")
-    ap.add_argument("--repeat", type=int, default=3, help="runs of each; the best counts")
+    ap.add_argument("--copies", type=int, help="copies of the corpora (40; 1 with "
+                    "--instructions)")
+    ap.add_argument("--rounds", "--repeat", type=int, default=3,
+                    help="rounds of the three runs, interleaved")
     ap.add_argument("--jobs", type=int, default=2, help="processes for validate --jobs")
+    ap.add_argument("--instructions", action="store_true",
+                    help="count instructions under valgrind's callgrind instead of seconds")
+    ap.add_argument("--counted", metavar="FOLDER", help=argparse.SUPPRESS)  # under callgrind
     args = ap.parse_args()
+    if args.counted:
+        return counted(args.counted, args.jobs)
+    copies = args.copies or (1 if args.instructions else 40)
     with tempfile.TemporaryDirectory(prefix="bench_validate-") as tmp:
-        n = replicate(Path(tmp), args.copies)
-        folder = str(tmp)
-        timed({"warm": ["info", f"{folder}/copy000"],      # the lazy imports, once
-               "warm validate": ["validate", f"{folder}/copy000"]}, 1)
-        best = timed({"info": ["info", folder], "one": ["validate", "-q", folder],
-                      "many": ["validate", "-q", "--jobs", str(args.jobs), folder]},
-                     args.repeat)
-        info, one, many = best["info"], best["one"], best["many"]
-    print(f"{n:,} files ({args.copies} copies of the corpus and the particle corpus), "
-          f"best of {args.repeat}; load average {os.getloadavg()[0]:.1f} on "
-          f"{os.cpu_count()} cores")
-    print("                        wall s   ratio      CPU s   ratio  (CPU: user+sys, workers "
-          "included)")
-    for name, (wall, cpu), target in (("info", info, ""), ("validate", one, "(target <= 1)"),
-                                      (f"validate --jobs {args.jobs}", many,
-                                       "(target <= 0.5)")):
-        print(f"{name:22s} {wall:7.2f} {wall / info[0]:6.2f}x  {cpu:7.2f} {cpu / info[1]:6.2f}x"
-              f"  {target}")
-    print(f"--jobs {args.jobs} on a quiet machine, at best: CPU / {args.jobs} = "
-          f"{many[1] / args.jobs:.2f} s = {many[1] / args.jobs / info[1]:.2f}x info's CPU")
+        n = replicate(Path(tmp), copies)
+        if args.instructions:
+            return instructions(tmp, n, args.jobs)
+        warm_up(tmp)
+        load = os.getloadavg()[0]
+        runs = verbs(tmp, args.jobs)
+        got = rounds(runs, args.rounds)
+    print(f"{n:,} files ({copies} copies of the corpus and the particle corpus), "
+          f"{args.rounds} interleaved rounds; load average {load:.1f} before, "
+          f"{os.getloadavg()[0]:.1f} after, on {os.cpu_count()} cores")
+    report_seconds(got, list(runs), args.jobs)
 
 
 if __name__ == "__main__":
