@@ -19,7 +19,8 @@ from .formats.errors import FormatError, without_filename
 from .formats.problems import SEVERITIES, as_problem, error
 from .formats.run_cache import hold, run_cache
 
-__all__ = ["check_files", "exit_status", "parts", "print_results", "progress", "validate_one"]
+__all__ = ["check_files", "exit_status", "parts", "print_results",
+           "processes", "progress", "validate_one"]
 
 # files per task handed to a worker: big enough that a task outweighs its pickling
 CHUNK = 64
@@ -73,8 +74,7 @@ def check_files(paths, jobs=1, on_progress=progress):
     """The results of ``paths`` in their order; ``jobs`` > 1 spreads them over that many
     processes (folders of hundreds of files; fewer files run here), in parts of
     :data:`CHUNK` files; each worker keeps its models' verdicts for all its parts."""
-    jobs = (os.cpu_count() or 1) if jobs == 0 else jobs
-    jobs = max(1, min(jobs, -(-len(paths) // CHUNK)))
+    jobs = processes(len(paths), jobs)
     results = []
     gc.freeze()     # the collector leaves the program's own objects alone for the run (and
     try:            # forked workers share them untouched)
@@ -92,6 +92,13 @@ def check_files(paths, jobs=1, on_progress=progress):
     finally:
         gc.unfreeze()
     return results
+
+
+def processes(count, jobs):
+    """How many processes ``validate --jobs JOBS`` uses for ``count`` files: ``JOBS`` (0: one
+    per core), but no more than there are parts of :data:`CHUNK` files."""
+    jobs = (os.cpu_count() or 1) if jobs == 0 else jobs
+    return max(1, min(jobs, -(-count // CHUNK)))
 
 
 def parts(paths, jobs):

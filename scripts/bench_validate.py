@@ -101,22 +101,32 @@ def rounds(runs, count):
     return out
 
 
-def report_seconds(got, names, jobs):
+def ratios(r, names, jobs):
+    """(validate's CPU, --jobs' wall, --jobs' CPU / jobs), each over info's."""
     first, one, many = names
-    print(f"{'round':>7s}" + "".join(f"{n + ' wall/CPU s':>31s}" for n in names)
-          + "   validate CPU   --jobs wall   --jobs bound")
-    for k, r in enumerate(got, 1):
-        print(f"{k:7d}" + "".join(f"{r[n][0]:19.2f} / {r[n][1]:5.2f}   " for n in names)
-              + f"{r[one][1] / r[first][1]:12.2f}x {r[many][0] / r[first][0]:12.2f}x"
-              f" {r[many][1] / jobs / r[first][1]:13.2f}x")
-    for label, pick in (("median", statistics.median), ("best", min)):
-        m = {n: (pick(r[n][0] for r in got), pick(r[n][1] for r in got)) for n in names}
-        print(f"{label:>7s}" + "".join(f"{m[n][0]:19.2f} / {m[n][1]:5.2f}   " for n in names)
-              + f"{m[one][1] / m[first][1]:12.2f}x {m[many][0] / m[first][0]:12.2f}x"
-              f" {m[many][1] / jobs / m[first][1]:13.2f}x")
-    print(f"ratios to info: validate CPU (target <= 1); --jobs {jobs} wall (target <= 0.5); "
-          f"--jobs bound = its CPU / {jobs} over info's CPU (its wall on {jobs} idle cores, "
-          "at best)")
+    return (r[one][1] / r[first][1], r[many][0] / r[first][0], r[many][1] / jobs / r[first][1])
+
+
+
+def report_seconds(got, names, jobs):
+    """One line per round, then the median of each figure and of each round's ratio, and the
+    best of each figure with the ratios of the bests."""
+    print("         " + "".join(f"{n:>22s}" for n in names)
+          + "     validate   --jobs   --jobs")
+    print("   wall / CPU s:" + " " * (22 * len(names) - 7) + "CPU     wall    bound")
+    rows = [(f"round {k}", r, ratios(r, names, jobs)) for k, r in enumerate(got, 1)]
+    per = [row[2] for row in rows]
+    middle = {n: (statistics.median(r[n][0] for r in got),
+                  statistics.median(r[n][1] for r in got)) for n in names}
+    best = {n: (min(r[n][0] for r in got), min(r[n][1] for r in got)) for n in names}
+    rows += [("median", middle, [statistics.median(x) for x in zip(*per)]),
+             ("best", best, ratios(best, names, jobs))]
+    for label, r, q in rows:
+        print(f"{label:>9s}" + "".join(f"{r[n][0]:13.2f} /{r[n][1]:6.2f}  " for n in names)
+              + "".join(f"{x:8.2f}x" for x in q))
+    print(f"ratios to info: validate's CPU (target <= 1); --jobs wall (target <= 0.5); "
+          f"--jobs bound = its CPU / {jobs} (processes) over info's CPU (its wall on {jobs} "
+          "idle cores, at best)")
 
 
 # --- instructions --------------------------------------------------------------------------
@@ -181,8 +191,8 @@ def instructions(folder, n, jobs):
     print(f"validate            {one / 1e6:10.1f} M  {one / info:.3f}x info  (target <= 1)")
     many = count[f"validate_--jobs_{jobs}"]
     if not workers:
-        print(f"validate --jobs {jobs}: one part of {cli_validate.CHUNK} files or fewer "
-              "runs in one process; --copies 4 or more counts the workers")
+        print(f"validate --jobs {jobs}: {n} files run in one process (parts of "
+              f"{cli_validate.CHUNK} files); --copies 4 or more counts the workers")
         return
     alls = many + sum(workers)
     print(f"validate --jobs {jobs}  parent {many / 1e6:.1f} M + {len(workers)} workers "
@@ -216,10 +226,12 @@ def main_bench():
         load = os.getloadavg()[0]
         runs = verbs(tmp, args.jobs)
         got = rounds(runs, args.rounds)
-    print(f"{n:,} files ({copies} copies of the corpus and the particle corpus), "
+    used = cli_validate.processes(n, args.jobs)
+    print(f"{n:,} files ({copies} cop{'y' if copies == 1 else 'ies'} of the corpus and the "
+          f"particle corpus; --jobs {args.jobs} uses {used} process{'es' if used > 1 else ''}), "
           f"{args.rounds} interleaved rounds; load average {load:.1f} before, "
           f"{os.getloadavg()[0]:.1f} after, on {os.cpu_count()} cores")
-    report_seconds(got, list(runs), args.jobs)
+    report_seconds(got, list(runs), used)
 
 
 if __name__ == "__main__":
