@@ -133,23 +133,27 @@ def report_seconds(got, names, jobs):
 
 def callgrind(*args):
     """``callgrind_control ARGS`` for this process (run by the counted process itself)."""
-    subprocess.run(["callgrind_control", *args, str(os.getpid())], check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    done = subprocess.run(["callgrind_control", *args, str(os.getpid())], text=True,
+                          capture_output=True)
+    if "OK." not in done.stdout:        # it exits with 0 when it finds no such process
+        sys.exit(f"callgrind_control {' '.join(args)}: {done.stdout}{done.stderr}")
 
 
 def counted(folder, jobs):
     """Under callgrind: warm up, then each measured call counted and dumped by its name. A
-    forked worker starts its own count at zero (it would inherit its parent's)."""
-    main_pid = os.getpid()
-    os.register_at_fork(after_in_child=lambda: os.getpid() != main_pid and callgrind("-z"))
+    forked worker would inherit its parent's count so far (and callgrind_control cannot reach
+    it), so the parent dumps, which zeroes its count, just before each fork."""
+    measuring = []
+    os.register_at_fork(before=lambda: measuring and callgrind("-d", measuring[0]))
     warm_up(folder)
     for name, argv in verbs(folder, jobs).items():
         run(argv)                       # this verb's own first-call caches
+        measuring[:] = [name.replace(" ", "_")]
         callgrind("-z")
         callgrind("-i", "on")
         run(argv)
         callgrind("-i", "off")
-        callgrind("-d", name.replace(" ", "_"))
+        callgrind("-d", measuring.pop())
 
 
 def totals(out):
@@ -183,7 +187,10 @@ def instructions(folder, n, jobs):
     found = totals(out)
     parent = next(pid for pid, dumps in found.items()
                   if any(d.startswith("dump ") for d, _ in dumps))
-    count = {d[5:]: t for d, t in found.pop(parent) if d.startswith("dump ")}
+    count = {}
+    for d, t in found.pop(parent):
+        if d.startswith("dump "):
+            count[d[5:]] = count.get(d[5:], 0) + t
     workers = sorted((t for dumps in found.values() for _, t in dumps), reverse=True)
     info, one = count["info"], count["validate"]
     print(f"{n:,} files; instructions counted by callgrind (independent of the load)")
