@@ -72,8 +72,8 @@ def progress(done, total, stream=None, verb="validate"):
 
 def check_files(paths, jobs=1, on_progress=progress):
     """The results of ``paths`` in their order; ``jobs`` > 1 spreads them over that many
-    processes (folders of hundreds of files; fewer files run here), in parts of
-    :data:`CHUNK` files; each worker keeps its models' verdicts for all its parts."""
+    processes (folders of hundreds of files; fewer files run here), in the :func:`parts` of
+    consecutive files; each worker keeps its models' verdicts for all its parts."""
     jobs = processes(len(paths), jobs)
     results = []
     gc.freeze()     # the collector leaves the program's own objects alone for the run (and
