@@ -199,7 +199,7 @@ def instructions(folder, n, jobs):
     many = count[f"validate_--jobs_{jobs}"]
     if not workers:
         print(f"validate --jobs {jobs}: {n} files run in one process (parts of "
-              f"{cli_validate.CHUNK} files); --copies 4 or more counts the workers")
+              f"{cli_validate.CHUNK} files); --copies 2 or more counts the workers")
         return
     alls = many + sum(workers)
     print(f"validate --jobs {jobs}  parent {many / 1e6:.1f} M + {len(workers)} workers "
