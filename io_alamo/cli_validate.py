@@ -19,10 +19,13 @@ from .formats.errors import FormatError, without_filename
 from .formats.problems import SEVERITIES, as_problem, error
 from .formats.run_cache import hold, run_cache
 
-__all__ = ["check_files", "exit_status", "print_results", "progress", "validate_one"]
+__all__ = ["check_files", "exit_status", "parts", "print_results",
+           "processes", "progress", "validate_one"]
 
 # files per task handed to a worker: big enough that a task outweighs its pickling
 CHUNK = 64
+# the smallest part toward the end of a run over several processes, as a share of CHUNK
+LAST = 8
 
 
 def validate_one(path):
@@ -69,28 +72,47 @@ def progress(done, total, stream=None, verb="validate"):
 
 def check_files(paths, jobs=1, on_progress=progress):
     """The results of ``paths`` in their order; ``jobs`` > 1 spreads them over that many
-    processes (folders of hundreds of files; fewer files run here), in parts of
-    :data:`CHUNK` files; each worker keeps its models' verdicts for all its parts."""
-    jobs = (os.cpu_count() or 1) if jobs == 0 else jobs
-    jobs = max(1, min(jobs, -(-len(paths) // CHUNK)))
-    parts = [paths[k:k + CHUNK] for k in range(0, len(paths), CHUNK)]
+    processes (folders of hundreds of files; fewer files run here), in the :func:`parts` of
+    consecutive files; each worker keeps its models' verdicts for all its parts."""
+    jobs = processes(len(paths), jobs)
     results = []
     gc.freeze()     # the collector leaves the program's own objects alone for the run (and
     try:            # forked workers share them untouched)
         if jobs == 1:
             with run_cache():           # one for the whole run: a folder's models may be in
-                for part in parts:      # one part and its animations in the next
+                for part in parts(paths, 1):    # one part and its animations in the next
                     results += _validate_many(part)
                     on_progress(len(results), len(paths))
             return results
         with ProcessPoolExecutor(max_workers=jobs, mp_context=_context(),
                                  initializer=hold) as pool:
-            for got in pool.map(_validate_many, parts):
+            for got in pool.map(_validate_many, parts(paths, jobs)):
                 results += got
                 on_progress(len(results), len(paths))
     finally:
         gc.unfreeze()
     return results
+
+
+def processes(count, jobs):
+    """How many processes ``validate --jobs JOBS`` uses for ``count`` files: ``JOBS`` (0: one
+    per core), but no more than there are parts of :data:`CHUNK` files."""
+    jobs = (os.cpu_count() or 1) if jobs == 0 else jobs
+    return max(1, min(jobs, -(-count // CHUNK)))
+
+
+def parts(paths, jobs):
+    """``paths`` cut into runs of consecutive files, in their order: :data:`CHUNK` files each,
+    and over several processes smaller toward the end (a quarter of what is left per process,
+    down to ``CHUNK // LAST``), so that the workers finish together instead of one checking
+    the last big part alone."""
+    out, k, n = [], 0, len(paths)
+    least = max(1, CHUNK // LAST)
+    while k < n:
+        size = CHUNK if jobs == 1 else min(CHUNK, max(least, -(-(n - k) // (4 * jobs))))
+        out.append(paths[k:k + size])
+        k += size
+    return out
 
 
 def _context():
