@@ -16,6 +16,9 @@ from pathlib import Path
 __all__ = ["Found", "expand", "has_wildcard", "nothing_found_line"]
 
 _WILDCARD = re.compile(r"[*?[]")
+# Windows junctions are entered by the walk but are no symlinks to scandir: there a file's
+# real path is asked for one by one
+_JUNCTIONS = os.name == "nt"
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,9 +57,38 @@ def _any_case(pattern):
 
 
 def _folder_files(folder, suffixes):
-    return sorted((p for p in folder.rglob("*") if p.is_file()
-                   and (suffixes is None or p.suffix.lower() in suffixes)),
-                  key=lambda p: [part.lower() for part in p.relative_to(folder).parts])
+    """``[(path, key)]``: the files below ``folder`` ending in ``suffixes`` (a symlink to a
+    file counts; symlinked folders are not entered, as ``Path.rglob`` does not), sorted by
+    their parts in any case, each with its :func:`_key`. One ``scandir`` per folder: the
+    entries' types come with the listing, and a file's real path is the folder's real path
+    and its place below it unless the file is itself a link."""
+    real = os.path.realpath(folder)
+    out = []
+
+    def walk(here, parts):
+        try:
+            entries = list(os.scandir(here))
+        except PermissionError:
+            return
+        for e in entries:
+            if e.is_dir(follow_symlinks=False):
+                walk(e.path, parts + (e.name,))
+            elif (suffixes is None or os.path.splitext(e.name)[1].lower() in suffixes) \
+                    and e.is_file():
+                rel = parts + (e.name,)
+                key = _key(e.path) if e.is_symlink() or _JUNCTIONS else \
+                    os.path.normcase(os.path.join(real, *rel))
+                out.append(([part.lower() for part in rel], Path(folder, *rel), key))
+
+    walk(os.fspath(folder), ())
+    out.sort(key=lambda t: t[0])
+    return [(path, key) for _, path, key in out]
+
+
+def _key(path):
+    """What tells two names of one file apart from two files: the real path, in the
+    system's case."""
+    return os.path.normcase(os.path.realpath(path))
 
 
 def expand(items, suffixes=None, keep=None):
@@ -65,8 +97,8 @@ def expand(items, suffixes=None, keep=None):
     each file once. ``keep(item)`` True passes an item on as it is (archive members)."""
     found, empty, seen = [], [], set()
 
-    def add(path, root=None):
-        key = os.path.normcase(os.path.realpath(path))
+    def add(path, root=None, key=None):
+        key = key or _key(path)
         if key not in seen:
             seen.add(key)
             found.append(Found(Path(path), root))
@@ -78,8 +110,8 @@ def expand(items, suffixes=None, keep=None):
             found.append(Found(p))
         elif p.is_dir():
             files = _folder_files(p, suffixes)
-            for f in files:
-                add(f, p)
+            for f, key in files:
+                add(f, p, key)
             if not files:
                 empty.append(text)
         elif p.exists() or not has_wildcard(text):
@@ -89,7 +121,7 @@ def expand(items, suffixes=None, keep=None):
             files = []
             for m in matches:
                 if os.path.isdir(m):
-                    files += _folder_files(Path(m), suffixes)
+                    files += [f for f, _ in _folder_files(Path(m), suffixes)]
                 elif suffixes is None or Path(m).suffix.lower() in suffixes:
                     files.append(Path(m))
             for f in files:

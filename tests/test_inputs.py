@@ -1,6 +1,7 @@
 """Files, folders and wildcards for every verb that takes files (io_alamo.inputs), and the
 summary lines of info, validate and roundtrip (issue 36, points 2 and 4)."""
 
+import os
 from pathlib import Path
 
 import pytest
@@ -86,3 +87,42 @@ def test_convert_ala_replaces_an_existing_file_only_with_overwrite(mod, capsys):
                      "--overwrite"]) == 1
     assert "is never replaced" in capsys.readouterr().err and (mod / "dir.ala").is_dir()
     assert Path(src).is_file()
+
+
+def _reference(items, suffixes):
+    """What ``expand`` gives for folders, by the plain means: ``rglob``, and every file's real
+    path asked for one by one."""
+    found, seen = [], set()
+    for item in items:
+        files = sorted((p for p in Path(item).rglob("*") if p.is_file()
+                        and p.suffix.lower() in suffixes),
+                       key=lambda p: [part.lower() for part in p.relative_to(item).parts])
+        for f in files:
+            key = os.path.realpath(f)
+            if key not in seen:
+                seen.add(key)
+                found.append((str(f), str(item)))
+    return found
+
+
+@pytest.mark.skipif(os.name == "nt", reason="symlinks need rights on Windows")
+def test_the_folder_walk_finds_and_dedupes_as_rglob_and_realpath_do(mod, tmp_path):
+    """Files linked to, folders linked to (not entered), a folder given twice under another
+    name, links to files in another folder given too, a broken link, mixed case."""
+    other = tmp_path / "Other"
+    (other / "Deep").mkdir(parents=True)
+    (other / "Deep" / "b.ALO").write_bytes(b"x")
+    (other / "a.alo").write_bytes(b"x")
+    (mod / "link_to_a.alo").symlink_to(other / "a.alo")
+    (mod / "broken.alo").symlink_to(tmp_path / "nowhere.alo")
+    (mod / "LinkedDir").symlink_to(other / "Deep", target_is_directory=True)
+    (mod / "Sub" / "z_second.alo").write_bytes(b"x")
+    (mod / "Sub" / "A_first.ALO").write_bytes(b"x")
+    (tmp_path / "again").symlink_to(mod, target_is_directory=True)
+    items = [mod, other, tmp_path / "again"]
+    found, empty = expand(items, {".alo", ".ala"})
+    assert [(str(f.path), str(f.root)) for f in found] == _reference(items, {".alo", ".ala"})
+    assert empty == []
+    assert "b.ALO" in names(found) and "link_to_a.alo" in names(found)
+    assert "a.alo" not in names(found)      # the same file as link_to_a.alo, found first
+    assert not any("LinkedDir" in str(f.path) for f in found)
