@@ -18,7 +18,7 @@ import bpy
 
 from .compat import uses_nodes
 
-__all__ = ["kept_nodes", "reachable_materials"]
+__all__ = ["kept_nodes", "nodes_upstream", "reachable_materials"]
 
 _TEMPORARY = "\u2060io_alamo glTF original {}"
 
@@ -26,17 +26,23 @@ _TEMPORARY = "\u2060io_alamo glTF original {}"
 def kept_nodes(tree):
     """Names of the nodes of ``tree`` the glTF exporter may read: every Material Output and
     node group, and every node a link path leads from into one of them."""
+    return nodes_upstream(tree, ("OUTPUT_MATERIAL", "GROUP"))
+
+
+def nodes_upstream(tree, types):
+    """Names of the nodes of ``tree`` of ``types`` and of every node from which links lead
+    to one of them."""
     into = {}
     for link in tree.links:
         into.setdefault(link.to_node.name, []).append(link.from_node.name)
-    todo = [n.name for n in tree.nodes if n.type in ("OUTPUT_MATERIAL", "GROUP")]
-    kept = set(todo)
+    todo = [n.name for n in tree.nodes if n.type in types]
+    seen = set(todo)
     while todo:
         for name in into.get(todo.pop(), ()):
-            if name not in kept:
-                kept.add(name)
+            if name not in seen:
+                seen.add(name)
                 todo.append(name)
-    return kept
+    return seen
 
 
 def _pruned_copy(mat, number):
@@ -87,10 +93,15 @@ def reachable_materials(objects):
                     slot.material = copy
         yield
     finally:
-        for slot, mat in reversed(slots):
-            slot.material = mat
-        for mat, copy in copies.values():
-            if copy is not None:
-                name = copy.name
-                bpy.data.materials.remove(copy)
-                mat.name = name
+        _put_back(slots, copies.values())
+
+
+def _put_back(slots, copies):
+    """Each slot its material again; the copies removed, their names given back."""
+    for slot, mat in reversed(slots):
+        slot.material = mat
+    for mat, copy in copies:
+        if copy is not None:
+            name = copy.name
+            bpy.data.materials.remove(copy)
+            mat.name = name
