@@ -31,6 +31,7 @@ def scene():
     """A cube with a textured material (a colour factor through a Mix node, alpha, a normal
     map, occlusion in the glTF group, and a dead specular chain and texture) and a glowing
     one (emission texture, Base Color black), the nodes the exporter never reads included."""
+    from io_alamo.blender.compat import ensure_node_tree
     bpy.ops.mesh.primitive_cube_add()
     obj = bpy.context.object
     bpy.ops.object.mode_set(mode="OBJECT")
@@ -38,8 +39,8 @@ def scene():
     group = _gltf_settings_group()
     for k in range(2):
         mat = bpy.data.materials.new(f"Panel {k}")
-        mat.use_nodes = True
-        nodes, links = mat.node_tree.nodes, mat.node_tree.links
+        tree = ensure_node_tree(mat)
+        nodes, links = tree.nodes, tree.links
         bsdf, out = nodes["Principled BSDF"], nodes["Material Output"]
         tex = nodes.new("ShaderNodeTexImage")
         tex.image = _image(f"Base{k}.png", seed=k)
