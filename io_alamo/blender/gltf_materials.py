@@ -38,10 +38,9 @@ def nodes_upstream(tree, types):
     todo = [n.name for n in tree.nodes if n.type in types]
     seen = set(todo)
     while todo:
-        for name in into.get(todo.pop(), ()):
-            if name not in seen:
-                seen.add(name)
-                todo.append(name)
+        new = set(into.get(todo.pop(), ())) - seen
+        seen |= new
+        todo += new
     return seen
 
 
