@@ -24,6 +24,7 @@ import numpy as np
 from ..formats.png import encode_png
 from ..scratch import scratch_folder
 from .compat import uses_nodes
+from .gltf_materials import nodes_upstream
 
 # the Principled BSDF inputs glTF writes textures for (directly, or through a Normal Map)
 _SOCKETS = {"Base Color", "Alpha", "Emission Color", "Normal", "Metallic", "Roughness",
@@ -58,17 +59,7 @@ def _exported_image_uses(materials):
 
 def _feeding_bsdf(tree):
     """Names of the nodes from which links lead to a Principled BSDF (the BSDFs included)."""
-    into = {}
-    for link in tree.links:
-        into.setdefault(link.to_node.name, []).append(link.from_node.name)
-    todo = [n.name for n in tree.nodes if n.type == "BSDF_PRINCIPLED"]
-    seen = set(todo)
-    while todo:
-        for name in into.get(todo.pop(), ()):
-            if name not in seen:
-                seen.add(name)
-                todo.append(name)
-    return seen
+    return nodes_upstream(tree, ("BSDF_PRINCIPLED",))
 
 
 def texture_file(image):
