@@ -10,7 +10,7 @@ import struct
 import numpy as np
 
 from ..errors import AlamoFormatError
-from ..run_cache import own
+from ..run_cache import own, viewing
 from .chunks import Mini, read_minis, write_minis
 from .layout import Layout, arrange
 
@@ -101,14 +101,17 @@ def decode_minis(chunk, schema):
     """Decode ``chunk``'s mini-chunks by ``schema`` {type: (name, kind)}.
 
     Returns (values by name, layout). Unknown mini-chunks, repeats of a known one, their
-    order, string tails and integer widths go into the layout.
+    order, string tails and integer widths go into the layout; inside
+    :func:`~io_alamo.formats.run_cache.read_only` (records only looked at, never written)
+    the layout is None, and the checks and errors are the same.
     """
-    layout = Layout()
+    layout = None if viewing() else Layout()
     values = {}
     for m in read_minis(chunk):
         spec = schema.get(m.type)
         if spec is None or spec[0] in values:
-            layout.order.append(Mini(m.type, bytes(m.data)))
+            if layout is not None:
+                layout.order.append(Mini(m.type, bytes(m.data)))
             continue
         name, kind = spec
         if kind == "str":
@@ -120,10 +123,11 @@ def decode_minis(chunk, schema):
                     f"mini-chunk 0x{m.type:x} ({name}) is {len(m.data)} bytes, expected "
                     + " or ".join(map(str, sizes)), at=m.offset - chunk.body_offset - 2
                     if m.offset is not None and chunk.offset is not None else None)
-            if kind == "index":
+            if kind == "index" and layout is not None:
                 layout.widths[m.type] = len(m.data)
             values[name] = dec(m.data)
-        layout.order.append(m.type)
+        if layout is not None:
+            layout.order.append(m.type)
     return values, layout
 
 
