@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...errors import AlamoFormatError
+from ...run_cache import viewing
 from ..chunk_types import ChunkType
 from ..chunks import BytesLike, Chunk, read_chunks, read_minis
 from ..fields import decode_cstr
@@ -194,6 +195,7 @@ def _tracks(chunk: Chunk, lay: Layout) -> list:
     tracks = []
     order = []
     children = chunk.children
+    read_track = _checked_track if viewing() else _track
     i = 0
     while i < len(children):
         c = children[i]
@@ -205,7 +207,7 @@ def _tracks(chunk: Chunk, lay: Layout) -> list:
         if i + 1 < len(children) and children[i + 1].type == TRACK_KEYS \
                 and not children[i + 1].is_container:
             keys_chunk = children[i + 1]
-        tracks.append(_track(len(tracks), c, keys_chunk))
+        tracks.append(read_track(len(tracks), c, keys_chunk))
         order.append(len(tracks) - 1)
         i += 2 if keys_chunk is not None else 1
     if len(tracks) != len(TRACK_NAMES):
@@ -227,19 +229,43 @@ def _track(index: int, header: Chunk, keys_chunk: Chunk | None) -> Track:
     return t
 
 
-def _keys(chunk: Chunk, colour: bool) -> np.ndarray | None:
-    """A track's keys as one structured array, read in one go: the chunk is a run of
-    ``05`` minis of 8 bytes (value, time), 10 bytes each."""
-    body = chunk.data
+def _checked_track(index: int, header: Chunk, keys_chunk: Chunk | None) -> None:
+    """:func:`_track` inside :func:`~io_alamo.formats.run_cache.read_only` (``validate``,
+    whose checks read no track): the same minis parsed and keys checked, with the same
+    errors, and no record built (None in its place)."""
+    read_minis(header)
+    if keys_chunk is not None and _key_minis(keys_chunk.data) is None:
+        raise _bad_key(keys_chunk)
+
+
+_KEY_MINIS = np.dtype([("type", "u1"), ("size", "u1"), ("key", "V8")])
+
+
+def _key_minis(body) -> np.ndarray | None:
+    """A keys chunk's body as (type, size, key) records, when it is a run of ``05`` minis of
+    8 bytes (value, time), 10 bytes each; else None."""
     n, rest = divmod(len(body), 2 + KEY_SIZE)
     if rest == 0:
-        minis = np.frombuffer(body, np.dtype([("type", "u1"), ("size", "u1"),
-                                              ("key", "V8")]), count=n)
+        minis = np.frombuffer(body, _KEY_MINIS, count=n)
         if (minis["type"] == KEY_MINI).all() and (minis["size"] == KEY_SIZE).all():
-            dtype = COLOUR_KEY_DTYPE if colour else FLOAT_KEY_DTYPE
-            return np.frombuffer(minis["key"].tobytes(), dtype).copy()
-    minis = read_minis(chunk)       # raises on a broken mini; else some are not keys
+            return minis
+    return None
+
+
+def _keys(chunk: Chunk, colour: bool) -> np.ndarray | None:
+    """A track's keys as one structured array, read in one go (:func:`_key_minis`)."""
+    minis = _key_minis(chunk.data)
+    if minis is None:
+        raise _bad_key(chunk)
+    dtype = COLOUR_KEY_DTYPE if colour else FLOAT_KEY_DTYPE
+    return np.frombuffer(minis["key"].tobytes(), dtype).copy()
+
+
+def _bad_key(chunk: Chunk) -> AlamoFormatError:
+    """Why a keys chunk is no run of key minis: a broken mini raises, else the first that is
+    not a key is named."""
+    minis = read_minis(chunk)
     bad = next(m for m in minis if m.type != KEY_MINI or len(m.data) != KEY_SIZE)
-    raise AlamoFormatError(f"track key mini 0x{bad.type:x} of {len(bad.data)} bytes; keys are "
-                           f"0x{KEY_MINI:x} minis of {KEY_SIZE}", offset=bad.offset,
-                           path=chunk.path)
+    return AlamoFormatError(f"track key mini 0x{bad.type:x} of {len(bad.data)} bytes; keys are "
+                            f"0x{KEY_MINI:x} minis of {KEY_SIZE}", offset=bad.offset,
+                            path=chunk.path)
