@@ -1,0 +1,161 @@
+"""Issue 44 point 3: ``validate``'s lean decode finds exactly what the full decode finds.
+
+Inside :func:`~io_alamo.formats.run_cache.read_only` (``validate``) the decoders leave out
+what only writing back needs (:func:`~io_alamo.formats.run_cache.viewing`): mini-chunk
+headers keep no layout, animation bones no layout and no translation, scale or bit arrays,
+particle tracks no records. Each test runs the command line's check both ways and asserts the
+same result dict (problems, severities, messages, ``where``, order, or the same error), on the
+corpus, the particle corpus, the saved fuzz inputs, mutated files, and files whose bone and
+track chunks were cut, dropped, repeated and swapped where the lean readers take them.
+"""
+
+import random
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from corpus import CORPUS, corpus_files
+from test_validate_lazy import _files, _mutated
+
+from io_alamo.cli_validate import validate_one
+from io_alamo.formats import run_cache
+from io_alamo.formats.alamo import animation, fields, write_ala, write_alo
+from io_alamo.formats.alamo.chunks import read_chunks, write_chunks
+from io_alamo.formats.alamo.particles import read as particle_read
+from io_alamo.formats.alamo.sample import sample_animation, sample_model
+
+ROOT = Path(__file__).resolve().parents[3]
+PARTICLES = CORPUS.parent / "corpus-particles"
+# every module that asks viewing(): the full path turns each of them off
+VIEWERS = (fields, animation, particle_read)
+
+
+def _both(path, monkeypatch):
+    """(lean, full): the command line's result for one file, as data."""
+    lean = validate_one(str(path))
+    with monkeypatch.context() as m:
+        for module in VIEWERS:
+            m.setattr(module, "viewing", lambda: False)
+        full = validate_one(str(path))
+    return lean, full
+
+
+def test_every_module_that_asks_is_turned_off_by_the_full_path():
+    asking = {p.relative_to(ROOT).with_suffix("").as_posix().replace("/", ".")
+              for p in (ROOT / "io_alamo").rglob("*.py")
+              if re.search(r"\bviewing\(\)", p.read_text(encoding="utf-8"))
+              and p.name != "run_cache.py"}
+    assert asking == {m.__name__ for m in VIEWERS}
+
+
+def test_the_lean_decode_finds_what_the_full_decode_finds(tmp_path, monkeypatch):
+    files = _files() + _mutated()
+    assert len(files) > 150
+    differ = []
+    for name, data in files:
+        path = tmp_path / name
+        path.write_bytes(data)
+        lean, full = _both(path, monkeypatch)
+        if lean != full:
+            differ.append((name, lean, full))
+    assert not differ
+
+
+def test_the_lean_records_leave_out_what_only_writing_needs():
+    """The lean path is taken: under read_only() the bones and tracks are lean, outside it
+    they are whole."""
+    anim = sample_animation(sample_model())
+    anim.format = 1
+    data = write_ala(anim)
+    with run_cache.read_only():
+        lean = animation.read_ala(data)
+    whole = animation.read_ala(data)
+    assert all(b.layout is None and b.translation is None for b in lean.bones)
+    assert all(b.layout is not None for b in whole.bones)
+    assert any(b.translation is not None for b in whole.bones)
+    for a, b in zip(lean.bones, whole.bones):
+        assert a.name == b.name and a.index == b.index
+        assert np.array_equal(a.rotation, b.rotation) if b.rotation is not None \
+            else a.rotation is None
+    effect = next(iter(sorted(PARTICLES.glob("*.alo"))), None) if PARTICLES.is_dir() else None
+    if effect is not None:
+        with run_cache.read_only():
+            system = particle_read.read_particles(effect.read_bytes())
+        assert all(t is None for e in system.emitters for t in e.tracks)
+
+
+def _animations():
+    model = sample_model()
+    out = []
+    for fmt in (1, 2):
+        anim = sample_animation(model)
+        anim.format = fmt
+        out.append((f"sample{fmt}.ala", write_ala(anim)))
+    out += [(p.name, p.read_bytes()) for p in corpus_files(".ala")[:4]]
+    return out
+
+
+def _effects():
+    if not PARTICLES.is_dir():
+        return []
+    return [(p.name, p.read_bytes()) for p in sorted(PARTICLES.glob("*.alo"))]
+
+
+def _edit(children, draw):
+    """One edit of a list of chunks where a lean reader walks: a body cut short or grown,
+    a chunk dropped, repeated, swapped with the next, or turned into a container."""
+    k = draw.randrange(len(children))
+    c = children[k]
+    op = draw.choice(("cut", "grow", "drop", "repeat", "swap", "nest", "cut"))
+    if op == "cut" and c.data is not None and len(c.data):
+        c.data = bytes(c.data[:draw.randrange(len(c.data))])
+    elif op == "grow" and c.data is not None:
+        c.data = bytes(c.data) + bytes(draw.choice((1, 2, 8)))
+    elif op == "drop":
+        del children[k]
+    elif op == "repeat":
+        children.insert(k, c)
+    elif op == "swap" and k + 1 < len(children):
+        children[k], children[k + 1] = children[k + 1], c
+    elif op == "nest" and c.data is not None:
+        c.data, c.children = None, [type(c)(0, data=bytes(c.data))]
+
+
+def _containers(chunks, want):
+    for c in chunks:
+        if c.children is not None:
+            if want(c):
+                yield c
+            yield from _containers(c.children, want)
+
+
+@pytest.mark.parametrize("kind", ["animation bones", "particle tracks"])
+def test_the_lean_readers_agree_on_broken_bones_and_tracks(kind, tmp_path, monkeypatch):
+    """Bone animation and track chunks edited where the lean readers take them: every file
+    gets the full decode's result, and both good files and refusals occur."""
+    if kind == "animation bones":
+        seeds, want = _animations(), (lambda c: c.type == animation.ChunkType.BONE_ANIMATION)
+    else:
+        seeds, want = _effects(), (lambda c: c.type == 0x1)
+        if not seeds:
+            pytest.skip("no particle corpus")
+    draw = random.Random(44)
+    verdicts = set()
+    for k in range(120):
+        name, data = seeds[k % len(seeds)]
+        roots = read_chunks(data)
+        targets = list(_containers(roots, want))
+        if not targets:
+            continue
+        for _ in range(draw.choice((1, 1, 2))):
+            parent = draw.choice(targets)
+            if parent.children:
+                _edit(parent.children, draw)
+        path = tmp_path / f"edited{k}_{name}"
+        path.write_bytes(write_chunks(roots))
+        lean, full = _both(path, monkeypatch)
+        assert lean == full, (k, name)
+        verdicts.add(any(p["severity"] == "error" for p in lean["problems"]))
+        verdicts.add(lean.get("unread", False) and "unread")
+    assert {True, False, "unread"} <= verdicts
