@@ -159,3 +159,27 @@ def test_the_lean_readers_agree_on_broken_bones_and_tracks(kind, tmp_path, monke
         verdicts.add(any(p["severity"] == "error" for p in lean["problems"]))
         verdicts.add(lean.get("unread", False) and "unread")
     assert {True, False, "unread"} <= verdicts
+
+
+def test_a_repeated_track_is_kept_raw_by_both(tmp_path, monkeypatch):
+    """Format #1: every track, bit and header chunk of every bone followed by a broken copy
+    of itself (one byte short). The reader takes the first of each kind (a one-frame rotation
+    as the default rotation counts as the rotation track) and keeps the repeat raw, so the
+    file reads as before; the lean reader must decide the same."""
+    anim = sample_animation(sample_model())
+    anim.format = 1
+    anim.bones[0].rotation = None                   # a constant rotation: 8 bytes
+    anim.bones[0].default_rotation = np.array([0, 0, 0, 32767], np.int16)
+    data = write_ala(anim)
+    roots = read_chunks(data)
+    bones = list(_containers(roots, lambda c: c.type == animation.ChunkType.BONE_ANIMATION))
+    assert any(len(c.data) == 8 for b in bones for c in b.children
+               if c.type == animation.ChunkType.ROTATION_TRACK)
+    for b in bones:
+        b.children = [d for c in b.children for d in (
+            c, type(c)(c.type, data=bytes(c.data[:-1]) if len(c.data) else b"\0"))]
+    path = tmp_path / "repeats.ala"
+    path.write_bytes(write_chunks(roots))
+    lean, full = _both(path, monkeypatch)
+    assert lean == full
+    assert not lean.get("unread")
