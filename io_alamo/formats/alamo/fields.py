@@ -90,6 +90,16 @@ KINDS = {
 }
 
 
+_F4, _I2 = np.dtype("<f4"), np.dtype("<i2")
+# The kinds as decoded inside read_only() (validate): the same values, as the read-only views
+# ``own`` hands out there, made in one step (a mini's size is checked before it is decoded).
+VIEWED_KINDS = {**KINDS,
+                "f32": (lambda d: np.frombuffer(d, _F4)[0], *KINDS["f32"][1:]),
+                "vec3": (lambda d: np.frombuffer(d, _F4), *KINDS["vec3"][1:]),
+                "vec4": (lambda d: np.frombuffer(d, _F4), *KINDS["vec4"][1:]),
+                "q16": (lambda d: np.frombuffer(d, _I2), *KINDS["q16"][1:])}
+
+
 def _q16_bytes(v):
     a = np.asarray(v)
     if a.shape != (4,):
@@ -105,7 +115,9 @@ def decode_minis(chunk, schema):
     :func:`~io_alamo.formats.run_cache.read_only` (records only looked at, never written)
     the layout is None, and the checks and errors are the same.
     """
-    layout = None if viewing() else Layout()
+    viewed = viewing()
+    layout = None if viewed else Layout()
+    kinds = VIEWED_KINDS if viewed else KINDS
     values = {}
     for m in read_minis(chunk):
         spec = schema.get(m.type)
@@ -117,7 +129,7 @@ def decode_minis(chunk, schema):
         if kind == "str":
             values[name] = decode_cstr(m.data, chunk, m.type, layout)
         else:
-            dec, _, sizes = KINDS[kind]
+            dec, _, sizes = kinds[kind]
             if len(m.data) not in sizes:
                 raise chunk.error(
                     f"mini-chunk 0x{m.type:x} ({name}) is {len(m.data)} bytes, expected "
