@@ -20,7 +20,7 @@ from test_validate_lazy import _files, _mutated
 
 from io_alamo.cli_validate import validate_one
 from io_alamo.formats import run_cache
-from io_alamo.formats.alamo import animation, fields, write_ala, write_alo
+from io_alamo.formats.alamo import alo_read, animation, fields, write_ala, write_alo
 from io_alamo.formats.alamo.chunks import read_chunks, write_chunks
 from io_alamo.formats.alamo.particles import read as particle_read
 from io_alamo.formats.alamo.sample import sample_animation, sample_model
@@ -28,7 +28,7 @@ from io_alamo.formats.alamo.sample import sample_animation, sample_model
 ROOT = Path(__file__).resolve().parents[3]
 PARTICLES = CORPUS.parent / "corpus-particles"
 # every module that asks viewing(): the full path turns each of them off
-VIEWERS = (fields, animation, particle_read)
+VIEWERS = (alo_read, fields, animation, particle_read)
 
 
 def _both(path, monkeypatch):
@@ -130,12 +130,19 @@ def _containers(chunks, want):
             yield from _containers(c.children, want)
 
 
-@pytest.mark.parametrize("kind", ["animation bones", "particle tracks"])
+def _models():
+    return [("sample.alo", write_alo(sample_model()))] + [
+        (p.name, p.read_bytes()) for p in corpus_files(".alo")[:6]]
+
+
+@pytest.mark.parametrize("kind", ["animation bones", "model bones", "particle tracks"])
 def test_the_lean_readers_agree_on_broken_bones_and_tracks(kind, tmp_path, monkeypatch):
-    """Bone animation and track chunks edited where the lean readers take them: every file
-    gets the full decode's result, and both good files and refusals occur."""
+    """Bone, bone animation and track chunks edited where the lean readers take them: every
+    file gets the full decode's result, and both good files and refusals occur."""
     if kind == "animation bones":
         seeds, want = _animations(), (lambda c: c.type == animation.ChunkType.BONE_ANIMATION)
+    elif kind == "model bones":
+        seeds, want = _models(), (lambda c: c.type == animation.ChunkType.BONE)
     else:
         seeds, want = _effects(), (lambda c: c.type == 0x1)
         if not seeds:
