@@ -190,3 +190,23 @@ def test_a_repeated_track_is_kept_raw_by_both(tmp_path, monkeypatch):
     lean, full = _both(path, monkeypatch)
     assert lean == full
     assert not lean.get("unread")
+
+
+def test_a_repeated_bone_chunk_is_kept_raw_by_both(tmp_path, monkeypatch):
+    """Every bone's name and data followed by another name and data: the reader takes the
+    first of each (bone 1's first data names a parent out of range, its repeat a good one),
+    so the problem names the first name, and the lean reader must say the same."""
+    roots = read_chunks(write_alo(sample_model()))
+    bones = list(_containers(roots, lambda c: c.type == animation.ChunkType.BONE))
+    bad = bones[1].children[1]
+    bad.data = (5000).to_bytes(4, "little") + bytes(bad.data[4:])
+    for b in bones:
+        b.children = [d for c in b.children for d in (c, type(c)(c.type, data=(
+            b"renamed\0" if c.type == animation.ChunkType.BONE_NAME
+            else bytes(4) + bytes(c.data[4:]))))]
+    path = tmp_path / "repeats.alo"
+    path.write_bytes(write_chunks(roots))
+    lean, full = _both(path, monkeypatch)
+    assert lean == full
+    assert any("has parent 5000" in p["message"] and "renamed" not in p["where"]
+               for p in lean["problems"])
