@@ -210,3 +210,26 @@ def test_a_repeated_bone_chunk_is_kept_raw_by_both(tmp_path, monkeypatch):
     assert lean == full
     assert any("has parent 5000" in p["message"] and "renamed" not in p["where"]
                for p in lean["problems"])
+
+
+def test_keys_checked_from_their_bytes_decide_what_the_key_records_decide():
+    """The lean track check reads a keys chunk's type and size bytes; it takes exactly the
+    bodies the record reader takes: whole runs of 05/08 minis, of any length (past the
+    lean check's 4,096 keys too), and no body with a byte of either changed, cut or grown."""
+    draw = random.Random(3)
+    taken = refused = 0
+    for _ in range(4000):
+        n = draw.choice((0, 1, 2, 7, 20, 4096, 4097, 5000))
+        body = bytearray(b"\x05\x08" + bytes(8)) * n
+        for _ in range(draw.choice((0, 0, 1, 2))):
+            if body:
+                body[draw.randrange(len(body))] = draw.choice((0, 5, 6, 8, 9, 255))
+        if body and draw.random() < 0.1:
+            body = body[:-1]
+        elif draw.random() < 0.05:
+            body += b"\x05"
+        view = memoryview(bytes(body))
+        lean = particle_read._all_keys(view)
+        assert lean == (particle_read._key_minis(view) is not None)
+        taken, refused = taken + lean, refused + (not lean)
+    assert taken > 1000 and refused > 1000
