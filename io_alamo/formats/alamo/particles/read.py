@@ -5,6 +5,7 @@ at War systems (root 0x1500) are listed by :mod:`.uaw` and kept byte for byte. U
 and minis are kept where they were; the writer puts them back.
 """
 
+import struct
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -164,9 +165,16 @@ def _emitter(chunk: Chunk) -> Emitter:
     return e
 
 
+# GROUP_DTYPE as a struct: Python ints and floats, as numpy's item() gives them
+_GROUP = struct.Struct("<" + "".join({"<u4": "I", "<f4": "f"}[GROUP_DTYPE[name].str]
+                                     for name in GROUP_FIELDS))
+assert _GROUP.size == GROUP_DTYPE.itemsize
+
+
 def _groups(chunk: Chunk, lay: Layout) -> list:
     groups = []
     order = []
+    viewed = viewing()
     for c in chunk.children:
         if c.type != GROUP or not c.is_container or len(groups) == 3:
             order.append(c)
@@ -178,10 +186,12 @@ def _groups(chunk: Chunk, lay: Layout) -> list:
         if len(data.data) < GROUP_DTYPE.itemsize:
             raise data.error(f"group data holds {len(data.data)} bytes, not "
                              f"{GROUP_DTYPE.itemsize}")
-        rec = np.frombuffer(data.data, GROUP_DTYPE, count=1)[0]
-        values = {name: rec[name].item() for name in GROUP_FIELDS}
-        g = Group(**values)
-        g.layout = (g.values(), c)
+        if viewed:      # read_only(): the same values, no layout (never written back)
+            g = Group(**dict(zip(GROUP_FIELDS, _GROUP.unpack_from(data.data))))
+        else:
+            rec = np.frombuffer(data.data, GROUP_DTYPE, count=1)[0]
+            g = Group(**{name: rec[name].item() for name in GROUP_FIELDS})
+            g.layout = (g.values(), c)
         groups.append(g)
         order.append(len(groups) - 1)
     if len(groups) != 3:
