@@ -25,7 +25,10 @@ def decode_cstr(data, where, key, layout):
         raise where.error(f"string {key!r} has no zero terminator")
     if nul + 1 < len(raw) and layout is not None:
         layout.tails[key] = raw[nul + 1:]
-    return raw[:nul].decode(ENCODING, "surrogateescape")
+    text = raw[:nul]
+    if viewing() and text.isascii():    # the same text, by Python's own ASCII decoder
+        return text.decode("ascii")
+    return text.decode(ENCODING, "surrogateescape")
 
 
 def encode_cstr(text, tail=b""):

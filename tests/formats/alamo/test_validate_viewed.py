@@ -255,3 +255,21 @@ def test_groups_read_from_a_struct_hold_the_values_the_records_hold():
                                       equal_nan=True), name
                 compared += 1
     assert compared > 10
+
+
+@pytest.mark.parametrize("name", ["Bone_01", "Böne €", "bone \udc81\udc8d", ""])
+def test_names_decode_the_same_in_both_readers(name, tmp_path, monkeypatch):
+    """Inside read_only() ASCII names are decoded by Python's ASCII decoder, the rest as
+    everywhere (cp1252, undefined bytes kept as surrogates): a bone whose problem names it
+    is named the same both ways."""
+    from io_alamo.formats.alamo import read_alo
+    model = sample_model()
+    model.bones[1].name = name
+    model.bones[1].parent = 5000
+    path = tmp_path / "named.alo"
+    path.write_bytes(write_alo(model))
+    lean, full = _both(path, monkeypatch)
+    assert lean == full
+    assert any(p["where"] == f"bone 1 ({name!r})" for p in lean["problems"])
+    with run_cache.read_only():
+        assert read_alo(path.read_bytes()).bones[1].name == name
