@@ -9,7 +9,7 @@ from ..run_cache import own, viewing
 from .chunk_types import ChunkType
 from .chunks import BytesLike, Chunk, read_chunks, read_minis
 from .collision import FILE_NODE_DTYPE, NODE_DTYPE, CollisionTree
-from .fields import check_size, decode_cstr, decode_minis, f32
+from .fields import check_size, decode_cstr, decode_minis, f32, viewed_cstr
 from .layout import Layout, note_count
 from .model import (VERTEX_CHUNK_DTYPES, Bone, Connections, Dazzle, Light, Material, Mesh, Model,
                     ObjectConnection, ParamType, ParticleEffect, Proxy, ShaderParam, Skeleton,
@@ -162,7 +162,7 @@ def _viewed_bone(chunk):
     for c in chunk.children:
         if c.type == ChunkType.BONE_NAME and not named:
             named = True
-            name = decode_cstr(_need_data(c).data, c, "name", None)
+            name = viewed_cstr(_need_data(c).data, c, "name")
         elif data is None and c.type in _BONE_DATA_TYPES:
             data = c
     if not named:
@@ -195,6 +195,7 @@ def _mesh(chunk):
     walk = _Children(chunk)
     name = info = None
     materials, datas = [], []
+    read_material = _viewed_material if viewing() else _material
     for c in chunk.children:
         if c.type == ChunkType.MESH_NAME and walk.take(c, "name"):
             name = _string(c, "name", walk.layout)
@@ -202,7 +203,7 @@ def _mesh(chunk):
             info = _need_data(c)
         elif c.type == ChunkType.MATERIAL:
             walk.take(c, ("material", len(materials)))
-            materials.append(_material(_need_container(c)))
+            materials.append(read_material(_need_container(c)))
         elif c.type == ChunkType.SUBMESH_DATA:
             walk.take(c, ("data", len(datas)))
             datas.append(c)
@@ -232,15 +233,36 @@ def _material(chunk):
             shader = _string(c, "shader", walk.layout)
         elif c.type in PARAM_SCHEMAS and not c.is_container:
             walk.take(c, ("param", len(params)))
-            ptype = ParamType(c.type)
-            values, layout = decode_minis(c, PARAM_SCHEMAS[ptype])
-            if "name" not in values or "value" not in values:
-                raise c.error("shader parameter needs a name (mini 1) and a value (mini 2)")
-            params.append(ShaderParam(values["name"], ptype, values["value"], layout))
+            params.append(_param(c))
         else:
             walk.keep(c)
     walk.require("shader", "material shader name (0x10101)")
     return Material(shader, params, walk.layout)
+
+
+def _viewed_material(chunk):
+    """:func:`_material` inside :func:`~io_alamo.formats.run_cache.read_only` (``validate``):
+    the same chunks taken, checks and errors, without the layout only writing back needs."""
+    shader = None
+    named = False
+    params = []
+    for c in chunk.children:
+        if c.type == ChunkType.SHADER_NAME and not named:
+            named = True
+            shader = viewed_cstr(_need_data(c).data, c, "shader")
+        elif c.children is None and c.type in PARAM_SCHEMAS:
+            params.append(_param(c))
+    if not named:
+        raise chunk.error("missing material shader name (0x10101)")
+    return Material(shader, params, None)
+
+
+def _param(c):
+    ptype = ParamType(c.type)
+    values, layout = decode_minis(c, PARAM_SCHEMAS[ptype])
+    if "name" not in values or "value" not in values:
+        raise c.error("shader parameter needs a name (mini 1) and a value (mini 2)")
+    return ShaderParam(values["name"], ptype, values["value"], layout)
 
 
 def _submesh(material, chunk):

@@ -25,10 +25,18 @@ def decode_cstr(data, where, key, layout):
         raise where.error(f"string {key!r} has no zero terminator")
     if nul + 1 < len(raw) and layout is not None:
         layout.tails[key] = raw[nul + 1:]
-    text = raw[:nul]
-    if viewing() and text.isascii():    # the same text, by Python's own ASCII decoder
-        return text.decode("ascii")
-    return text.decode(ENCODING, "surrogateescape")
+    return raw[:nul].decode(ENCODING, "surrogateescape")
+
+
+def viewed_cstr(data, where, key):
+    """:func:`decode_cstr` for records only looked at (inside
+    :func:`~io_alamo.formats.run_cache.read_only`): the same text and errors, no tail kept,
+    and an ASCII string decoded by Python's own ASCII decoder."""
+    raw = bytes(data)
+    nul = raw.find(b"\0")
+    if nul >= 0 and raw.isascii():
+        return raw[:nul].decode("ascii")
+    return decode_cstr(raw, where, key, None)
 
 
 def encode_cstr(text, tail=b""):
@@ -130,7 +138,8 @@ def decode_minis(chunk, schema):
             continue
         name, kind = spec
         if kind == "str":
-            values[name] = decode_cstr(m.data, chunk, m.type, layout)
+            values[name] = (viewed_cstr(m.data, chunk, m.type) if viewed
+                            else decode_cstr(m.data, chunk, m.type, layout))
         else:
             dec, _, sizes = kinds[kind]
             if len(m.data) not in sizes:

@@ -135,15 +135,16 @@ def _models():
         (p.name, p.read_bytes()) for p in corpus_files(".alo")[:6]]
 
 
-@pytest.mark.parametrize("kind", ["animation bones", "model bones", "particle tracks",
-                                  "particle groups"])
+@pytest.mark.parametrize("kind", ["animation bones", "model bones", "materials",
+                                  "particle tracks", "particle groups"])
 def test_the_lean_readers_agree_on_broken_bones_and_tracks(kind, tmp_path, monkeypatch):
     """Bone, bone animation and track chunks edited where the lean readers take them: every
     file gets the full decode's result, and both good files and refusals occur."""
     if kind == "animation bones":
         seeds, want = _animations(), (lambda c: c.type == animation.ChunkType.BONE_ANIMATION)
-    elif kind == "model bones":
-        seeds, want = _models(), (lambda c: c.type == animation.ChunkType.BONE)
+    elif kind in ("model bones", "materials"):
+        ctype = animation.ChunkType.BONE if kind == "model bones" else animation.ChunkType.MATERIAL
+        seeds, want = _models(), (lambda c: c.type == ctype)
     else:
         types = (0x1,) if kind == "particle tracks" else (0x29, 0x1100)
         seeds, want = _effects(), (lambda c: c.type in types)
@@ -273,3 +274,26 @@ def test_names_decode_the_same_in_both_readers(name, tmp_path, monkeypatch):
     assert any(p["where"] == f"bone 1 ({name!r})" for p in lean["problems"])
     with run_cache.read_only():
         assert read_alo(path.read_bytes()).bones[1].name == name
+
+
+def test_a_repeated_shader_name_is_kept_raw_by_both(tmp_path, monkeypatch):
+    """Every material's shader name followed by a second one no game has: the reader takes
+    the first (a real shader: no warning), both ways; a material without any shader name
+    is refused both ways."""
+    roots = read_chunks(write_alo(sample_model()))
+    materials = list(_containers(roots, lambda c: c.type == animation.ChunkType.MATERIAL))
+    for m in materials:
+        m.children = [d for c in m.children for d in (
+            (c, type(c)(c.type, data=b"NoSuchShader.fx\0"))
+            if c.type == animation.ChunkType.SHADER_NAME else (c,))]
+    path = tmp_path / "shaders.alo"
+    path.write_bytes(write_chunks(roots))
+    lean, full = _both(path, monkeypatch)
+    assert lean == full
+    assert not any("NoSuchShader" in p["message"] for p in lean["problems"])
+    materials[0].children = [c for c in materials[0].children
+                             if c.type != animation.ChunkType.SHADER_NAME]
+    path.write_bytes(write_chunks(roots))
+    lean, full = _both(path, monkeypatch)
+    assert lean == full and lean.get("unread")
+    assert "missing material shader name" in lean["problems"][0]["message"]
