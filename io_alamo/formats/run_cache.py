@@ -11,7 +11,7 @@ computes every time (files change between calls of a library)::
 
 from contextlib import contextmanager
 
-__all__ = ["active", "hold", "own", "read_only", "remember", "run_cache"]
+__all__ = ["active", "hold", "own", "read_only", "remember", "run_cache", "viewing"]
 
 _depth = [0]
 _views = [0]
@@ -63,6 +63,13 @@ def read_only():
         yield
     finally:
         _views[0] -= 1
+
+
+def viewing() -> bool:
+    """Whether a :func:`read_only` block runs: the decoders then also leave out what only
+    writing the records back needs (the layouts of mini-chunk headers, the bit and track
+    arrays no check looks at), keeping every check and error of the full decode."""
+    return _views[0] > 0
 
 
 def own(array):

@@ -5,11 +5,11 @@ import struct
 import numpy as np
 
 from ..errors import AlamoFormatError
-from ..run_cache import own
+from ..run_cache import own, viewing
 from .chunk_types import ChunkType
 from .chunks import BytesLike, Chunk, read_chunks, read_minis
 from .collision import FILE_NODE_DTYPE, NODE_DTYPE, CollisionTree
-from .fields import check_size, decode_cstr, decode_minis, f32
+from .fields import check_size, decode_cstr, decode_minis, f32, viewed_cstr
 from .layout import Layout, note_count
 from .model import (VERTEX_CHUNK_DTYPES, Bone, Connections, Dazzle, Light, Material, Mesh, Model,
                     ObjectConnection, ParamType, ParticleEffect, Proxy, ShaderParam, Skeleton,
@@ -123,6 +123,7 @@ def _skeleton(chunk):
     walk = _Children(chunk)
     skel = Skeleton(layout=walk.layout)
     count = None
+    read_bone = _viewed_bone if viewing() else _bone
     for c in chunk.children:
         if c.type == ChunkType.SKELETON_HEADER and walk.take(c, "header"):
             check_size(_need_data(c), 4, "skeleton header")
@@ -130,7 +131,7 @@ def _skeleton(chunk):
             walk.layout.tails["header"] = bytes(c.data[4:])
         elif c.type == ChunkType.BONE:
             walk.take(c, ("bone", len(skel.bones)))
-            skel.bones.append(_bone(_need_container(c)))
+            skel.bones.append(read_bone(_need_container(c)))
         else:
             walk.keep(c)
     walk.require("header", "skeleton header (0x201)")
@@ -150,6 +151,29 @@ def _bone(chunk):
             walk.keep(c)
     walk.require("name", "bone name (0x203)")
     walk.require("data", "bone data (0x205 or 0x206)")
+    return _bone_data(name, data, walk.layout)
+
+
+def _viewed_bone(chunk):
+    """:func:`_bone` inside :func:`~io_alamo.formats.run_cache.read_only` (``validate``):
+    the same chunks taken, checks and errors, without the layout only writing back needs."""
+    name = data = None
+    named = False
+    for c in chunk.children:
+        if c.type == ChunkType.BONE_NAME and not named:
+            named = True
+            name = viewed_cstr(_need_data(c).data, c, "name")
+        elif data is None and c.type in _BONE_DATA_TYPES:
+            data = c
+    if not named:
+        raise chunk.error("missing bone name (0x203)")
+    if data is None:
+        raise chunk.error("missing bone data (0x205 or 0x206)")
+    return _bone_data(name, data, None)
+
+
+def _bone_data(name, data, layout):
+    """The bone named ``name`` with its data chunk (0x205 or 0x206) decoded."""
     _need_data(data)
     if data.type == ChunkType.BONE_DATA:
         check_size(data, 60, "bone data 0x206")
@@ -160,8 +184,9 @@ def _bone(chunk):
         parent, visible = _BONE_205.unpack_from(data.data)
         billboard, mat_at = 0, 8
     matrix = own(np.frombuffer(data.data, "<f4", 12, mat_at).reshape(3, 4))
-    walk.layout.tails["data"] = bytes(data.data[mat_at + 48:])
-    return Bone(name, parent, matrix, visible, billboard, data.type, walk.layout)
+    if layout is not None:
+        layout.tails["data"] = bytes(data.data[mat_at + 48:])
+    return Bone(name, parent, matrix, visible, billboard, data.type, layout)
 
 
 # --- meshes -----------------------------------------------------------------------------
@@ -170,6 +195,7 @@ def _mesh(chunk):
     walk = _Children(chunk)
     name = info = None
     materials, datas = [], []
+    read_material = _viewed_material if viewing() else _material
     for c in chunk.children:
         if c.type == ChunkType.MESH_NAME and walk.take(c, "name"):
             name = _string(c, "name", walk.layout)
@@ -177,7 +203,7 @@ def _mesh(chunk):
             info = _need_data(c)
         elif c.type == ChunkType.MATERIAL:
             walk.take(c, ("material", len(materials)))
-            materials.append(_material(_need_container(c)))
+            materials.append(read_material(_need_container(c)))
         elif c.type == ChunkType.SUBMESH_DATA:
             walk.take(c, ("data", len(datas)))
             datas.append(c)
@@ -207,15 +233,36 @@ def _material(chunk):
             shader = _string(c, "shader", walk.layout)
         elif c.type in PARAM_SCHEMAS and not c.is_container:
             walk.take(c, ("param", len(params)))
-            ptype = ParamType(c.type)
-            values, layout = decode_minis(c, PARAM_SCHEMAS[ptype])
-            if "name" not in values or "value" not in values:
-                raise c.error("shader parameter needs a name (mini 1) and a value (mini 2)")
-            params.append(ShaderParam(values["name"], ptype, values["value"], layout))
+            params.append(_param(c))
         else:
             walk.keep(c)
     walk.require("shader", "material shader name (0x10101)")
     return Material(shader, params, walk.layout)
+
+
+def _viewed_material(chunk):
+    """:func:`_material` inside :func:`~io_alamo.formats.run_cache.read_only` (``validate``):
+    the same chunks taken, checks and errors, without the layout only writing back needs."""
+    shader = None
+    named = False
+    params = []
+    for c in chunk.children:
+        if c.type == ChunkType.SHADER_NAME and not named:
+            named = True
+            shader = viewed_cstr(_need_data(c).data, c, "shader")
+        elif c.children is None and c.type in PARAM_SCHEMAS:
+            params.append(_param(c))
+    if not named:
+        raise chunk.error("missing material shader name (0x10101)")
+    return Material(shader, params, None)
+
+
+def _param(c):
+    ptype = ParamType(c.type)
+    values, layout = decode_minis(c, PARAM_SCHEMAS[ptype])
+    if "name" not in values or "value" not in values:
+        raise c.error("shader parameter needs a name (mini 1) and a value (mini 2)")
+    return ShaderParam(values["name"], ptype, values["value"], layout)
 
 
 def _submesh(material, chunk):

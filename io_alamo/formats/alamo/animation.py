@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import AlamoFormatError
-from ..run_cache import own
+from ..run_cache import own, viewing
 from .chunk_types import AnimationMini, ChunkType
 from .chunks import BytesLike, Chunk, Mini, read_chunks, write_chunks
 from .fields import decode_minis, encode_minis
@@ -156,7 +156,8 @@ def decode_ala(roots: list[Chunk]) -> Animation:
     note_count(layout, "bones", header["num_bones"], len(bone_chunks))
     anim = Animation(fmt, frames, header["fps"], [], header.get("rotation_frame_size"),
                      header.get("translation_frame_size"), header.get("scale_frame_size"), layout)
-    anim.bones = [_bone(c, frames, fmt) for c in bone_chunks]
+    read_bone = _viewed_bone if viewing() else _bone
+    anim.bones = [read_bone(c, frames, fmt) for c in bone_chunks]
     if fmt == 2:
         _read_blocks(anim, blocks, anim_chunk)
     elif blocks:
@@ -175,7 +176,7 @@ def _block_key(ctype):
 
 def _bone(chunk, frames, fmt):
     layout = Layout()
-    values = None
+    values = head_chunk = None
     bone_data = {}
     for c in chunk.children:
         if c.type == ChunkType.BONE_ANIMATION_HEADER and values is None and not c.is_container:
@@ -184,28 +185,69 @@ def _bone(chunk, frames, fmt):
             head_chunk = c
             layout.order.append("header")
         elif c.type in BITS and BITS[c.type] not in bone_data and not c.is_container:
-            want = (frames + 7) // 8
-            if len(c.data) != want:
-                raise c.error(f"{BITS[c.type]} bits are {len(c.data)} bytes; {frames} frames "
-                              f"need {want}")
-            bone_data[BITS[c.type]] = own(np.frombuffer(c.data, np.uint8))
+            bone_data[BITS[c.type]] = own(_bits(c, frames))
             layout.order.append(BITS[c.type])
         elif fmt == 1 and c.type in TRACKS_V1 and not c.is_container \
                 and TRACKS_V1[c.type][0] not in layout.order:
-            name, width, dtype = TRACKS_V1[c.type]
-            n = len(c.data) // (2 * width)
-            if len(c.data) % (2 * width) or n not in (frames, 1) or (n == 1 and name != "rotation"
-                                                                     and frames != 1):
-                raise c.error(f"{name} data is {len(c.data)} bytes; {frames} frames need "
-                              f"{frames * width * 2}")
-            arr = own(np.frombuffer(c.data, dtype).reshape(n, width))
-            if name == "rotation" and len(c.data) == 8:
-                bone_data["default_rotation"] = arr[0]
-            else:
-                bone_data[name] = arr
-            layout.order.append(name)
+            name, arr = _track_v1(c, frames)
+            bone_data[name] = own(arr)
+            layout.order.append(TRACKS_V1[c.type][0])
         else:
             layout.order.append(c)
+    return _bone_record(chunk, values, head_chunk, layout, bone_data)
+
+
+def _viewed_bone(chunk, frames, fmt):
+    """:func:`_bone` inside :func:`~io_alamo.formats.run_cache.read_only` (``validate``):
+    the same chunks taken, the same checks and errors, in the same order, but no layout and
+    only the arrays a check looks at (the rotations), not the translation, scale and bit
+    tracks only writing back needs."""
+    values = head_chunk = None
+    taken = set()
+    bone_data = {}
+    for c in chunk.children:
+        ctype = c.type
+        if c.children is not None:
+            continue
+        if ctype == ChunkType.BONE_ANIMATION_HEADER and values is None:
+            values = decode_minis(c, BONE_SCHEMA if fmt == 2 else BONE_SCHEMA_V1)[0]
+            head_chunk = c
+        elif ctype in BITS and BITS[ctype] not in taken:
+            _bits(c, frames)
+            taken.add(BITS[ctype])
+        elif fmt == 1 and ctype in TRACKS_V1 and TRACKS_V1[ctype][0] not in taken:
+            name, arr = _track_v1(c, frames)
+            taken.add(TRACKS_V1[ctype][0])
+            if name != "translation" and name != "scale":
+                bone_data[name] = arr
+    return _bone_record(chunk, values, head_chunk, None, bone_data)
+
+
+def _bits(c, frames):
+    """A visibility or step bits chunk's bytes, which must be one bit per frame."""
+    want = (frames + 7) // 8
+    if len(c.data) != want:
+        raise c.error(f"{BITS[c.type]} bits are {len(c.data)} bytes; {frames} frames "
+                      f"need {want}")
+    return np.frombuffer(c.data, np.uint8)
+
+
+def _track_v1(c, frames):
+    """(attribute, array) of a format #1 track chunk: a track of every frame, or one
+    rotation (the default rotation)."""
+    name, width, dtype = TRACKS_V1[c.type]
+    n = len(c.data) // (2 * width)
+    if len(c.data) % (2 * width) or n not in (frames, 1) or (n == 1 and name != "rotation"
+                                                             and frames != 1):
+        raise c.error(f"{name} data is {len(c.data)} bytes; {frames} frames need "
+                      f"{frames * width * 2}")
+    arr = np.frombuffer(c.data, dtype).reshape(n, width)
+    if name == "rotation" and len(c.data) == 8:
+        return "default_rotation", arr[0]
+    return name, arr
+
+
+def _bone_record(chunk, values, head_chunk, layout, bone_data):
     if values is None:
         raise chunk.error("missing bone animation header (0x1003)")
     for name in ("name", "index"):

@@ -10,7 +10,7 @@ import struct
 import numpy as np
 
 from ..errors import AlamoFormatError
-from ..run_cache import own
+from ..run_cache import own, viewing
 from .chunks import Mini, read_minis, write_minis
 from .layout import Layout, arrange
 
@@ -26,6 +26,17 @@ def decode_cstr(data, where, key, layout):
     if nul + 1 < len(raw) and layout is not None:
         layout.tails[key] = raw[nul + 1:]
     return raw[:nul].decode(ENCODING, "surrogateescape")
+
+
+def viewed_cstr(data, where, key):
+    """:func:`decode_cstr` for records only looked at (inside
+    :func:`~io_alamo.formats.run_cache.read_only`): the same text and errors, no tail kept,
+    and an ASCII string decoded by Python's own ASCII decoder."""
+    raw = bytes(data)
+    nul = raw.find(b"\0")
+    if nul >= 0 and raw.isascii():
+        return raw[:nul].decode("ascii")
+    return decode_cstr(raw, where, key, None)
 
 
 def encode_cstr(text, tail=b""):
@@ -90,6 +101,16 @@ KINDS = {
 }
 
 
+_F4, _I2 = np.dtype("<f4"), np.dtype("<i2")
+# The kinds as decoded inside read_only() (validate): the same values, as the read-only views
+# ``own`` hands out there, made in one step (a mini's size is checked before it is decoded).
+VIEWED_KINDS = {**KINDS,
+                "f32": (lambda d: np.frombuffer(d, _F4)[0], *KINDS["f32"][1:]),
+                "vec3": (lambda d: np.frombuffer(d, _F4), *KINDS["vec3"][1:]),
+                "vec4": (lambda d: np.frombuffer(d, _F4), *KINDS["vec4"][1:]),
+                "q16": (lambda d: np.frombuffer(d, _I2), *KINDS["q16"][1:])}
+
+
 def _q16_bytes(v):
     a = np.asarray(v)
     if a.shape != (4,):
@@ -101,29 +122,36 @@ def decode_minis(chunk, schema):
     """Decode ``chunk``'s mini-chunks by ``schema`` {type: (name, kind)}.
 
     Returns (values by name, layout). Unknown mini-chunks, repeats of a known one, their
-    order, string tails and integer widths go into the layout.
+    order, string tails and integer widths go into the layout; inside
+    :func:`~io_alamo.formats.run_cache.read_only` (records only looked at, never written)
+    the layout is None, and the checks and errors are the same.
     """
-    layout = Layout()
+    viewed = viewing()
+    layout = None if viewed else Layout()
+    kinds = VIEWED_KINDS if viewed else KINDS
     values = {}
     for m in read_minis(chunk):
         spec = schema.get(m.type)
         if spec is None or spec[0] in values:
-            layout.order.append(Mini(m.type, bytes(m.data)))
+            if layout is not None:
+                layout.order.append(Mini(m.type, bytes(m.data)))
             continue
         name, kind = spec
         if kind == "str":
-            values[name] = decode_cstr(m.data, chunk, m.type, layout)
+            values[name] = (viewed_cstr(m.data, chunk, m.type) if viewed
+                            else decode_cstr(m.data, chunk, m.type, layout))
         else:
-            dec, _, sizes = KINDS[kind]
+            dec, _, sizes = kinds[kind]
             if len(m.data) not in sizes:
                 raise chunk.error(
                     f"mini-chunk 0x{m.type:x} ({name}) is {len(m.data)} bytes, expected "
                     + " or ".join(map(str, sizes)), at=m.offset - chunk.body_offset - 2
                     if m.offset is not None and chunk.offset is not None else None)
-            if kind == "index":
+            if kind == "index" and layout is not None:
                 layout.widths[m.type] = len(m.data)
             values[name] = dec(m.data)
-        layout.order.append(m.type)
+        if layout is not None:
+            layout.order.append(m.type)
     return values, layout
 
 

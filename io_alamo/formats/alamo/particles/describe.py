@@ -7,6 +7,7 @@ import os
 import numpy as np
 
 from ...errors import AlamoFormatError
+from ...run_cache import read_only
 from ..chunks import BytesLike, Chunk, read_chunks, read_minis
 from . import codec
 from ...problems import Problem, note, warning
@@ -95,7 +96,8 @@ def problems(data: BytesLike, filename: str | None = None) -> list[Problem]:
         raise e.with_filename(filename)
     out = particle_problems(roots=roots)
     try:
-        system = decode_particles(roots)
+        with read_only():       # looked at only: no track records (no check reads them)
+            system = decode_particles(roots)
     except AlamoFormatError as e:
         raise e.with_filename(filename)
     out += _name_problem(system, filename)

@@ -5,11 +5,13 @@ at War systems (root 0x1500) are listed by :mod:`.uaw` and kept byte for byte. U
 and minis are kept where they were; the writer puts them back.
 """
 
+import struct
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ...errors import AlamoFormatError
+from ...run_cache import viewing
 from ..chunk_types import ChunkType
 from ..chunks import BytesLike, Chunk, read_chunks, read_minis
 from ..fields import decode_cstr
@@ -163,9 +165,16 @@ def _emitter(chunk: Chunk) -> Emitter:
     return e
 
 
+# GROUP_DTYPE as a struct: Python ints and floats, as numpy's item() gives them
+_GROUP = struct.Struct("<" + "".join({"<u4": "I", "<f4": "f"}[GROUP_DTYPE[name].str]
+                                     for name in GROUP_FIELDS))
+assert _GROUP.size == GROUP_DTYPE.itemsize
+
+
 def _groups(chunk: Chunk, lay: Layout) -> list:
     groups = []
     order = []
+    viewed = viewing()
     for c in chunk.children:
         if c.type != GROUP or not c.is_container or len(groups) == 3:
             order.append(c)
@@ -177,10 +186,12 @@ def _groups(chunk: Chunk, lay: Layout) -> list:
         if len(data.data) < GROUP_DTYPE.itemsize:
             raise data.error(f"group data holds {len(data.data)} bytes, not "
                              f"{GROUP_DTYPE.itemsize}")
-        rec = np.frombuffer(data.data, GROUP_DTYPE, count=1)[0]
-        values = {name: rec[name].item() for name in GROUP_FIELDS}
-        g = Group(**values)
-        g.layout = (g.values(), c)
+        if viewed:      # read_only(): the same values, no layout (never written back)
+            g = Group(**dict(zip(GROUP_FIELDS, _GROUP.unpack_from(data.data))))
+        else:
+            rec = np.frombuffer(data.data, GROUP_DTYPE, count=1)[0]
+            g = Group(**{name: rec[name].item() for name in GROUP_FIELDS})
+            g.layout = (g.values(), c)
         groups.append(g)
         order.append(len(groups) - 1)
     if len(groups) != 3:
@@ -194,6 +205,7 @@ def _tracks(chunk: Chunk, lay: Layout) -> list:
     tracks = []
     order = []
     children = chunk.children
+    read_track = _checked_track if viewing() else _track
     i = 0
     while i < len(children):
         c = children[i]
@@ -205,7 +217,7 @@ def _tracks(chunk: Chunk, lay: Layout) -> list:
         if i + 1 < len(children) and children[i + 1].type == TRACK_KEYS \
                 and not children[i + 1].is_container:
             keys_chunk = children[i + 1]
-        tracks.append(_track(len(tracks), c, keys_chunk))
+        tracks.append(read_track(len(tracks), c, keys_chunk))
         order.append(len(tracks) - 1)
         i += 2 if keys_chunk is not None else 1
     if len(tracks) != len(TRACK_NAMES):
@@ -227,19 +239,58 @@ def _track(index: int, header: Chunk, keys_chunk: Chunk | None) -> Track:
     return t
 
 
-def _keys(chunk: Chunk, colour: bool) -> np.ndarray | None:
-    """A track's keys as one structured array, read in one go: the chunk is a run of
-    ``05`` minis of 8 bytes (value, time), 10 bytes each."""
-    body = chunk.data
+def _checked_track(index: int, header: Chunk, keys_chunk: Chunk | None) -> None:
+    """:func:`_track` inside :func:`~io_alamo.formats.run_cache.read_only` (``validate``,
+    whose checks read no track): the same minis parsed and keys checked, with the same
+    errors, and no record built (None in its place)."""
+    read_minis(header)
+    if keys_chunk is not None and not _all_keys(keys_chunk.data):
+        raise _bad_key(keys_chunk)
+
+
+def _all_keys(body) -> bool:
+    """Whether a keys chunk's body is a run of key minis (what :func:`_key_minis` decides),
+    from its type and size bytes alone."""
+    n, rest = divmod(len(body), 2 + KEY_SIZE)
+    if rest:
+        return False
+    if n > len(_KEY_TYPES):
+        return _key_minis(body) is not None
+    return (body[0::2 + KEY_SIZE] == _KEY_TYPES[:n]
+            and body[1::2 + KEY_SIZE] == _KEY_SIZES[:n])
+
+
+_KEY_TYPES, _KEY_SIZES = bytes([KEY_MINI]) * 4096, bytes([KEY_SIZE]) * 4096
+
+
+_KEY_MINIS = np.dtype([("type", "u1"), ("size", "u1"), ("key", "V8")])
+
+
+def _key_minis(body) -> np.ndarray | None:
+    """A keys chunk's body as (type, size, key) records, when it is a run of ``05`` minis of
+    8 bytes (value, time), 10 bytes each; else None."""
     n, rest = divmod(len(body), 2 + KEY_SIZE)
     if rest == 0:
-        minis = np.frombuffer(body, np.dtype([("type", "u1"), ("size", "u1"),
-                                              ("key", "V8")]), count=n)
+        minis = np.frombuffer(body, _KEY_MINIS, count=n)
         if (minis["type"] == KEY_MINI).all() and (minis["size"] == KEY_SIZE).all():
-            dtype = COLOUR_KEY_DTYPE if colour else FLOAT_KEY_DTYPE
-            return np.frombuffer(minis["key"].tobytes(), dtype).copy()
-    minis = read_minis(chunk)       # raises on a broken mini; else some are not keys
+            return minis
+    return None
+
+
+def _keys(chunk: Chunk, colour: bool) -> np.ndarray | None:
+    """A track's keys as one structured array, read in one go (:func:`_key_minis`)."""
+    minis = _key_minis(chunk.data)
+    if minis is None:
+        raise _bad_key(chunk)
+    dtype = COLOUR_KEY_DTYPE if colour else FLOAT_KEY_DTYPE
+    return np.frombuffer(minis["key"].tobytes(), dtype).copy()
+
+
+def _bad_key(chunk: Chunk) -> AlamoFormatError:
+    """Why a keys chunk is no run of key minis: a broken mini raises, else the first that is
+    not a key is named."""
+    minis = read_minis(chunk)
     bad = next(m for m in minis if m.type != KEY_MINI or len(m.data) != KEY_SIZE)
-    raise AlamoFormatError(f"track key mini 0x{bad.type:x} of {len(bad.data)} bytes; keys are "
-                           f"0x{KEY_MINI:x} minis of {KEY_SIZE}", offset=bad.offset,
-                           path=chunk.path)
+    return AlamoFormatError(f"track key mini 0x{bad.type:x} of {len(bad.data)} bytes; keys are "
+                            f"0x{KEY_MINI:x} minis of {KEY_SIZE}", offset=bad.offset,
+                            path=chunk.path)
