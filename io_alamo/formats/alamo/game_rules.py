@@ -22,6 +22,7 @@ from ..errors import AlamoFormatError
 from ..problems import Problem, error
 from ..run_cache import remember
 from .chunks import BytesLike, Mini, read_chunks, read_minis
+from .loader_runs import anim_bones_taken as _bones_taken
 from .model_pairs import model_beside, models_beside, stamp as _stamp
 from .naming import animation_owner
 from .sniff import PARTICLE_ROOTS, is_particle_file
@@ -186,8 +187,7 @@ def _plan(rule_name, extra, types):
 
 
 def _stepwise(chunk, rule_name, what, extra, minis, sizes=None):
-    """:func:`_minis`' steps one mini at a time (``sizes``: gets the bytes each mini taken
-    must hold)."""
+    """:func:`_minis`' steps one mini at a time (``sizes`` gets what each mini must hold)."""
     steps = _steps(rule_name, extra)        # the next step last
     values, k = {}, 0
     while steps:
@@ -434,9 +434,12 @@ def _animation(cur, model_bones):
                "animation header", "animation header")
     frames, count = _u32(m[1]), _u32(m[3])
     version = 2 if 11 in m else 1
-    for i in range(count):
-        _anim_bone(ac.expect(0x1002, "animation", f"bone {i} of {count}", True), version,
-                   frames, model_bones)
+    i = 0
+    while i < count:        # runs of bones the loader takes at once, else one step by step
+        if not (taken := _bones_taken(ac, count - i, version, frames, model_bones, _PLANS)):
+            _anim_bone(ac.expect(0x1002, "animation", f"bone {i} of {count}", True), version,
+                       frames, model_bones)
+        i += taken or 1
     if version == 2:
         for mini, ctype, width, what in ((12, 0x100A, 6, "translation"),
                                          (11, 0x1009, 8, "rotation")):
@@ -566,10 +569,8 @@ def game_refusals(files) -> list[tuple[str, Refusal]]:
     return out
 
 
-# Within one run (``validate`` over a whole mod, :func:`~io_alamo.formats.run_cache.run_cache`)
-# the bones of each model read for the animations beside it and each folder's models
-# (:mod:`.model_pairs`) are kept by path, size and mtime: one read per model however many
-# animations it has.
+# Within one run (:func:`~io_alamo.formats.run_cache.run_cache`) each model's bones and each
+# folder's models (:mod:`.model_pairs`) are kept by path, size and mtime: one read per model.
 
 def _read_bones(model):
     with open(model, "rb") as f:

@@ -10,6 +10,7 @@ problems, text and order, on the corpus, the particle corpus, the saved fuzz inp
 files and effects whose keys the short cut must hand back.
 """
 
+import struct
 from collections import Counter
 
 import numpy as np
@@ -20,9 +21,10 @@ from test_validate_lazy import _files, _mutated
 
 from io_alamo.cli_validate import validate_one
 from io_alamo.formats.alamo import (CollisionTree, build_collision_tree, check_collision_tree,
-                                   game_rules, read_alo, write_alo)
+                                   game_rules, loader_runs, read_alo, write_alo)
 from io_alamo.formats.alamo.collision import check as collision_check
-from io_alamo.formats.alamo.chunks import MAX_MINIS, Chunk, read_chunks, write_chunks
+from io_alamo.formats.alamo.chunks import (MAX_MINIS, Chunk, read_chunks, read_minis,
+                                           write_chunks)
 from io_alamo.formats.alamo.particles import game_rules as particle_rules
 from io_alamo.formats.alamo.sample import sample_model
 from io_alamo.formats.alamo.validate import validate
@@ -37,6 +39,7 @@ def _effects():
 def _step_by_step(m):
     m.setattr(game_rules, "_plan", lambda *a: None)
     m.setattr(game_rules, "_plain_bone", lambda *a: None)
+    m.setattr(game_rules, "_bones_taken", lambda *a: 0)
     m.setattr(particle_rules, "_keys_taken", lambda *a: False)
 
 
@@ -67,7 +70,7 @@ def test_the_short_cuts_decide_what_the_steps_decide(tmp_path, monkeypatch):
 
 def test_the_short_cuts_are_taken_on_real_files(monkeypatch):
     """They are no dead code: the corpus' headers, bones and keys go through them."""
-    taken = {"plan": 0, "bone": 0, "keys": 0}
+    taken = {"plan": 0, "bone": 0, "keys": 0, "animation bones": 0}
 
     def count(key, fn, hit):
         def wrapped(*a):
@@ -81,10 +84,13 @@ def test_the_short_cuts_are_taken_on_real_files(monkeypatch):
                                                          lambda v: v is not None))
     monkeypatch.setattr(particle_rules, "_keys_taken", count("keys", particle_rules._keys_taken,
                                                              bool))
+    monkeypatch.setattr(game_rules, "_bones_taken", count(
+        "animation bones", game_rules._bones_taken, lambda v: v))
     paths = corpus_files(".alo", ".ala") + _effects()
     for p in paths:
         validate_one(str(p))
     assert taken["plan"] > 500 and taken["bone"] > 500 and taken["keys"] > 50
+    assert taken["animation bones"] > 300
 
 
 def _keys_chunks(roots):
@@ -267,3 +273,116 @@ def test_small_collision_trees_walk_in_python_as_numpy_does(monkeypatch):
     for kind in ("inner nodes link to children outside the", "nodes are reached more than once",
                  "nodes are not reachable from the root"):
         assert any(k.startswith(kind) for k in kinds), kinds
+
+
+def _header(chunk, edit):
+    """A bone header (0x1003) with its minis ``{type: bytes}`` changed by ``edit``."""
+    minis = {m.type: m.data for m in read_minis(chunk)}
+    edit(minis)
+    return Chunk(0x1003, data=b"".join(bytes([t, len(d)]) + d for t, d in minis.items()))
+
+
+def _bone_edits():
+    """Edits of one bone (0x1002) of an animation, as (label, format, refused?, function of
+    the bone's chunks and the frame count giving the new chunks)."""
+    def head(edit):
+        return lambda kids, frames: [_header(kids[0], edit)] + kids[1:]
+
+    def chunk(ctype, change):
+        return lambda kids, frames: [change(c, frames) if c.type == ctype else c for c in kids]
+
+    def cut(c, frames):
+        return Chunk(c.type, data=bytes(c.data)[:-1])
+
+    def index(value):
+        return head(lambda m: m.__setitem__(5, struct.pack("<I", value)))
+
+    def flag(m):            # mini 10 after the name and index, as the loader allows
+        rest = {t: m.pop(t) for t in list(m) if t not in (4, 5)}
+        m[10] = b"\1\0\0\0"
+        m.update(rest)
+    return [("sound", 1, False, lambda kids, frames: kids),
+            ("sound", 2, False, lambda kids, frames: kids),
+            ("index of another bone", 1, True, index(0)),
+            ("index of another bone", 2, True, index(0)),
+            ("index past the model", 2, True, index(999)),
+            ("name in lower case", 2, False, head(lambda m: m.__setitem__(4, m[4].lower()))),
+            ("name of another bone", 1, True, head(lambda m: m.__setitem__(4, b"ROOT\0"))),
+            ("header without its translation offset", 2, True,
+             head(lambda m: m.pop(6))),
+            ("header with the unknown flag", 1, False, head(flag)),
+            ("translation offset of 8 bytes", 1, True, head(lambda m: m.__setitem__(6, m[6][:8]))),
+            ("rotation index of 1 byte", 2, True, head(lambda m: m.__setitem__(16, m[16][:1]))),
+            ("rotation track cut short", 1, True, chunk(0x1006, cut)),
+            ("translation track cut short", 1, True, chunk(0x1004, cut)),
+            ("rotation track of one frame", 1, False,
+             chunk(0x1006, lambda c, frames: Chunk(0x1006, data=bytes(c.data)[:8]))),
+            ("visibility cut short", 2, True, chunk(0x1007, lambda c, frames: Chunk(
+                0x1007, data=bytes(c.data)[:(frames + 7) // 8 - 1]))),
+            ("visibility as a container", 1, True, chunk(0x1007, lambda c, frames: Chunk(
+                0x1007, children=[Chunk(1, data=bytes(c.data))]))),
+            ("a chunk 0x1008 after", 2, False,
+             lambda kids, frames: kids + [Chunk(0x1008, data=b"\0" * 4)]),
+            ("a chunk 0x1009 after", 1, True,
+             lambda kids, frames: kids + [Chunk(0x1009, data=b"\0" * 4)]),
+            ("tracks out of order", 1, True, lambda kids, frames: kids[:1] + kids[1:][::-1]),
+            ("no chunks", 2, True, lambda kids, frames: [])]
+
+
+@pytest.mark.parametrize("label, version, refused, edit", _bone_edits(),
+                         ids=[f"{e[0]}-{e[1]}" for e in _bone_edits()])
+@pytest.mark.parametrize("beside", [True, False], ids=["model", "alone"])
+def test_animation_bones_taken_at_once_decide_what_the_steps_decide(
+        label, version, refused, edit, beside, tmp_path, monkeypatch):
+    """``game_rules._bones_taken`` (runs of an animation's bones taken at once) finds what
+    the bone-by-bone rules find, on bones edited in every way the short cut looks at: the
+    same results (messages, order), the refusal exactly when the loader refuses."""
+    model = CORPUS / "EI_VADER.ALO"
+    source = CORPUS / ("EI_VADER_SPINMOVE_00.ALA" if version == 1 else "EI_VADER_IDLE_00.ALA")
+    if not source.exists():
+        pytest.skip("no corpus")
+    roots = read_chunks(source.read_bytes())
+    frames = struct.unpack("<I", {m.type: m.data for m in read_minis(
+        roots[0].children[0])}[1])[0]
+    bones = [c for c in roots[0].children if c.type == 0x1002]
+    target = next(b for b in bones[5:] if {k.type for k in b.children} >= (
+        {0x1004, 0x1006, 0x1007} if version == 1 else {0x1007}))
+    copy = _copy_chunks(roots, {target: lambda c: Chunk(c.type, children=edit(
+        [_copy_chunks([k])[0] for k in c.children], frames))})
+    if beside:
+        _written(tmp_path, model.name, model.read_bytes())
+    data = write_chunks(copy)
+    short, full = _both(_written(tmp_path, source.name, data), monkeypatch)
+    assert short == full                # the command line: the reader may refuse it first
+    # the rules alone, on headers parsed as the reader parses them: the short cut's part
+    bones = game_rules.model_bones(model.read_bytes()) if beside else None
+    taken = []
+    monkeypatch.setattr(game_rules, "_bones_taken", lambda *a: taken.append(
+        loader_runs.anim_bones_taken(*a)) or taken[-1])
+    short = _rules_alone(data, bones)
+    assert sum(taken) >= 5
+    with monkeypatch.context() as m:
+        _step_by_step(m)
+        full = _rules_alone(data, bones)
+    assert short == full
+    assert (short is not None) == (refused and (beside or not label.startswith(
+        ("index", "name"))))
+
+
+def _rules_alone(data, bones):
+    roots = read_chunks(data)
+    for bone in roots[0].children:
+        if bone.type == 0x1002 and bone.children and bone.children[0].children is None:
+            read_minis(bone.children[0])
+    return game_rules.game_problem(data, bones, roots)
+
+
+def _copy_chunks(roots, change=None):
+    """Fresh chunks of ``roots`` (data as bytes), with ``change[chunk]`` applied where given."""
+    def copy(c):
+        if change and c in change:
+            return change[c](c)
+        if c.children is None:
+            return Chunk(c.type, data=bytes(c.data))
+        return Chunk(c.type, children=[copy(k) for k in c.children])
+    return [copy(c) for c in roots]
