@@ -22,7 +22,8 @@ from ..errors import AlamoFormatError
 from ..problems import Problem, error
 from ..run_cache import remember
 from .chunks import BytesLike, Mini, read_chunks, read_minis
-from .loader_runs import anim_bones_taken as _bones_taken
+from .loader_runs import anim_bones_taken as _bones_taken, plain_bone as _plain_bone
+from .loader_runs import submeshes_taken as _submeshes_taken
 from .model_pairs import model_beside, models_beside, stamp as _stamp
 from .naming import animation_owner
 from .sniff import PARTICLE_ROOTS, is_particle_file
@@ -255,7 +256,7 @@ def _skeleton(cur):
                        "skeleton header"))
     names = []
     for i in range(count):
-        if (key := _plain_bone(sc, count)) is not None:
+        if (key := _plain_bone(sc, count, MIN_BYTES)) is not None:
             names.append(key)
             continue
         bone = sc.expect(0x202, "skeleton", f"bone {i} of {count}", True)
@@ -272,25 +273,6 @@ def _skeleton(cur):
         names.append(_key(name.encode("latin-1")))
     sc.end("skeleton", f"the skeleton header says {count} bones")
     return names
-
-
-def _plain_bone(sc, count):
-    """The next bone's name as the loader compares it, taken at once when the bone is what
-    the loader reads (its name, then its data with a parent below ``count``, nothing more);
-    else None, and :func:`_skeleton` looks at it step by step."""
-    if sc.k >= len(sc.children):
-        return None
-    bone = sc.children[sc.k]
-    kids = bone.children
-    if bone.type != 0x202 or kids is None or len(kids) != 2:
-        return None
-    name, data = kids
-    if (name.type != 0x203 or name.children is not None or data.type not in (0x205, 0x206)
-            or data.children is not None or len(data.data) < MIN_BYTES[data.type]
-            or _i32(data.data) >= count):
-        return None
-    sc.k += 1
-    return _key(name.data)
 
 
 def _submesh(cur, mesh, si):
@@ -328,8 +310,11 @@ def _mesh(chunk):
     name = _string(_data(cur.expect(0x401, "mesh", "mesh name"), "mesh", "mesh name"))
     info = _data(cur.expect(0x402, "mesh", f"mesh {name!r}: info"), "mesh", f"mesh {name!r} info")
     count = _u32(info)
-    for si in range(count):
-        _submesh(cur, name, si)
+    si = 0
+    while si < count:       # runs of sub-meshes the loader takes at once, else step by step
+        if not (taken := _submeshes_taken(cur, count - si, MIN_BYTES, VERTEX_BYTES, _PLANS)):
+            _submesh(cur, name, si)
+        si += taken or 1
     cur.end("mesh", f"mesh {name!r}: its info says {count} sub-meshes")
     return f"mesh {name!r}"
 

@@ -20,6 +20,7 @@ from test_collision import scattered
 from test_validate_lazy import _files, _mutated
 
 from io_alamo.cli_validate import validate_one
+from io_alamo.formats.errors import AlamoFormatError
 from io_alamo.formats.alamo import (CollisionTree, build_collision_tree, check_collision_tree,
                                    game_rules, loader_runs, read_alo, write_alo)
 from io_alamo.formats.alamo.collision import check as collision_check
@@ -40,6 +41,7 @@ def _step_by_step(m):
     m.setattr(game_rules, "_plan", lambda *a: None)
     m.setattr(game_rules, "_plain_bone", lambda *a: None)
     m.setattr(game_rules, "_bones_taken", lambda *a: 0)
+    m.setattr(game_rules, "_submeshes_taken", lambda *a: 0)
     m.setattr(particle_rules, "_keys_taken", lambda *a: False)
 
 
@@ -70,7 +72,7 @@ def test_the_short_cuts_decide_what_the_steps_decide(tmp_path, monkeypatch):
 
 def test_the_short_cuts_are_taken_on_real_files(monkeypatch):
     """They are no dead code: the corpus' headers, bones and keys go through them."""
-    taken = {"plan": 0, "bone": 0, "keys": 0, "animation bones": 0}
+    taken = {"plan": 0, "bone": 0, "keys": 0, "animation bones": 0, "sub-meshes": 0}
 
     def count(key, fn, hit):
         def wrapped(*a):
@@ -86,11 +88,13 @@ def test_the_short_cuts_are_taken_on_real_files(monkeypatch):
                                                              bool))
     monkeypatch.setattr(game_rules, "_bones_taken", count(
         "animation bones", game_rules._bones_taken, lambda v: v))
+    monkeypatch.setattr(game_rules, "_submeshes_taken", count(
+        "sub-meshes", game_rules._submeshes_taken, lambda v: v))
     paths = corpus_files(".alo", ".ala") + _effects()
     for p in paths:
         validate_one(str(p))
     assert taken["plan"] > 500 and taken["bone"] > 500 and taken["keys"] > 50
-    assert taken["animation bones"] > 300
+    assert taken["animation bones"] > 300 and taken["sub-meshes"] > 100
 
 
 def _keys_chunks(roots):
@@ -386,3 +390,94 @@ def _copy_chunks(roots, change=None):
             return Chunk(c.type, data=bytes(c.data))
         return Chunk(c.type, children=[copy(k) for k in c.children])
     return [copy(c) for c in roots]
+
+
+def _submesh_edits():
+    """Edits of one skinned sub-mesh (its material 0x10100 and data 0x10000 chunks) of a
+    model, as (label, refused?, function of the two chunks giving the new ones)."""
+    def data(change):
+        return lambda mat, sub: [mat, Chunk(0x10000, children=change(list(sub.children)))]
+
+    def replace(ctype, make):
+        return data(lambda kids: [make(c) if c.type == ctype else c for c in kids])
+
+    def cut(c):
+        return Chunk(c.type, data=bytes(c.data)[:-1])
+
+    def more_vertices(c):
+        nv, nt = struct.unpack_from("<II", c.data)
+        return Chunk(c.type, data=struct.pack("<II", nv + 1, nt) + bytes(c.data)[8:])
+
+    def params(change):
+        return lambda mat, sub: [Chunk(0x10100, children=change(list(mat.children))), sub]
+    return [("sound", False, lambda mat, sub: [mat, sub]),
+            ("vertices cut short", True, replace(0x10007, cut)),
+            ("triangles cut short", True, replace(0x10004, cut)),
+            ("a header of one vertex more", True, replace(0x10001, more_vertices)),
+            ("a bone map of 6 bytes", True, replace(0x10006, lambda c: Chunk(
+                0x10006, data=bytes(6)))),
+            ("a bone map of 98 bytes", False, replace(0x10006, lambda c: Chunk(
+                0x10006, data=bytes(98)))),
+            ("a collision tree", False, data(lambda kids: kids + [Chunk(0x1200, data=b"")])),
+            ("a chunk 0x10009 after", True, data(lambda kids: kids + [Chunk(0x10009,
+                                                                             data=b"")])),
+            ("the vertex format as a container", True, replace(0x10002, lambda c: Chunk(
+                0x10002, children=[Chunk(1, data=bytes(c.data))]))),
+            ("no triangles", True, data(lambda kids: [c for c in kids if c.type != 0x10004])),
+            ("a shader parameter without its value", True, params(lambda kids: kids[:1] + [
+                Chunk(kids[1].type, data=bytes(kids[1].data)[:2 + kids[1].data[1]])]
+                + kids[2:])),
+            ("no shader name", True, params(lambda kids: kids[1:])),
+            ("the material as a data chunk", True,
+             lambda mat, sub: [Chunk(0x10100, data=b"\0"), sub]),
+            ("data before material", True, lambda mat, sub: [sub, mat])]
+
+
+@pytest.mark.parametrize("label, refused, edit", _submesh_edits(),
+                         ids=[e[0] for e in _submesh_edits()])
+def test_submeshes_taken_at_once_decide_what_the_steps_decide(label, refused, edit, tmp_path,
+                                                              monkeypatch):
+    """``game_rules._submeshes_taken`` (runs of a mesh's sub-meshes taken at once) finds
+    what the rules find sub-mesh by sub-mesh, on a sub-mesh edited in every way the short
+    cut looks at: the same results, the refusal exactly when the loader refuses."""
+    source = CORPUS / "EI_VADER.ALO"
+    if not source.exists():
+        pytest.skip("no corpus")
+    roots = read_chunks(source.read_bytes())
+    mesh = [c for c in roots if c.type == 0x400 and len(c.children) >= 4 and any(
+        k.type == 0x10006 for k in c.children[3].children)][-1]
+    assert mesh is not roots[1]         # the meshes before it are taken at once
+    k = 2                   # the name, the info, then the first sub-mesh
+    copy = _copy_chunks(roots, {mesh: lambda c: Chunk(c.type, children=[
+        _copy_chunks([x])[0] for x in c.children[:k]] + edit(*_copy_chunks(
+            c.children[k:k + 2])) + _copy_chunks(c.children[k + 2:]))})
+    data = write_chunks(copy)
+    short, full = _both(_written(tmp_path, source.name, data), monkeypatch)
+    assert short == full                # the command line: the reader may refuse it first
+    taken = []
+    monkeypatch.setattr(game_rules, "_submeshes_taken", lambda *a: taken.append(
+        loader_runs.submeshes_taken(*a)) or taken[-1])
+    short = _model_rules_alone(data)
+    assert sum(taken) >= 1
+    with monkeypatch.context() as m:
+        _step_by_step(m)
+        full = _model_rules_alone(data)
+    assert short == full
+    assert (short is not None) == refused
+
+
+def _model_rules_alone(data):
+    """The rules alone on a model whose shader parameters are parsed as the reader does."""
+    roots = read_chunks(data)
+
+    def parse(chunks):
+        for c in chunks:
+            if c.children is not None:
+                parse(c.children)
+            elif c.type in (0x10102, 0x10103, 0x10104, 0x10105, 0x10106):
+                try:
+                    read_minis(c)
+                except AlamoFormatError:
+                    pass
+    parse(roots)
+    return game_rules.game_problem(data, None, roots)
