@@ -430,7 +430,9 @@ def _submesh_edits():
             ("no shader name", True, params(lambda kids: kids[1:])),
             ("the material as a data chunk", True,
              lambda mat, sub: [Chunk(0x10100, data=b"\0"), sub]),
-            ("data before material", True, lambda mat, sub: [sub, mat])]
+            ("data before material", True, lambda mat, sub: [sub, mat]),
+            ("a material of chunk type 0x10200", True,
+             lambda mat, sub: [Chunk(0x10200, children=mat.children), sub])]
 
 
 @pytest.mark.parametrize("label, refused, edit", _submesh_edits(),
