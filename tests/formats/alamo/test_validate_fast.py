@@ -28,6 +28,7 @@ from io_alamo.formats.alamo.chunks import (MAX_MINIS, Chunk, read_chunks, read_m
                                            write_chunks)
 from io_alamo.formats.alamo.particles import game_rules as particle_rules
 from io_alamo.formats.alamo.sample import sample_model
+from io_alamo.formats.alamo import validate as validate_module
 from io_alamo.formats.alamo.validate import validate
 
 PARTICLES = CORPUS.parent / "corpus-particles"
@@ -483,3 +484,28 @@ def _model_rules_alone(data):
                     pass
     parse(roots)
     return game_rules.game_problem(data, None, roots)
+
+
+@pytest.mark.parametrize("field, column, value, warned", [
+    (None, 0, 0.0, False), ("position", 2, np.nan, True), ("normal", 0, np.inf, True),
+    ("uv", 7, -np.inf, True), ("binormal", 2, np.nan, True),
+    ("unused", 1, np.nan, False), ("bone_weights", 3, np.inf, False),
+    ("bone_indices", 0, 0xFFFFFFFF, False)])
+def test_finite_vertices_whole_buffer_test_finds_what_the_fields_find(field, column, value,
+                                                                       warned, monkeypatch):
+    """``validate._finite_problems`` first tests the whole vertex buffer as float32 words,
+    then the leading float columns, then field by field: words that are no finite float
+    outside the checked fields (unused, bone weights, an index 0xFFFFFFFF) warn of nothing,
+    and every result is what the field-by-field test gives."""
+    model = sample_model()
+    sub = model.meshes[1].submeshes[0]
+    if field is not None:
+        sub.vertices[field].reshape(len(sub.vertices), -1)[4, column] = value
+    model = read_alo(write_alo(model))
+    short = validate(model)
+    with monkeypatch.context() as m:     # no whole-buffer test: the fields one by one
+        m.setattr(validate_module, "_finite_plan", lambda dtype: (
+            validate_module._FINITE_PLANS[dtype][0], 0))
+        full = validate(model)
+    assert short == full
+    assert any("NaN or infinite" in p.message for p in short) == warned
