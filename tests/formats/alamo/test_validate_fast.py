@@ -22,7 +22,7 @@ from test_validate_lazy import _files, _mutated
 from io_alamo.cli_validate import validate_one
 from io_alamo.formats.errors import AlamoFormatError
 from io_alamo.formats.alamo import (CollisionTree, build_collision_tree, check_collision_tree,
-                                   game_rules, loader_runs, read_alo, write_alo)
+                                   game_rules, loader_runs, read_ala, read_alo, write_alo)
 from io_alamo.formats.alamo.collision import check as collision_check
 from io_alamo.formats.alamo.chunks import (MAX_MINIS, Chunk, read_chunks, read_minis,
                                            write_chunks)
@@ -507,5 +507,30 @@ def test_finite_vertices_whole_buffer_test_finds_what_the_fields_find(field, col
         m.setattr(validate_module, "_finite_plan", lambda dtype: (
             validate_module._FINITE_PLANS[dtype][0], 0))
         full = validate(model)
+    assert short == full
+    assert any("NaN or infinite" in p.message for p in short) == warned
+
+
+@pytest.mark.parametrize("name, value, warned", [
+    (None, None, False), ("translation_offset", np.float32([0, np.nan, 0]), True),
+    ("translation_scale", np.float32([np.inf, 1, 1]), True),
+    ("scale_offset", [1.0, 1.0, -np.inf], True), ("scale_scale", [1.0, 2.0, 3.0], False),
+    ("scale_scale", np.float32([[1, 1, np.nan]]), True), ("translation_offset", 1e39, False),
+    ("translation_offset", np.float64([0, 1e39, 0]), False)])
+def test_bone_vectors_in_one_concatenation_find_what_each_bone_finds(name, value, warned,
+                                                                      monkeypatch):
+    """``validate._all_sound`` tests every bone's offsets and scales in one concatenation;
+    vectors of other shapes or types are taken value by value; either way the warnings are
+    those of the bone-by-bone test (a float64 value past float32 is finite: no warning)."""
+    source = CORPUS / "EI_VADER_IDLE_00.ALA"
+    if not source.exists():
+        pytest.skip("no corpus")
+    anim = read_ala(source.read_bytes())
+    if name is not None:
+        setattr(anim.bones[7], name, value)
+    short = validate(anim)
+    with monkeypatch.context() as m:
+        m.setattr(validate_module, "_all_sound", lambda bones: False)
+        full = validate(anim)
     assert short == full
     assert any("NaN or infinite" in p.message for p in short) == warned
