@@ -223,10 +223,8 @@ def _finite_problems(sub, where):
     if not len(vertices) or not fields:
         return []
     if width and vertices.flags.c_contiguous:
-        words = vertices.view(np.float32)       # the whole buffer, contiguous: the cheaper
-        if np.isfinite(words).all():            # test while every word is a finite float
-            return []
-        if np.isfinite(words.reshape(len(vertices), -1)[:, :width]).all():
+        head = vertices.view(np.float32).reshape(len(vertices), -1)[:, :width]
+        if np.isfinite(head).all():
             return []
     out = []
     for field in fields:
