@@ -357,22 +357,31 @@ def test_animation_bones_taken_at_once_decide_what_the_steps_decide(
         [_copy_chunks([k])[0] for k in c.children], frames))})
     if beside:
         _written(tmp_path, model.name, model.read_bytes())
-    data = write_chunks(copy)
-    short, full = _both(_written(tmp_path, source.name, data), monkeypatch)
-    assert short == full                # the command line: the reader may refuse it first
-    # the rules alone, on headers parsed as the reader parses them: the short cut's part
     bones = game_rules.model_bones(model.read_bytes()) if beside else None
-    taken = []
-    monkeypatch.setattr(game_rules, "_bones_taken", lambda *a: taken.append(
-        loader_runs.anim_bones_taken(*a)) or taken[-1])
-    short = _rules_alone(data, bones)
-    assert sum(taken) >= 5
-    with monkeypatch.context() as m:
-        _step_by_step(m)
-        full = _rules_alone(data, bones)
-    assert short == full
+    short = _rules_both_ways(write_chunks(copy), source.name, lambda d: _rules_alone(d, bones),
+                             game_rules, "_bones_taken", loader_runs.anim_bones_taken,
+                             tmp_path, monkeypatch, least=5)
     assert (short is not None) == (refused and (beside or not label.startswith(
         ("index", "name"))))
+
+
+def _rules_both_ways(data, name, rules, module, short_cut, real, folder, monkeypatch,
+                     least=1):
+    """The command line's result for file ``data`` both ways, then the loader rules alone
+    (``rules(data)``, headers parsed as the reader parses them: the short cut's part) both
+    ways: they must agree; the short cut ``module.short_cut`` (``real``) takes at least
+    ``least`` of the file's chunks. Gives the rules' verdict."""
+    short, full = _both(_written(folder, name, data), monkeypatch)
+    assert short == full                # the command line: the reader may refuse it first
+    taken = []
+    monkeypatch.setattr(module, short_cut, lambda *a: taken.append(real(*a)) or taken[-1])
+    short = rules(data)
+    assert sum(taken) >= least
+    with monkeypatch.context() as m:
+        _step_by_step(m)
+        full = rules(data)
+    assert short == full
+    return short
 
 
 def _rules_alone(data, bones):
@@ -455,18 +464,9 @@ def test_submeshes_taken_at_once_decide_what_the_steps_decide(label, refused, ed
     copy = _copy_chunks(roots, {mesh: lambda c: Chunk(c.type, children=[
         _copy_chunks([x])[0] for x in c.children[:k]] + edit(*_copy_chunks(
             c.children[k:k + 2])) + _copy_chunks(c.children[k + 2:]))})
-    data = write_chunks(copy)
-    short, full = _both(_written(tmp_path, source.name, data), monkeypatch)
-    assert short == full                # the command line: the reader may refuse it first
-    taken = []
-    monkeypatch.setattr(game_rules, "_submeshes_taken", lambda *a: taken.append(
-        loader_runs.submeshes_taken(*a)) or taken[-1])
-    short = _model_rules_alone(data)
-    assert sum(taken) >= 1
-    with monkeypatch.context() as m:
-        _step_by_step(m)
-        full = _model_rules_alone(data)
-    assert short == full
+    short = _rules_both_ways(write_chunks(copy), source.name, _model_rules_alone, game_rules,
+                             "_submeshes_taken", loader_runs.submeshes_taken, tmp_path,
+                             monkeypatch)
     assert (short is not None) == refused
 
 
@@ -635,17 +635,8 @@ def test_track_headers_taken_at_once_decide_what_the_steps_decide(label, refused
               and len(c.children) == 14][-1]
     data = write_chunks(_copy_chunks(roots, {tracks: lambda c: Chunk(0x01, children=edit(
         _copy_chunks(c.children)))}))
-    short, full = _both(_written(tmp_path, source.name, data), monkeypatch)
-    assert short == full                # the command line: the reader may refuse it first
-    taken = []
-    monkeypatch.setattr(particle_rules, "_headers_taken", lambda *a: taken.append(
-        real_headers_taken(*a)) or taken[-1])
-    short = _particle_rules_alone(data)
-    assert sum(taken) >= 1
-    with monkeypatch.context() as m:
-        _step_by_step(m)
-        full = _particle_rules_alone(data)
-    assert short == full
+    short = _rules_both_ways(data, source.name, _particle_rules_alone, particle_rules,
+                             "_headers_taken", real_headers_taken, tmp_path, monkeypatch)
     assert (short[0] is not None) == refused
 
 
