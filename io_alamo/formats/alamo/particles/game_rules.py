@@ -98,13 +98,6 @@ def _groups(chunk, who):
 
 
 def _tracks(chunk, who):
-    if _headers_taken(chunk):       # then only the keys can be refused, in the same order
-        for k, (name, width) in enumerate(TRACKS):
-            keys = chunk.children[2 * k + 1]
-            if not _keys_taken(keys, width == 1):
-                what = f"{who}: {name} track"
-                _keys(keys, _minis(keys, "tracks", f"{what} keys"), what, width == 1)
-        return
     cur = _Cursor(chunk)
     for name, width in TRACKS:
         what = f"{who}: {name} track"
@@ -121,26 +114,6 @@ def _tracks(chunk, who):
         if not _keys_taken(keys, width == 1):
             _keys(keys, _minis(keys, "tracks", f"{what} keys"), what, width == 1)
     cur.end("tracks", f"{who}: the loader reads {len(TRACKS)} tracks")
-
-
-def _headers_taken(chunk):
-    """Whether a tracks chunk is the loader's tracks, each a header (parsed already) of
-    minis 2, 3 and 4 as long as it reads, then a data chunk of keys, and nothing more: the
-    steps of :func:`_tracks` would then refuse nothing but keys."""
-    kids = chunk.children
-    if len(kids) != 2 * len(TRACKS):
-        return False
-    for k, (_, width) in enumerate(TRACKS):
-        head, keys = kids[2 * k], kids[2 * k + 1]
-        parsed = head.parsed
-        if (head.type != 0x00 or head.children is not None or keys.type != 0x01
-                or keys.children is not None or parsed is None or parsed[0] is not head.data):
-            return False
-        minis = parsed[1]
-        if len(minis) != 3 or [m.type for m in minis] != [2, 3, 4] or len(
-                minis[0].data) < width or len(minis[1].data) < width or len(minis[2].data) < 4:
-            return False
-    return True
 
 
 _KEY_RUNS = {True: struct.Struct("<BBIf"), False: struct.Struct("<BBff")}
