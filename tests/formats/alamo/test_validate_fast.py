@@ -539,7 +539,8 @@ def test_bone_vectors_in_one_concatenation_find_what_each_bone_finds(name, value
 
 def _mutated_leaves(tree, pos, idx, rng):
     """A tree (and positions) with its triangle list, leaf ranges or vertices changed."""
-    nodes, tris, pos = tree.nodes.copy(), tree.triangles.copy(), np.array(pos, copy=True)
+    nodes, pos = tree.nodes.copy(), np.array(pos, copy=True)
+    tris = tree.triangles.astype(np.int64)      # room for -1 and 10 ** 6 (numpy 2 refuses)
     kind = int(rng.integers(6))
     leaves = np.flatnonzero(nodes["count"] > 0)
     if kind == 0 and len(tris) > 1:         # a triangle twice, another in no leaf
@@ -551,7 +552,7 @@ def _mutated_leaves(tree, pos, idx, rng):
         tris[[a, b]] = tris[[b, a]]
     elif kind == 3 and len(leaves):         # a leaf's range one longer or shorter
         n = int(rng.choice(leaves))
-        nodes["count"][n] += int(rng.choice([-1, 1]))
+        nodes["count"][n] = int(nodes["count"][n]) + int(rng.choice([-1, 1]))   # a leaf: >= 1
     elif kind == 4 and len(idx):            # a vertex of a leaf triangle moved out a little
         v = int(idx[int(rng.integers(len(idx)))][int(rng.integers(3))])
         extent = float(np.ptp(pos[:, int(rng.integers(3))])) or 1.0
