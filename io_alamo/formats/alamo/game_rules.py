@@ -22,6 +22,8 @@ from ..errors import AlamoFormatError
 from ..problems import Problem, error
 from ..run_cache import remember
 from .chunks import BytesLike, Mini, read_chunks, read_minis
+from .loader_runs import anim_bones_taken as _bones_taken, plain_bone as _plain_bone
+from .loader_runs import submeshes_taken as _submeshes_taken
 from .model_pairs import model_beside, models_beside, stamp as _stamp
 from .naming import animation_owner
 from .sniff import PARTICLE_ROOTS, is_particle_file
@@ -186,8 +188,7 @@ def _plan(rule_name, extra, types):
 
 
 def _stepwise(chunk, rule_name, what, extra, minis, sizes=None):
-    """:func:`_minis`' steps one mini at a time (``sizes``: gets the bytes each mini taken
-    must hold)."""
+    """:func:`_minis`' steps one mini at a time (``sizes`` gets what each mini must hold)."""
     steps = _steps(rule_name, extra)        # the next step last
     values, k = {}, 0
     while steps:
@@ -255,7 +256,7 @@ def _skeleton(cur):
                        "skeleton header"))
     names = []
     for i in range(count):
-        if (key := _plain_bone(sc, count)) is not None:
+        if (key := _plain_bone(sc, count, MIN_BYTES)) is not None:
             names.append(key)
             continue
         bone = sc.expect(0x202, "skeleton", f"bone {i} of {count}", True)
@@ -272,25 +273,6 @@ def _skeleton(cur):
         names.append(_key(name.encode("latin-1")))
     sc.end("skeleton", f"the skeleton header says {count} bones")
     return names
-
-
-def _plain_bone(sc, count):
-    """The next bone's name as the loader compares it, taken at once when the bone is what
-    the loader reads (its name, then its data with a parent below ``count``, nothing more);
-    else None, and :func:`_skeleton` looks at it step by step."""
-    if sc.k >= len(sc.children):
-        return None
-    bone = sc.children[sc.k]
-    kids = bone.children
-    if bone.type != 0x202 or kids is None or len(kids) != 2:
-        return None
-    name, data = kids
-    if (name.type != 0x203 or name.children is not None or data.type not in (0x205, 0x206)
-            or data.children is not None or len(data.data) < MIN_BYTES[data.type]
-            or _i32(data.data) >= count):
-        return None
-    sc.k += 1
-    return _key(name.data)
 
 
 def _submesh(cur, mesh, si):
@@ -328,8 +310,11 @@ def _mesh(chunk):
     name = _string(_data(cur.expect(0x401, "mesh", "mesh name"), "mesh", "mesh name"))
     info = _data(cur.expect(0x402, "mesh", f"mesh {name!r}: info"), "mesh", f"mesh {name!r} info")
     count = _u32(info)
-    for si in range(count):
-        _submesh(cur, name, si)
+    si = 0
+    while si < count:       # runs of sub-meshes the loader takes at once, else step by step
+        if not (taken := _submeshes_taken(cur, count - si, MIN_BYTES, VERTEX_BYTES, _PLANS)):
+            _submesh(cur, name, si)
+        si += taken or 1
     cur.end("mesh", f"mesh {name!r}: its info says {count} sub-meshes")
     return f"mesh {name!r}"
 
@@ -434,9 +419,12 @@ def _animation(cur, model_bones):
                "animation header", "animation header")
     frames, count = _u32(m[1]), _u32(m[3])
     version = 2 if 11 in m else 1
-    for i in range(count):
-        _anim_bone(ac.expect(0x1002, "animation", f"bone {i} of {count}", True), version,
-                   frames, model_bones)
+    i = 0
+    while i < count:        # runs of bones the loader takes at once, else one step by step
+        if not (taken := _bones_taken(ac, count - i, version, frames, model_bones, _PLANS)):
+            _anim_bone(ac.expect(0x1002, "animation", f"bone {i} of {count}", True), version,
+                       frames, model_bones)
+        i += taken or 1
     if version == 2:
         for mini, ctype, width, what in ((12, 0x100A, 6, "translation"),
                                          (11, 0x1009, 8, "rotation")):
@@ -566,10 +554,8 @@ def game_refusals(files) -> list[tuple[str, Refusal]]:
     return out
 
 
-# Within one run (``validate`` over a whole mod, :func:`~io_alamo.formats.run_cache.run_cache`)
-# the bones of each model read for the animations beside it and each folder's models
-# (:mod:`.model_pairs`) are kept by path, size and mtime: one read per model however many
-# animations it has.
+# Within one run (:func:`~io_alamo.formats.run_cache.run_cache`) each model's bones and each
+# folder's models (:mod:`.model_pairs`) are kept by path, size and mtime: one read per model.
 
 def _read_bones(model):
     with open(model, "rb") as f:

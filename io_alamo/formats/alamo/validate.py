@@ -310,11 +310,12 @@ def _all_sound(bones):
 
 
 def _bone_vectors(bones):
-    """Every bone's offsets and scales as float32 values, in one array."""
-    try:
-        return np.array([[b.translation_offset, b.translation_scale, b.scale_offset,
-                          b.scale_scale] for b in bones], np.float32)
-    except (ValueError, TypeError):     # not all 3-vectors: value by value
+    """Every bone's offsets and scales as float32 values, in one flat array."""
+    try:                                # one concatenation of the vectors as they are
+        return np.concatenate([v for b in bones for v in (
+            b.translation_offset, b.translation_scale, b.scale_offset, b.scale_scale)],
+            dtype=np.float32)
+    except (ValueError, TypeError):     # not all 1-d: value by value
         return np.concatenate([np.asarray(getattr(b, name), np.float32).ravel()
                                for b in bones for name in _BONE_VECTORS])
 

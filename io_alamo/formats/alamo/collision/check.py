@@ -87,6 +87,9 @@ def _check(tree, positions, indices, tolerance, rounded_boxes, problems):
         return
     box_ok = _check_boxes(t, problems)
     walk = _walk(t, box_ok, problems)
+    if not problems and len(t.cnt) <= SMALL_TREE and _small_rest_sound(
+            t, mesh, walk, tolerance, rounded_boxes):
+        return              # the phases below would find nothing: no need to run them
     leaves, slot_leaf, slots = _leaf_slots(t, walk.seen, problems)
     ids, in_mesh = _check_membership(t.tris[slots], ntri, problems)
     if box_ok and mesh.ok:
@@ -343,3 +346,40 @@ def _walk_small(t, box_ok):
     return (np.array(seen, np.int64), np.array(dmin, np.float64).reshape(nnodes, 3),
             np.array(dmax, np.float64).reshape(nnodes, 3),
             np.array(slack, np.float64).reshape(nnodes, 3), bad_link, sorted(multi))
+
+
+def _small_rest_sound(t, mesh, walk, tolerance, rounded_boxes):
+    """Whether the leaf, membership and containment phases would find nothing in a small
+    tree whose boxes and walk found nothing (so every node is reached once, no count or link
+    is negative and the boxes are usable): the leaves' ranges tile the triangle list, which
+    holds each mesh triangle once, and every vertex of a leaf's triangles is inside its box
+    by the same float64 arithmetic. Plain Python; False whenever it is not sure."""
+    try:
+        cnt, lnk, tris = t.cnt.tolist(), t.lnk.tolist(), t.tris.tolist()
+        if sorted(tris) != list(range(len(mesh.idx))):
+            return False
+        ranges = sorted((lnk[n], lnk[n] + cnt[n], n) for n in range(len(cnt)) if cnt[n] > 0)
+        at = 0
+        for start, stop, _ in ranges:
+            if start != at:             # a gap or an overlap
+                return False
+            at = stop
+        if at != len(tris):
+            return False
+        verts = mesh.pos[mesh.idx[t.tris]].tolist()         # (K, 3, 3), in slot order
+        hmin, hmax = t.hmin.tolist(), t.hmax.tolist()
+        scale = max(hi - lo for lo, hi in zip(hmin, hmax))
+        big = max(max(abs(v) for v in hmin), max(abs(v) for v in hmax))
+        allow = tolerance * scale + 2.0 ** -20 * big
+        dmin, dmax, slack = walk.dmin.tolist(), walk.dmax.tolist(), walk.slack.tolist()
+        for start, stop, n in ranges:
+            lo, hi = dmin[n], dmax[n]
+            room = [allow + e for e in slack[n]] if rounded_boxes else [allow + 0.0] * 3
+            for tri in verts[start:stop]:
+                for v in tri:
+                    for c in (0, 1, 2):
+                        if not ((lo[c] - v[c]) - room[c] <= 0 and (v[c] - hi[c]) - room[c] <= 0):
+                            return False
+        return True
+    except Exception:       # whatever it cannot look at, the phases look at
+        return False
