@@ -85,6 +85,8 @@ def _need_data(c):
 
 
 def _string(c, key, layout):
+    if layout.__class__ is _Looked:
+        return viewed_cstr(_need_data(c).data, c, key)
     return decode_cstr(_need_data(c).data, c, key, layout)
 
 
@@ -92,12 +94,37 @@ def _first(children, ctype):
     return next((c for c in children if c.type == ctype), None)
 
 
+class _Dropped(dict):
+    """Order, tails and sub-layouts of a record only looked at: nothing is kept."""
+
+    __slots__ = ()
+
+    def __setitem__(self, key, value):
+        pass
+
+    def append(self, item):
+        pass
+
+
+class _Looked:
+    """The layout of a record read inside :func:`~io_alamo.formats.run_cache.read_only`
+    (``validate``): only the header counts that disagree with their data, which validate
+    reports; the order, tails and sub-layouts only writing back needs are dropped."""
+
+    __slots__ = ("counts",)
+    order = tails = sub = _Dropped()
+
+    def __init__(self):
+        self.counts = {}
+
+
 class _Children:
-    """Walk a container's children: known ones by key, the rest kept raw in the layout."""
+    """Walk a container's children: known ones by key, the rest kept raw in the layout
+    (a :class:`_Looked` one inside ``read_only()``)."""
 
     def __init__(self, parent):
         self.parent = parent
-        self.layout = Layout()
+        self.layout = _Looked() if viewing() else Layout()
         self.seen = set()
 
     def take(self, c, key):

@@ -126,8 +126,12 @@ def _models():
         (p.name, p.read_bytes()) for p in corpus_files(".alo")[:6]]
 
 
+_CONTAINERS = {"meshes": 0x400, "sub-meshes": 0x10000, "skeletons": 0x200,
+               "connections": 0x600, "collision trees": 0x1200}
+
+
 @pytest.mark.parametrize("kind", ["animation bones", "model bones", "materials",
-                                  "particle tracks", "particle groups"])
+                                  "particle tracks", "particle groups", *_CONTAINERS])
 def test_the_lean_readers_agree_on_broken_bones_and_tracks(kind, tmp_path, monkeypatch):
     """Bone, bone animation and track chunks edited where the lean readers take them: every
     file gets the full decode's result, and both good files and refusals occur."""
@@ -136,6 +140,8 @@ def test_the_lean_readers_agree_on_broken_bones_and_tracks(kind, tmp_path, monke
     elif kind in ("model bones", "materials"):
         ctype = animation.ChunkType.BONE if kind == "model bones" else animation.ChunkType.MATERIAL
         seeds, want = _models(), (lambda c: c.type == ctype)
+    elif kind in _CONTAINERS:
+        seeds, want = _models(), (lambda c: c.type == _CONTAINERS[kind])
     else:
         types = (0x1,) if kind == "particle tracks" else (0x29, 0x1100)
         seeds, want = _effects(), (lambda c: c.type in types)
@@ -288,3 +294,37 @@ def test_a_repeated_shader_name_is_kept_raw_by_both(tmp_path, monkeypatch):
     lean, full = _both(path, monkeypatch)
     assert lean == full and lean.get("unread")
     assert "missing material shader name" in lean["problems"][0]["message"]
+
+
+# (container type, header chunk type, offsets of its uint32 counts)
+_COUNTED = ((0x400, 0x402, (0,)), (0x10000, 0x10001, (0, 4)), (0x200, 0x201, (0,)))
+
+
+def test_the_lean_layouts_keep_the_counts_validate_reports(tmp_path, monkeypatch):
+    """Header counts of meshes, sub-meshes and skeletons that disagree with their data:
+    reported alike by the lean decode (whose layouts keep only the counts) and the full one;
+    and the lean records' layouts keep nothing else."""
+    draw = random.Random(45)
+    reported = 0
+    for k, (name, data) in enumerate(_models() * 3):
+        roots = read_chunks(data)
+        for ctype, htype, offsets in _COUNTED:
+            for parent in _containers(roots, lambda c, t=ctype: c.type == t):
+                head = next((c for c in parent.children if c.type == htype and c.data), None)
+                if head is not None and len(head.data) >= 8 and draw.random() < 0.5:
+                    at = draw.choice(offsets)
+                    value = draw.choice((0, 1, 7, 0xFFFFFFFF))
+                    head.data = bytes(head.data[:at]) + value.to_bytes(4, "little") \
+                        + bytes(head.data[at + 4:])
+        path = tmp_path / f"counted{k}_{name}"
+        path.write_bytes(write_chunks(roots))
+        lean, full = _both(path, monkeypatch)
+        assert lean == full, (k, name)
+        reported += sum(p["message"].startswith("header says")
+                        for p in lean["problems"])
+    assert reported
+    with run_cache.read_only():
+        model = alo_read.read_alo(write_alo(sample_model()))
+    layouts = [model.skeleton.layout, *(m.layout for m in model.meshes),
+               *(s.layout for m in model.meshes for s in m.submeshes)]
+    assert all(type(x).__name__ == "_Looked" and not x.order and not x.tails for x in layouts)
