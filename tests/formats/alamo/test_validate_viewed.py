@@ -9,6 +9,7 @@ corpus, the particle corpus, the saved fuzz inputs, mutated files, and files who
 track chunks were cut, dropped, repeated and swapped where the lean readers take them.
 """
 
+import contextlib
 import random
 import re
 from pathlib import Path
@@ -328,3 +329,37 @@ def test_the_lean_layouts_keep_the_counts_validate_reports(tmp_path, monkeypatch
     layouts = [model.skeleton.layout, *(m.layout for m in model.meshes),
                *(s.layout for m in model.meshes for s in m.submeshes)]
     assert all(type(x).__name__ == "_Looked" and not x.order and not x.tails for x in layouts)
+
+
+@pytest.mark.parametrize("drop", [(0x29,), (0x1,), (0x29, 0x1)], ids=["groups", "tracks", "both"])
+@pytest.mark.parametrize("lean", [False, True], ids=["full", "lean"])
+def test_an_emitter_without_groups_or_tracks_gets_the_defaults(drop, lean):
+    """The reader makes an emitter's default groups and tracks only when the file has none
+    (it replaces them otherwise): emitters whose chunks are dropped read as the defaults,
+    the ones they have as read (and those are not all the defaults)."""
+    from io_alamo.formats.alamo.particles.records import Emitter
+    effects = _effects()
+    if not effects:
+        pytest.skip("no particle corpus")
+    default = Emitter()
+    own_groups = own_tracks = False
+    for _, data in effects:
+        roots = read_chunks(data)
+        for c in _containers(roots, lambda c: c.type == 0x700):
+            c.children = [k for k in c.children if k.type not in drop]
+        with run_cache.read_only() if lean else contextlib.nullcontext():
+            emitters = particle_read.read_particles(write_chunks(roots)).emitters
+            kept = particle_read.read_particles(data).emitters
+        for e, k in zip(emitters, kept, strict=True):
+            want = default if 0x29 in drop else k
+            assert [g.values() for g in e.groups] == [g.values() for g in want.groups]
+            want = default if 0x1 in drop else k
+            assert [_track_seen(t) for t in e.tracks] == [_track_seen(t) for t in want.tracks]
+            own_groups |= [g.values() for g in k.groups] != [g.values() for g in default.groups]
+            own_tracks |= [_track_seen(t) for t in k.tracks] != [_track_seen(t) for t in
+                                                               default.tracks]
+    assert own_groups and own_tracks
+
+
+def _track_seen(t):
+    return None if t is None else (t.name, t.interpolation, t.keys.tobytes())

@@ -136,7 +136,8 @@ def _id_of(table, tag):
 
 
 def _emitter(chunk: Chunk) -> Emitter:
-    e = Emitter(layout=Layout())
+    # groups and tracks made only when the file has none (the reader replaces the defaults)
+    e = Emitter(groups=None, tracks=None, layout=Layout())
     lay = e.layout
     for c in _container(chunk).children:
         tag = EMITTER_CHUNKS.get(c.type)
@@ -162,7 +163,13 @@ def _emitter(chunk: Chunk) -> Emitter:
             e.groups = _groups(_container(c), lay)
         else:
             e.tracks = _tracks(_container(c), lay)
+    for name in ("groups", "tracks"):
+        if getattr(e, name) is None:
+            setattr(e, name, _EMITTER_FIELDS[name].default_factory())
     return e
+
+
+_EMITTER_FIELDS = Emitter.__dataclass_fields__
 
 
 # GROUP_DTYPE as a struct: Python ints and floats, as numpy's item() gives them
