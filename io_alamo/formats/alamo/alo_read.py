@@ -9,7 +9,7 @@ from ..run_cache import own, viewing
 from .chunk_types import ChunkType
 from .chunks import BytesLike, Chunk, read_chunks, read_minis
 from .collision import FILE_NODE_DTYPE, NODE_DTYPE, CollisionTree
-from .fields import check_size, decode_cstr, decode_minis, f32, viewed_cstr
+from .fields import CT, check_size, decode_cstr, decode_minis, f32, viewed_cstr
 from .layout import Layout, note_count
 from .model import (VERTEX_CHUNK_DTYPES, Bone, Connections, Dazzle, Light, Material, Mesh, Model,
                     ObjectConnection, ParamType, ParticleEffect, Proxy, ShaderParam, Skeleton,
@@ -54,14 +54,14 @@ def decode_alo(roots: list[Chunk]) -> Model | ParticleEffect:
                                path=roots[0].path)
     model = Model(skeleton=None, connections=None, layout=Layout())
     for c in roots:
-        if c.type == ChunkType.SKELETON and model.skeleton is None:
+        if c.type == CT.SKELETON and model.skeleton is None:
             model.skeleton = _skeleton(_need_container(c))
             model.layout.order.append("skeleton")
-        elif c.type in (ChunkType.MESH, ChunkType.LIGHT):
-            decode = _mesh if c.type == ChunkType.MESH else _light
+        elif c.type in (CT.MESH, CT.LIGHT):
+            decode = _mesh if c.type == CT.MESH else _light
             model.layout.order.append(("object", len(model.objects)))
             model.objects.append(decode(_need_container(c)))
-        elif c.type == ChunkType.CONNECTIONS and model.connections is None:
+        elif c.type == CT.CONNECTIONS and model.connections is None:
             model.connections = _connections(_need_container(c))
             model.layout.order.append("connections")
         else:
@@ -152,11 +152,11 @@ def _skeleton(chunk):
     count = None
     read_bone = _viewed_bone if viewing() else _bone
     for c in chunk.children:
-        if c.type == ChunkType.SKELETON_HEADER and walk.take(c, "header"):
+        if c.type == CT.SKELETON_HEADER and walk.take(c, "header"):
             check_size(_need_data(c), 4, "skeleton header")
             count = struct.unpack_from("<I", c.data)[0]
             walk.layout.tails["header"] = bytes(c.data[4:])
-        elif c.type == ChunkType.BONE:
+        elif c.type == CT.BONE:
             walk.take(c, ("bone", len(skel.bones)))
             skel.bones.append(read_bone(_need_container(c)))
         else:
@@ -170,7 +170,7 @@ def _bone(chunk):
     walk = _Children(chunk)
     name = data = None
     for c in chunk.children:
-        if c.type == ChunkType.BONE_NAME and walk.take(c, "name"):
+        if c.type == CT.BONE_NAME and walk.take(c, "name"):
             name = _string(c, "name", walk.layout)
         elif c.type in _BONE_DATA_TYPES and walk.take(c, "data"):
             data = c
@@ -187,7 +187,7 @@ def _viewed_bone(chunk):
     name = data = None
     named = False
     for c in chunk.children:
-        if c.type == ChunkType.BONE_NAME and not named:
+        if c.type == CT.BONE_NAME and not named:
             named = True
             name = viewed_cstr(_need_data(c).data, c, "name")
         elif data is None and c.type in _BONE_DATA_TYPES:
@@ -202,7 +202,7 @@ def _viewed_bone(chunk):
 def _bone_data(name, data, layout):
     """The bone named ``name`` with its data chunk (0x205 or 0x206) decoded."""
     _need_data(data)
-    if data.type == ChunkType.BONE_DATA:
+    if data.type == CT.BONE_DATA:
         check_size(data, 60, "bone data 0x206")
         parent, visible, billboard = _BONE_206.unpack_from(data.data)
         mat_at = 12
@@ -224,14 +224,14 @@ def _mesh(chunk):
     materials, datas = [], []
     read_material = _viewed_material if viewing() else _material
     for c in chunk.children:
-        if c.type == ChunkType.MESH_NAME and walk.take(c, "name"):
+        if c.type == CT.MESH_NAME and walk.take(c, "name"):
             name = _string(c, "name", walk.layout)
-        elif c.type == ChunkType.MESH_INFO and walk.take(c, "info"):
+        elif c.type == CT.MESH_INFO and walk.take(c, "info"):
             info = _need_data(c)
-        elif c.type == ChunkType.MATERIAL:
+        elif c.type == CT.MATERIAL:
             walk.take(c, ("material", len(materials)))
             materials.append(read_material(_need_container(c)))
-        elif c.type == ChunkType.SUBMESH_DATA:
+        elif c.type == CT.SUBMESH_DATA:
             walk.take(c, ("data", len(datas)))
             datas.append(c)
         else:
@@ -256,7 +256,7 @@ def _material(chunk):
     shader = None
     params = []
     for c in chunk.children:
-        if c.type == ChunkType.SHADER_NAME and walk.take(c, "shader"):
+        if c.type == CT.SHADER_NAME and walk.take(c, "shader"):
             shader = _string(c, "shader", walk.layout)
         elif c.type in PARAM_SCHEMAS and not c.is_container:
             walk.take(c, ("param", len(params)))
@@ -274,7 +274,7 @@ def _viewed_material(chunk):
     named = False
     params = []
     for c in chunk.children:
-        if c.type == ChunkType.SHADER_NAME and not named:
+        if c.type == CT.SHADER_NAME and not named:
             named = True
             shader = viewed_cstr(_need_data(c).data, c, "shader")
         elif c.children is None and c.type in PARAM_SCHEMAS:
@@ -378,9 +378,9 @@ def _light(chunk):
     walk = _Children(chunk)
     name = info = None
     for c in chunk.children:
-        if c.type == ChunkType.LIGHT_NAME and walk.take(c, "name"):
+        if c.type == CT.LIGHT_NAME and walk.take(c, "name"):
             name = _string(c, "name", walk.layout)
-        elif c.type == ChunkType.LIGHT_INFO and walk.take(c, "info"):
+        elif c.type == CT.LIGHT_INFO and walk.take(c, "info"):
             info = _need_data(c)
         else:
             walk.keep(c)
@@ -400,21 +400,21 @@ def _connections(chunk):
     conn = Connections(layout=walk.layout)
     counts = None
     for c in chunk.children:
-        if (c.type == ChunkType.CONNECTIONS_HEADER and not c.is_container
+        if (c.type == CT.CONNECTIONS_HEADER and not c.is_container
                 and walk.take(c, "header")):
             counts, walk.layout.sub["header"] = decode_minis(c, CONNECTIONS_HEADER_SCHEMA)
-        elif c.type == ChunkType.OBJECT_CONNECTION and not c.is_container:
+        elif c.type == CT.OBJECT_CONNECTION and not c.is_container:
             walk.take(c, ("object", len(conn.objects)))
             v, layout = decode_minis(c, OBJECT_CONNECTION_SCHEMA)
             _require_fields(c, v, ("object", "bone"))
             conn.objects.append(ObjectConnection(v["object"], v["bone"], layout))
-        elif c.type == ChunkType.PROXY and not c.is_container:
+        elif c.type == CT.PROXY and not c.is_container:
             walk.take(c, ("proxy", len(conn.proxies)))
             v, layout = decode_minis(c, PROXY_SCHEMA)
             _require_fields(c, v, ("name", "bone"))
             conn.proxies.append(Proxy(v["name"], v["bone"], v.get("hidden"),
                                       v.get("alt_decrease_stay_hidden"), layout))
-        elif c.type == ChunkType.DAZZLE:
+        elif c.type == CT.DAZZLE:
             walk.take(c, ("dazzle", len(conn.dazzles)))
             conn.dazzles.append(_dazzle(c))
         else:
@@ -441,7 +441,7 @@ def _dazzle(chunk):
     if chunk.is_container:
         minis_chunk = None
         for c in chunk.children:
-            if c.type == ChunkType.DAZZLE_MINIS and not c.is_container and minis_chunk is None:
+            if c.type == CT.DAZZLE_MINIS and not c.is_container and minis_chunk is None:
                 minis_chunk = c
                 layout.order.append("minis")
             else:

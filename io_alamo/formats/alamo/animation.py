@@ -16,7 +16,7 @@ from ..errors import AlamoFormatError
 from ..run_cache import own, viewing
 from .chunk_types import AnimationMini, ChunkType
 from .chunks import BytesLike, Chunk, Mini, read_chunks, write_chunks
-from .fields import decode_minis, encode_minis
+from .fields import CT, decode_minis, encode_minis
 from .layout import Layout, arrange, count_for, note_count, sub_of
 
 HEADER_SCHEMA = {1: ("num_frames", "u32"), 2: ("fps", "f32"), 3: ("num_bones", "u32"),
@@ -117,7 +117,7 @@ def decode_ala(roots: list[Chunk]) -> Animation:
     root_layout = Layout()
     anim_chunk = None
     for c in roots:
-        if c.type == ChunkType.ANIMATION and anim_chunk is None and c.is_container:
+        if c.type == CT.ANIMATION and anim_chunk is None and c.is_container:
             anim_chunk = c
             root_layout.order.append("animation")
         else:
@@ -131,11 +131,11 @@ def decode_ala(roots: list[Chunk]) -> Animation:
     bone_chunks = []
     blocks = {}
     for c in anim_chunk.children:
-        if c.type == ChunkType.ANIMATION_HEADER and header is None and not c.is_container:
+        if c.type == CT.ANIMATION_HEADER and header is None and not c.is_container:
             header, layout.sub["header"] = decode_minis(c, HEADER_SCHEMA)
             header_chunk = c
             layout.order.append("header")
-        elif c.type == ChunkType.BONE_ANIMATION and c.is_container:
+        elif c.type == CT.BONE_ANIMATION and c.is_container:
             layout.order.append(("bone", len(bone_chunks)))
             bone_chunks.append(c)
         elif (key := _block_key(c.type)) and key not in blocks and not c.is_container:
@@ -179,7 +179,7 @@ def _bone(chunk, frames, fmt):
     values = head_chunk = None
     bone_data = {}
     for c in chunk.children:
-        if c.type == ChunkType.BONE_ANIMATION_HEADER and values is None and not c.is_container:
+        if c.type == CT.BONE_ANIMATION_HEADER and values is None and not c.is_container:
             schema = BONE_SCHEMA if fmt == 2 else BONE_SCHEMA_V1
             values, layout.sub["header"] = decode_minis(c, schema)
             head_chunk = c
@@ -209,7 +209,7 @@ def _viewed_bone(chunk, frames, fmt):
         ctype = c.type
         if c.children is not None:
             continue
-        if ctype == ChunkType.BONE_ANIMATION_HEADER and values is None:
+        if ctype == CT.BONE_ANIMATION_HEADER and values is None:
             values = decode_minis(c, BONE_SCHEMA if fmt == 2 else BONE_SCHEMA_V1)[0]
             head_chunk = c
         elif ctype in BITS and BITS[ctype] not in taken:

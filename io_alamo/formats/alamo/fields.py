@@ -6,15 +6,20 @@ survive as surrogates, so every name is written back byte for byte.
 """
 
 import struct
+from types import SimpleNamespace
 
 import numpy as np
 
 from ..errors import AlamoFormatError
 from ..run_cache import own, viewing
+from .chunk_types import ChunkType
 from .chunks import Mini, read_minis, write_minis
 from .layout import Layout, arrange
 
 ENCODING = "cp1252"
+# The chunk types as plain ints, for the readers' loops that compare every child's type: an
+# IntEnum member is a lookup through the enum machinery each time (about 6x a plain name).
+CT = SimpleNamespace(**{t.name: t.value for t in ChunkType})
 
 
 def decode_cstr(data, where, key, layout):
