@@ -284,8 +284,11 @@ def _viewed_material(chunk):
     return Material(shader, params, None)
 
 
+_PARAM_TYPES = {t.value: t for t in ParamType}     # the members, without ParamType()'s call
+
+
 def _param(c):
-    ptype = ParamType(c.type)
+    ptype = _PARAM_TYPES[c.type]
     values, layout = decode_minis(c, PARAM_SCHEMAS[ptype])
     if "name" not in values or "value" not in values:
         raise c.error("shader parameter needs a name (mini 1) and a value (mini 2)")
