@@ -363,3 +363,44 @@ def test_an_emitter_without_groups_or_tracks_gets_the_defaults(drop, lean):
 
 def _track_seen(t):
     return None if t is None else (t.name, t.interpolation, t.keys.tobytes())
+
+
+def test_lean_properties_give_the_same_values_and_notes(tmp_path, monkeypatch):
+    """Emitter property minis grown, cut, repeated, dropped and unknown: the lean reader
+    (values and notes, no mini list) gives the full decode's result; notes occur."""
+    from io_alamo.formats.alamo.chunks import Mini, read_minis, write_minis
+    effects = _effects()
+    if not effects:
+        pytest.skip("no particle corpus")
+    draw = random.Random(46)
+    noted = 0
+    for k in range(60):
+        name, data = effects[k % len(effects)]
+        roots = read_chunks(data)
+        for emitter in _containers(roots, lambda c: c.type == 0x700):
+            for c in emitter.children:
+                if c.type != 0x2 or c.data is None:
+                    continue
+                minis = read_minis(c)
+                for _ in range(draw.randrange(4)):
+                    i = draw.randrange(len(minis))
+                    m = minis[i]
+                    op = draw.choice(("grow", "cut", "repeat", "drop", "unknown"))
+                    if op == "grow":
+                        minis[i] = Mini(m.type, bytes(m.data) + b"\1")
+                    elif op == "cut" and m.data:
+                        minis[i] = Mini(m.type, bytes(m.data[:-1]))
+                    elif op == "repeat":
+                        minis.insert(i + 1, Mini(m.type, bytes(draw.randrange(256)
+                                                               for _ in range(len(m.data)))))
+                    elif op == "drop":
+                        del minis[i]
+                    else:
+                        minis.insert(i, Mini(0xF0, b"\0\0\0\0"))
+                c.data = write_minis(minis)
+        path = tmp_path / f"props{k}_{name}"
+        path.write_bytes(write_chunks(roots))
+        lean, full = _both(path, monkeypatch)
+        assert lean == full, (k, name)
+        noted += sum("property mini" in p["message"] for p in lean["problems"])
+    assert noted

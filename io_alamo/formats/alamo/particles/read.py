@@ -148,13 +148,7 @@ def _emitter(chunk: Chunk) -> Emitter:
         if tag in ("texture", "name", "secondary_texture"):
             setattr(e, tag, _string(c, tag, lay))
         elif tag == "properties":
-            values, lay.minis[tag] = codec.read_schema(_data(c), PROPERTY_BY_ID)
-            for name, value in values.items():
-                setattr(e, name, value)
-            lay.notes.extend(f"property mini {mid} holds {len(raw)} bytes, not "
-                             f"{codec.SIZES[PROPERTY_BY_ID[mid][1]]}"
-                             for mid, raw, name, _ in lay.minis[tag]
-                             if name is None and mid in PROPERTY_BY_ID)
+            _properties(e, _data(c), lay)
         elif tag == "links":
             values, lay.minis[tag] = codec.read_schema(_data(c), LINK_SCHEMA)
             e.death = values.get("death", e.death)
@@ -170,6 +164,30 @@ def _emitter(chunk: Chunk) -> Emitter:
 
 
 _EMITTER_FIELDS = Emitter.__dataclass_fields__
+
+
+def _properties(e, chunk, lay):
+    """An emitter's properties chunk: each field the first of its minis of the right size
+    gives; a note for every other mini of a property's id. Inside ``read_only()``
+    (``validate``) the same values and notes, without the mini list only writing needs."""
+    if not viewing():
+        values, lay.minis["properties"] = codec.read_schema(chunk, PROPERTY_BY_ID)
+        untaken = [(mid, raw) for mid, raw, name, _ in lay.minis["properties"]
+                   if name is None and mid in PROPERTY_BY_ID]
+    else:
+        values, untaken = {}, []
+        for m in read_minis(chunk):
+            known = PROPERTY_BY_ID.get(m.type)
+            if known is None:
+                continue
+            if len(m.data) == codec.SIZES[known[1]] and known[0] not in values:
+                values[known[0]] = codec.decode(known[1], m.data)
+            else:
+                untaken.append((m.type, m.data))
+    for name, value in values.items():
+        setattr(e, name, value)
+    lay.notes.extend(f"property mini {mid} holds {len(raw)} bytes, not "
+                     f"{codec.SIZES[PROPERTY_BY_ID[mid][1]]}" for mid, raw in untaken)
 
 
 # GROUP_DTYPE as a struct: Python ints and floats, as numpy's item() gives them
