@@ -73,13 +73,13 @@ def decode_alo(roots: list[Chunk]) -> Model | ParticleEffect:
 
 
 def _need_container(c):
-    if not c.is_container:
+    if c.children is None:
         raise c.error("expected a chunk of child chunks, found raw data")
     return c
 
 
 def _need_data(c):
-    if c.is_container:
+    if c.children is not None:
         raise c.error("expected a data chunk, found child chunks")
     return c
 
@@ -258,7 +258,7 @@ def _material(chunk):
     for c in chunk.children:
         if c.type == CT.SHADER_NAME and walk.take(c, "shader"):
             shader = _string(c, "shader", walk.layout)
-        elif c.type in PARAM_SCHEMAS and not c.is_container:
+        elif c.type in PARAM_SCHEMAS and c.children is None:
             walk.take(c, ("param", len(params)))
             params.append(_param(c))
         else:
@@ -345,7 +345,7 @@ def _collision_tree(chunk):
     head = nodes = tris = None
     for c in chunk.children:
         key = _COLLISION_KEYS.get(c.type)
-        if key is None or c.is_container or not walk.take(c, key):
+        if key is None or c.children is not None or not walk.take(c, key):
             walk.keep(c)
         elif key == "header":
             head, walk.layout.sub["header"] = decode_minis(c, COLLISION_HEADER_SCHEMA)
@@ -403,15 +403,15 @@ def _connections(chunk):
     conn = Connections(layout=walk.layout)
     counts = None
     for c in chunk.children:
-        if (c.type == CT.CONNECTIONS_HEADER and not c.is_container
+        if (c.type == CT.CONNECTIONS_HEADER and c.children is None
                 and walk.take(c, "header")):
             counts, walk.layout.sub["header"] = decode_minis(c, CONNECTIONS_HEADER_SCHEMA)
-        elif c.type == CT.OBJECT_CONNECTION and not c.is_container:
+        elif c.type == CT.OBJECT_CONNECTION and c.children is None:
             walk.take(c, ("object", len(conn.objects)))
             v, layout = decode_minis(c, OBJECT_CONNECTION_SCHEMA)
             _require_fields(c, v, ("object", "bone"))
             conn.objects.append(ObjectConnection(v["object"], v["bone"], layout))
-        elif c.type == CT.PROXY and not c.is_container:
+        elif c.type == CT.PROXY and c.children is None:
             walk.take(c, ("proxy", len(conn.proxies)))
             v, layout = decode_minis(c, PROXY_SCHEMA)
             _require_fields(c, v, ("name", "bone"))
@@ -441,10 +441,10 @@ def _require_fields(chunk, values, names):
 
 def _dazzle(chunk):
     layout = Layout()
-    if chunk.is_container:
+    if chunk.children is not None:
         minis_chunk = None
         for c in chunk.children:
-            if c.type == CT.DAZZLE_MINIS and not c.is_container and minis_chunk is None:
+            if c.type == CT.DAZZLE_MINIS and c.children is None and minis_chunk is None:
                 minis_chunk = c
                 layout.order.append("minis")
             else:
@@ -456,7 +456,7 @@ def _dazzle(chunk):
     v, layout.sub["minis"] = decode_minis(minis_chunk, DAZZLE_SCHEMA)
     _require_fields(minis_chunk, v, ("name", "bone"))
     fields = {f: v.get(f) for _, (f, _) in DAZZLE_SCHEMA.items()}
-    return Dazzle(nested=chunk.is_container, layout=layout, **fields)
+    return Dazzle(nested=chunk.children is not None, layout=layout, **fields)
 
 
 __all__ = ["read_alo", "decode_alo", "read_minis"]

@@ -117,7 +117,7 @@ def decode_ala(roots: list[Chunk]) -> Animation:
     root_layout = Layout()
     anim_chunk = None
     for c in roots:
-        if c.type == CT.ANIMATION and anim_chunk is None and c.is_container:
+        if c.type == CT.ANIMATION and anim_chunk is None and c.children is not None:
             anim_chunk = c
             root_layout.order.append("animation")
         else:
@@ -131,14 +131,14 @@ def decode_ala(roots: list[Chunk]) -> Animation:
     bone_chunks = []
     blocks = {}
     for c in anim_chunk.children:
-        if c.type == CT.ANIMATION_HEADER and header is None and not c.is_container:
+        if c.type == CT.ANIMATION_HEADER and header is None and c.children is None:
             header, layout.sub["header"] = decode_minis(c, HEADER_SCHEMA)
             header_chunk = c
             layout.order.append("header")
-        elif c.type == CT.BONE_ANIMATION and c.is_container:
+        elif c.type == CT.BONE_ANIMATION and c.children is not None:
             layout.order.append(("bone", len(bone_chunks)))
             bone_chunks.append(c)
-        elif (key := _block_key(c.type)) and key not in blocks and not c.is_container:
+        elif (key := _block_key(c.type)) and key not in blocks and c.children is None:
             blocks[key] = c
             layout.order.append(key)
         else:
@@ -179,15 +179,15 @@ def _bone(chunk, frames, fmt):
     values = head_chunk = None
     bone_data = {}
     for c in chunk.children:
-        if c.type == CT.BONE_ANIMATION_HEADER and values is None and not c.is_container:
+        if c.type == CT.BONE_ANIMATION_HEADER and values is None and c.children is None:
             schema = BONE_SCHEMA if fmt == 2 else BONE_SCHEMA_V1
             values, layout.sub["header"] = decode_minis(c, schema)
             head_chunk = c
             layout.order.append("header")
-        elif c.type in BITS and BITS[c.type] not in bone_data and not c.is_container:
+        elif c.type in BITS and BITS[c.type] not in bone_data and c.children is None:
             bone_data[BITS[c.type]] = own(_bits(c, frames))
             layout.order.append(BITS[c.type])
-        elif fmt == 1 and c.type in TRACKS_V1 and not c.is_container \
+        elif fmt == 1 and c.type in TRACKS_V1 and c.children is None \
                 and TRACKS_V1[c.type][0] not in layout.order:
             name, arr = _track_v1(c, frames)
             bone_data[name] = own(arr)

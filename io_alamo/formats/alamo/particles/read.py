@@ -80,13 +80,13 @@ def decode_particles(roots: list[Chunk]) -> ParticleSystem | UawParticleSystem:
 
 
 def _container(chunk: Chunk) -> Chunk:
-    if not chunk.is_container:
+    if chunk.children is None:
         raise chunk.error("expected a chunk of chunks, found data")
     return chunk
 
 
 def _data(chunk: Chunk) -> Chunk:
-    if chunk.is_container:
+    if chunk.children is not None:
         raise chunk.error("expected a data chunk, found a chunk of chunks")
     return chunk
 
@@ -201,10 +201,10 @@ def _groups(chunk: Chunk, lay: Layout) -> list:
     order = []
     viewed = viewing()
     for c in chunk.children:
-        if c.type != GROUP or not c.is_container or len(groups) == 3:
+        if c.type != GROUP or c.children is None or len(groups) == 3:
             order.append(c)
             continue
-        data = next((d for d in c.children if d.type == GROUP_DATA and not d.is_container),
+        data = next((d for d in c.children if d.type == GROUP_DATA and d.children is None),
                     None)
         if data is None:
             raise c.error("a particle group without its data chunk (0x1101)")
@@ -234,13 +234,13 @@ def _tracks(chunk: Chunk, lay: Layout) -> list:
     i = 0
     while i < len(children):
         c = children[i]
-        if c.type != TRACK_HEADER or c.is_container or len(tracks) == len(TRACK_NAMES):
+        if c.type != TRACK_HEADER or c.children is not None or len(tracks) == len(TRACK_NAMES):
             order.append(c)
             i += 1
             continue
         keys_chunk = None
         if i + 1 < len(children) and children[i + 1].type == TRACK_KEYS \
-                and not children[i + 1].is_container:
+                and children[i + 1].children is None:
             keys_chunk = children[i + 1]
         tracks.append(read_track(len(tracks), c, keys_chunk))
         order.append(len(tracks) - 1)
