@@ -517,24 +517,40 @@ def test_finite_vertices_leading_columns_find_what_the_fields_find(field, column
     ("translation_scale", np.float32([np.inf, 1, 1]), True),
     ("scale_offset", [1.0, 1.0, -np.inf], True), ("scale_scale", [1.0, 2.0, 3.0], False),
     ("scale_scale", np.float32([[1, 1, np.nan]]), True), ("translation_offset", 1e39, False),
-    ("translation_offset", np.float64([0, 1e39, 0]), False)])
+    ("translation_offset", np.float64([0, 1e39, 0]), False),
+    ("scale_offset", np.float32([[1, 0], [np.nan, 0], [1, 0]])[:, 0], True),
+    ("scale_scale", np.array([1, np.inf, 1], ">f4"), True),
+    ("translation_scale", np.float16([1, np.nan, 1]), True),
+    ("translation_scale", np.float64([np.nan, 0, 0]), True),
+    ("scale_offset", np.int32([0x7FC00000, 0x7F800000, -1]), False),
+    ("default_rotation", np.int16([0, 0, 0, 32767]), False),
+    ("default_rotation", np.int16([0, 0, 0, 100]), True),
+    ("default_rotation", [0, 0, 0, 100], True),
+    ("default_rotation", np.array([0, 0, 0, 32767], ">i2"), False),
+    ("default_rotation", np.array([0, 0, 0, 100], ">i2"), True),
+    ("default_rotation", np.int16([[0, 1], [0, 1], [0, 1], [100, 1]])[:, 0], True),
+    ("default_rotation", np.int32([0, 0, 0, 100]), True),
+    ("default_rotation", np.int16([0, 0, 0, 32767] * 2), True)])
 def test_bone_vectors_in_one_concatenation_find_what_each_bone_finds(name, value, warned,
                                                                       monkeypatch):
-    """``validate._all_sound`` tests every bone's offsets and scales in one concatenation;
-    vectors of other shapes or types are taken value by value; either way the warnings are
-    those of the bone-by-bone test (a float64 value past float32 is finite: no warning)."""
+    """``validate._all_sound`` tests every bone's offsets and scales (and default rotations)
+    at once, their bytes joined when all are C-contiguous of the native dtype; vectors of
+    other shapes, types, byte orders or strides are taken value by value or bone by bone;
+    either way the warnings are those of the bone-by-bone test (a float64 value past float32
+    is finite: no warning; int32 words that would be NaN as float32 are finite numbers)."""
     source = CORPUS / "EI_VADER_IDLE_00.ALA"
     if not source.exists():
         pytest.skip("no corpus")
     anim = read_ala(source.read_bytes())
     if name is not None:
-        setattr(anim.bones[7], name, value)
+        setattr(anim.bones[-1], name, value)        # the last: a value left off shows
     short = validate(anim)
     with monkeypatch.context() as m:
         m.setattr(validate_module, "_all_sound", lambda bones: False)
         full = validate(anim)
     assert short == full
-    assert any("NaN or infinite" in p.message for p in short) == warned
+    assert any("NaN or infinite" in p.message or "unit quaternion" in p.message
+               for p in short) == warned
 
 
 def _mutated_leaves(tree, pos, idx, rng):
