@@ -146,8 +146,10 @@ def validate_model(model: Model) -> list[Problem]:
 
 def _all_finite(arrays):
     """Whether every value of ``arrays`` is finite, in one test (False when they do not
-    stack: the caller then looks at each)."""
+    stack: the caller then looks at each). float32 matrices, as read, are joined as bytes."""
     try:
+        if arrays and all(getattr(a, "dtype", None) is _F32 for a in arrays):
+            return bool(np.isfinite(_joined(arrays, _F32)).all())
         return bool(np.isfinite(np.asarray(arrays, np.float64)).all())
     except (ValueError, TypeError):
         return False

@@ -612,3 +612,30 @@ def test_small_trees_sound_in_python_find_what_the_phases_find(monkeypatch):
                  "triangles are in more than one leaf", "leaf triangle ids are not below",
                  "leaf triangle ranges overlap", "entries of the triangle list belong"):
         assert any(k.startswith(kind) for k in kinds), kinds
+
+
+@pytest.mark.parametrize("value, warned", [
+    (None, False), (np.float32([[1, 0, 0, np.nan], [0, 1, 0, 0], [0, 0, 1, 0]]), True),
+    (np.float32([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, -np.inf]]), True),
+    (np.float32([[1, 0, 0, 0, 9], [0, 1, 0, 0, 9], [0, 0, 1, np.inf, 9]])[:, :4], True),
+    (np.array([[1, 0, 0, 0], [0, 1, 0, np.nan], [0, 0, 1, 0]], ">f4"), True),
+    (np.float64([[1, 0, 0, 0], [0, 1, 0, 1e39], [0, 0, 1, 0]]), False),
+    (np.float64([[1, 0, 0, 0], [0, 1, 0, np.nan], [0, 0, 1, 0]]), True),
+    (np.float16([[1, 0, 0, 0], [0, 1, 0, np.nan], [0, 0, 1, 0]]), True),
+    (np.float32([[1, 0, 0, 0], [0, 1, 0, 0]]), False), (np.float32([[np.nan] * 6]), True)])
+def test_bone_matrices_joined_find_what_each_bone_finds(value, warned, monkeypatch):
+    """``validate._all_finite`` tests every skeleton bone's matrix at once (float32 ones as
+    their bytes joined); whatever the last bone's matrix is (strided, big-endian, float64,
+    float16, another shape), the warnings are those of the bone-by-bone test."""
+    source = CORPUS / "EI_VADER.ALO"
+    if not source.exists():
+        pytest.skip("no corpus")
+    model = read_alo(source.read_bytes())
+    if value is not None:
+        model.bones[-1].matrix = value
+    short = validate(model)
+    with monkeypatch.context() as m:
+        m.setattr(validate_module, "_all_finite", lambda arrays: False)
+        full = validate(model)
+    assert short == full
+    assert any("matrix has NaN" in p.message for p in short) == warned
