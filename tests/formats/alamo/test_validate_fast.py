@@ -43,6 +43,7 @@ def _step_by_step(m):
     m.setattr(game_rules, "_plain_bone", lambda *a: None)
     m.setattr(game_rules, "_bones_taken", lambda *a: 0)
     m.setattr(game_rules, "_submeshes_taken", lambda *a: 0)
+    m.setattr(game_rules, "_connections_taken", lambda *a: 0)
     m.setattr(particle_rules, "_keys_taken", lambda *a: False)
 
 
@@ -639,3 +640,63 @@ def test_bone_matrices_joined_find_what_each_bone_finds(value, warned, monkeypat
         full = validate(model)
     assert short == full
     assert any("matrix has NaN" in p.message for p in short) == warned
+
+
+def _connection(*minis):
+    return Chunk(0x602, data=b"".join(bytes([t, len(d)]) + d for t, d in minis))
+
+
+def _connection_edits(objects, bones):
+    u32 = struct.Struct("<I").pack
+    return [("sound", False, lambda c: c),
+            ("the last object", False, lambda c: _connection((2, u32(objects - 1)),
+                                                              (3, u32(0)))),
+            ("the last bone", False, lambda c: _connection((2, u32(0)), (3, u32(bones - 1)))),
+            ("an object past the end", True, lambda c: _connection((2, u32(objects)),
+                                                                    (3, u32(0)))),
+            ("a bone past the end", True, lambda c: _connection((2, u32(0)), (3, u32(bones)))),
+            ("no bone mini", True, lambda c: _connection((2, u32(0)))),
+            ("an object mini of 3 bytes", True, lambda c: _connection((2, b"\0" * 3),
+                                                                       (3, u32(0)))),
+            ("a mini more", True, lambda c: _connection((2, u32(0)), (3, u32(0)),
+                                                        (4, u32(0)))),
+            ("minis swapped", True, lambda c: _connection((3, u32(0)), (2, u32(0)))),
+            ("as a container", True, lambda c: Chunk(0x602, children=[Chunk(
+                2, data=bytes(c.data))])),
+            ("a chunk 0x603 in its place", True, lambda c: Chunk(0x603, data=bytes(c.data)))]
+
+
+@pytest.mark.parametrize("label, refused, index", [
+    (e[0], e[1], i) for i, e in enumerate(_connection_edits(1, 1))],
+    ids=[e[0] for e in _connection_edits(1, 1)])
+def test_connections_taken_at_once_decide_what_the_steps_decide(label, refused, index,
+                                                                tmp_path, monkeypatch):
+    """``game_rules._connections_taken`` (runs of object connections taken at once) finds
+    what the rules find connection by connection, on the last connection edited in every
+    way the short cut looks at: the same results, the refusal exactly when expected."""
+    source = CORPUS / "EI_VADER.ALO"
+    if not source.exists():
+        pytest.skip("no corpus")
+    model = read_alo(source.read_bytes())
+    edit = _connection_edits(len(model.objects), len(model.bones))[index][2]
+    roots = read_chunks(source.read_bytes())
+    conn = next(c for c in roots if c.type == 0x600)
+    last = max(i for i, c in enumerate(conn.children) if c.type == 0x602)
+    assert last >= 5                    # the connections before it are taken at once
+    copy = _copy_chunks(roots, {conn: lambda c: Chunk(c.type, children=_copy_chunks(
+        c.children[:last]) + [edit(_copy_chunks([c.children[last]])[0])] + _copy_chunks(
+        c.children[last + 1:]))})
+
+    def rules_alone(data):
+        roots = read_chunks(data)
+        for c in next(c for c in roots if c.type == 0x600).children:
+            if c.type in (0x602, 0x603) and c.children is None:     # as the reader does
+                try:
+                    read_minis(c)
+                except AlamoFormatError:
+                    pass
+        return game_rules.game_problem(data, None, roots)
+    short = _rules_both_ways(write_chunks(copy), source.name, rules_alone, game_rules,
+                             "_connections_taken", loader_runs.connections_taken, tmp_path,
+                             monkeypatch, least=5)
+    assert (short is not None) == refused
