@@ -23,6 +23,7 @@ from ..problems import Problem, error
 from ..run_cache import remember
 from .chunks import BytesLike, Mini, read_chunks, read_minis
 from .loader_runs import anim_bones_taken as _bones_taken, plain_bone as _plain_bone
+from .loader_runs import connections_taken as _connections_taken
 from .loader_runs import submeshes_taken as _submeshes_taken
 from .model_pairs import model_beside, models_beside, stamp as _stamp
 from .naming import animation_owner
@@ -332,7 +333,11 @@ def _connections(chunk, bones, objects):
     head = _minis(cur.expect(0x601, "connections", "connections header"), "connections header",
                   "connections header")
     counts = [_u32(head[1]), _u32(head[4]), _u32(head.get(9, b"\0\0\0\0"))]
-    for k in range(counts[0]):
+    k = 0
+    while k < counts[0]:    # runs the loader takes at once, else one by one
+        if (taken := _connections_taken(cur, counts[0] - k, len(objects), len(bones), _PLANS)):
+            k += taken
+            continue
         c = cur.expect(0x602, "connections", f"object connection {k} of {counts[0]}")
         m = _minis(c, "object connection", f"object connection {k}")
         obj, bone = _u32(m[2]), _u32(m[3])
@@ -342,6 +347,7 @@ def _connections(chunk, bones, objects):
         if bone >= len(bones):
             _refuse(c.path, "object connection", f"{objects[obj]}: bone {bone} is not there "
                                                  f"({len(bones)} bones)")
+        k += 1
     for k in range(counts[1]):
         c = cur.expect(0x603, "connections", f"proxy {k} of {counts[1]}")
         m = _minis(c, "proxy", f"proxy {k}")

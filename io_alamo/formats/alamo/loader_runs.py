@@ -150,3 +150,28 @@ def _data_taken(sub, min_bytes, vertex_bytes):
     if j < len(sub) and sub[j].type == 0x1200:
         j += 1
     return j == len(sub)
+
+
+def connections_taken(cur, n, objects, bones, plans):
+    """How many of the next ``n`` object connections (0x602) of the connections' cursor
+    ``cur`` the loader takes as they are; the cursor moves past them. A connection is taken
+    when its header was parsed already, has the mini types the rules' steps took (``plans``)
+    with the bytes they read, and names an object below ``objects`` and a bone below
+    ``bones``."""
+    kids, k0 = cur.children, cur.k
+    k, end = k0, min(len(kids), k0 + n)
+    while k < end:
+        c = kids[k]
+        parsed = c.parsed
+        if c.type != 0x602 or c.children is not None or parsed is None or (
+                parsed[0] is not c.data):
+            break
+        minis = parsed[1]
+        sizes = plans.get(("object connection", (), tuple([m.type for m in minis])))
+        if not sizes or not all(len(m.data) >= s for m, s in zip(minis, sizes)) or (
+                _U32.unpack_from(minis[0].data)[0] >= objects) or (
+                _U32.unpack_from(minis[1].data)[0] >= bones):    # minis 2 (object), 3 (bone)
+            break
+        k += 1
+    cur.k = k
+    return k - k0

@@ -146,8 +146,10 @@ def validate_model(model: Model) -> list[Problem]:
 
 def _all_finite(arrays):
     """Whether every value of ``arrays`` is finite, in one test (False when they do not
-    stack: the caller then looks at each)."""
+    stack: the caller then looks at each). float32 matrices, as read, are joined as bytes."""
     try:
+        if arrays and all(getattr(a, "dtype", None) is _F32 for a in arrays):
+            return bool(np.isfinite(_joined(arrays, _F32)).all())
         return bool(np.isfinite(np.asarray(arrays, np.float64)).all())
     except (ValueError, TypeError):
         return False
@@ -295,9 +297,9 @@ def _all_sound(bones):
             if quats[0].ndim != 2 or quats[0].shape[1] != 4:
                 return False
         if defaults:
-            if not all(np.shape(q) == (4,) for q in defaults):
-                return False
-            quats.append(np.concatenate(defaults, dtype=np.int16, casting="no").reshape(-1, 4))
+            if not all(type(q) is np.ndarray and q.shape == (4,) for q in defaults):
+                return False            # (lists too: then bone by bone, which says the same)
+            quats.append(_joined(defaults, _I16).reshape(-1, 4))
     except (ValueError, TypeError):
         return False
     if quats:
@@ -309,12 +311,26 @@ def _all_sound(bones):
     return bool(np.isfinite(_bone_vectors(bones)).all())
 
 
+_F32, _I16 = np.dtype(np.float32), np.dtype(np.int16)
+
+
+def _joined(arrays, dtype):
+    """The values of numpy ``arrays`` one after another as ``dtype`` (casting none): their
+    bytes joined when every one is C-contiguous of that native dtype (a fraction of
+    ``np.concatenate``'s instructions per small array), else ``np.concatenate``."""
+    try:
+        if all(a.dtype is dtype for a in arrays):
+            return np.frombuffer(b"".join(arrays), dtype)
+    except (AttributeError, TypeError):     # no array, or not C-contiguous
+        pass
+    return np.concatenate(arrays, dtype=dtype, casting="no" if dtype is _I16 else "same_kind")
+
+
 def _bone_vectors(bones):
     """Every bone's offsets and scales as float32 values, in one flat array."""
     try:                                # one concatenation of the vectors as they are
-        return np.concatenate([v for b in bones for v in (
-            b.translation_offset, b.translation_scale, b.scale_offset, b.scale_scale)],
-            dtype=np.float32)
+        return _joined([v for b in bones for v in (
+            b.translation_offset, b.translation_scale, b.scale_offset, b.scale_scale)], _F32)
     except (ValueError, TypeError):     # not all 1-d: value by value
         return np.concatenate([np.asarray(getattr(b, name), np.float32).ravel()
                                for b in bones for name in _BONE_VECTORS])

@@ -43,6 +43,7 @@ def _step_by_step(m):
     m.setattr(game_rules, "_plain_bone", lambda *a: None)
     m.setattr(game_rules, "_bones_taken", lambda *a: 0)
     m.setattr(game_rules, "_submeshes_taken", lambda *a: 0)
+    m.setattr(game_rules, "_connections_taken", lambda *a: 0)
     m.setattr(particle_rules, "_keys_taken", lambda *a: False)
 
 
@@ -517,24 +518,40 @@ def test_finite_vertices_leading_columns_find_what_the_fields_find(field, column
     ("translation_scale", np.float32([np.inf, 1, 1]), True),
     ("scale_offset", [1.0, 1.0, -np.inf], True), ("scale_scale", [1.0, 2.0, 3.0], False),
     ("scale_scale", np.float32([[1, 1, np.nan]]), True), ("translation_offset", 1e39, False),
-    ("translation_offset", np.float64([0, 1e39, 0]), False)])
+    ("translation_offset", np.float64([0, 1e39, 0]), False),
+    ("scale_offset", np.float32([[1, 0], [np.nan, 0], [1, 0]])[:, 0], True),
+    ("scale_scale", np.array([1, np.inf, 1], ">f4"), True),
+    ("translation_scale", np.float16([1, np.nan, 1]), True),
+    ("translation_scale", np.float64([np.nan, 0, 0]), True),
+    ("scale_offset", np.int32([0x7FC00000, 0x7F800000, -1]), False),
+    ("default_rotation", np.int16([0, 0, 0, 32767]), False),
+    ("default_rotation", np.int16([0, 0, 0, 100]), True),
+    ("default_rotation", [0, 0, 0, 100], True),
+    ("default_rotation", np.array([0, 0, 0, 32767], ">i2"), False),
+    ("default_rotation", np.array([0, 0, 0, 100], ">i2"), True),
+    ("default_rotation", np.int16([[0, 1], [0, 1], [0, 1], [100, 1]])[:, 0], True),
+    ("default_rotation", np.int32([0, 0, 0, 100]), True),
+    ("default_rotation", np.int16([0, 0, 0, 32767] * 2), True)])
 def test_bone_vectors_in_one_concatenation_find_what_each_bone_finds(name, value, warned,
                                                                       monkeypatch):
-    """``validate._all_sound`` tests every bone's offsets and scales in one concatenation;
-    vectors of other shapes or types are taken value by value; either way the warnings are
-    those of the bone-by-bone test (a float64 value past float32 is finite: no warning)."""
+    """``validate._all_sound`` tests every bone's offsets and scales (and default rotations)
+    at once, their bytes joined when all are C-contiguous of the native dtype; vectors of
+    other shapes, types, byte orders or strides are taken value by value or bone by bone;
+    either way the warnings are those of the bone-by-bone test (a float64 value past float32
+    is finite: no warning; int32 words that would be NaN as float32 are finite numbers)."""
     source = CORPUS / "EI_VADER_IDLE_00.ALA"
     if not source.exists():
         pytest.skip("no corpus")
     anim = read_ala(source.read_bytes())
     if name is not None:
-        setattr(anim.bones[7], name, value)
+        setattr(anim.bones[-1], name, value)        # the last: a value left off shows
     short = validate(anim)
     with monkeypatch.context() as m:
         m.setattr(validate_module, "_all_sound", lambda bones: False)
         full = validate(anim)
     assert short == full
-    assert any("NaN or infinite" in p.message for p in short) == warned
+    assert any("NaN or infinite" in p.message or "unit quaternion" in p.message
+               for p in short) == warned
 
 
 def _mutated_leaves(tree, pos, idx, rng):
@@ -596,3 +613,90 @@ def test_small_trees_sound_in_python_find_what_the_phases_find(monkeypatch):
                  "triangles are in more than one leaf", "leaf triangle ids are not below",
                  "leaf triangle ranges overlap", "entries of the triangle list belong"):
         assert any(k.startswith(kind) for k in kinds), kinds
+
+
+@pytest.mark.parametrize("value, warned", [
+    (None, False), (np.float32([[1, 0, 0, np.nan], [0, 1, 0, 0], [0, 0, 1, 0]]), True),
+    (np.float32([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, -np.inf]]), True),
+    (np.float32([[1, 0, 0, 0, 9], [0, 1, 0, 0, 9], [0, 0, 1, np.inf, 9]])[:, :4], True),
+    (np.array([[1, 0, 0, 0], [0, 1, 0, np.nan], [0, 0, 1, 0]], ">f4"), True),
+    (np.float64([[1, 0, 0, 0], [0, 1, 0, 1e39], [0, 0, 1, 0]]), False),
+    (np.float64([[1, 0, 0, 0], [0, 1, 0, np.nan], [0, 0, 1, 0]]), True),
+    (np.float16([[1, 0, 0, 0], [0, 1, 0, np.nan], [0, 0, 1, 0]]), True),
+    (np.float32([[1, 0, 0, 0], [0, 1, 0, 0]]), False), (np.float32([[np.nan] * 6]), True)])
+def test_bone_matrices_joined_find_what_each_bone_finds(value, warned, monkeypatch):
+    """``validate._all_finite`` tests every skeleton bone's matrix at once (float32 ones as
+    their bytes joined); whatever the last bone's matrix is (strided, big-endian, float64,
+    float16, another shape), the warnings are those of the bone-by-bone test."""
+    source = CORPUS / "EI_VADER.ALO"
+    if not source.exists():
+        pytest.skip("no corpus")
+    model = read_alo(source.read_bytes())
+    if value is not None:
+        model.bones[-1].matrix = value
+    short = validate(model)
+    with monkeypatch.context() as m:
+        m.setattr(validate_module, "_all_finite", lambda arrays: False)
+        full = validate(model)
+    assert short == full
+    assert any("matrix has NaN" in p.message for p in short) == warned
+
+
+def _connection(*minis):
+    return Chunk(0x602, data=b"".join(bytes([t, len(d)]) + d for t, d in minis))
+
+
+def _connection_edits(objects, bones):
+    u32 = struct.Struct("<I").pack
+    return [("sound", False, lambda c: c),
+            ("the last object", False, lambda c: _connection((2, u32(objects - 1)),
+                                                              (3, u32(0)))),
+            ("the last bone", False, lambda c: _connection((2, u32(0)), (3, u32(bones - 1)))),
+            ("an object past the end", True, lambda c: _connection((2, u32(objects)),
+                                                                    (3, u32(0)))),
+            ("a bone past the end", True, lambda c: _connection((2, u32(0)), (3, u32(bones)))),
+            ("no bone mini", True, lambda c: _connection((2, u32(0)))),
+            ("an object mini of 3 bytes", True, lambda c: _connection((2, b"\0" * 3),
+                                                                       (3, u32(0)))),
+            ("a mini more", True, lambda c: _connection((2, u32(0)), (3, u32(0)),
+                                                        (4, u32(0)))),
+            ("minis swapped", True, lambda c: _connection((3, u32(0)), (2, u32(0)))),
+            ("as a container", True, lambda c: Chunk(0x602, children=[Chunk(
+                2, data=bytes(c.data))])),
+            ("a chunk 0x603 in its place", True, lambda c: Chunk(0x603, data=bytes(c.data)))]
+
+
+@pytest.mark.parametrize("label, refused, index", [
+    (e[0], e[1], i) for i, e in enumerate(_connection_edits(1, 1))],
+    ids=[e[0] for e in _connection_edits(1, 1)])
+def test_connections_taken_at_once_decide_what_the_steps_decide(label, refused, index,
+                                                                tmp_path, monkeypatch):
+    """``game_rules._connections_taken`` (runs of object connections taken at once) finds
+    what the rules find connection by connection, on the last connection edited in every
+    way the short cut looks at: the same results, the refusal exactly when expected."""
+    source = CORPUS / "EI_VADER.ALO"
+    if not source.exists():
+        pytest.skip("no corpus")
+    model = read_alo(source.read_bytes())
+    edit = _connection_edits(len(model.objects), len(model.bones))[index][2]
+    roots = read_chunks(source.read_bytes())
+    conn = next(c for c in roots if c.type == 0x600)
+    last = max(i for i, c in enumerate(conn.children) if c.type == 0x602)
+    assert last >= 5                    # the connections before it are taken at once
+    copy = _copy_chunks(roots, {conn: lambda c: Chunk(c.type, children=_copy_chunks(
+        c.children[:last]) + [edit(_copy_chunks([c.children[last]])[0])] + _copy_chunks(
+        c.children[last + 1:]))})
+
+    def rules_alone(data):
+        roots = read_chunks(data)
+        for c in next(c for c in roots if c.type == 0x600).children:
+            if c.type in (0x602, 0x603) and c.children is None:     # as the reader does
+                try:
+                    read_minis(c)
+                except AlamoFormatError:
+                    pass
+        return game_rules.game_problem(data, None, roots)
+    short = _rules_both_ways(write_chunks(copy), source.name, rules_alone, game_rules,
+                             "_connections_taken", loader_runs.connections_taken, tmp_path,
+                             monkeypatch, least=5)
+    assert (short is not None) == refused
