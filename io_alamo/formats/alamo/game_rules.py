@@ -23,7 +23,7 @@ from ..problems import Problem, error
 from ..run_cache import remember
 from .chunks import BytesLike, Mini, read_chunks, read_minis
 from .loader_runs import anim_bones_taken as _bones_taken, plain_bone as _plain_bone
-from .loader_runs import connections_taken as _connections_taken
+from .loader_runs import connections_taken as _connections_taken, loader_key as _key
 from .loader_runs import submeshes_taken as _submeshes_taken
 from .model_pairs import model_beside, models_beside, stamp as _stamp
 from .naming import animation_owner
@@ -241,11 +241,6 @@ def _i32(b):
 
 def _string(b):
     return bytes(b).split(b"\0", 1)[0].decode("latin-1")
-
-
-def _key(b):
-    """A name as the loader compares it: up to its NUL, upper-cased the C way (ASCII only)."""
-    return bytes(b).split(b"\0", 1)[0].upper().decode("latin-1")
 
 
 # --- models ------------------------------------------------------------------------------

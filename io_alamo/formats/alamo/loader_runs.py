@@ -14,6 +14,11 @@ _U32 = struct.Struct("<I")
 _V1_TRACKS = ((0x1004, 6), (0x1005, 6), (0x1006, 8))
 
 
+def loader_key(b):
+    """A name as the loader compares it: up to its NUL, upper-cased the C way (ASCII only)."""
+    return bytes(b).split(b"\0", 1)[0].upper().decode("latin-1")
+
+
 def anim_bones_taken(cur, n, version, frames, model_bones, plans):
     """How many of the next ``n`` bones (0x1002) of an animation's cursor ``cur`` the
     loader takes as they are; the cursor moves past them. A bone is taken when its header
@@ -39,8 +44,7 @@ def anim_bones_taken(cur, n, version, frames, model_bones, plans):
             break
         if model_bones is not None:     # minis 4 (name) and 5 (index) lead every plan
             index = _U32.unpack_from(minis[1].data)[0]
-            if index >= len(model_bones) or model_bones[index] != bytes(
-                    minis[0].data).split(b"\0", 1)[0].upper().decode("latin-1"):
+            if index >= len(model_bones) or model_bones[index] != loader_key(minis[0].data):
                 break
         if not _tracks_taken(kids, version, frames):
             break
@@ -87,7 +91,7 @@ def plain_bone(sc, count, min_bytes):
             or struct.unpack_from("<i", data.data)[0] >= count):
         return None
     sc.k += 1
-    return bytes(name.data).split(b"\0", 1)[0].upper().decode("latin-1")
+    return loader_key(name.data)
 
 
 def submeshes_taken(cur, n, min_bytes, vertex_bytes, plans):
