@@ -128,22 +128,17 @@ def _action_curves(action):
     co, codes, counts = _read_keys(fcurves)
     if not ((codes == _LINEAR) | (codes == _CONSTANT)).all():
         return None
-    keep, bones, channels, indices, kept = [], [], [], [], []
-    at = 0
-    for fc, n in zip(fcurves, counts):
-        bone = _bone_of(fc.data_path) if n else None
-        if bone is not None:
-            keep.append(np.arange(at, at + n))
-            bones.append(bone)
-            channels.append(fc.data_path.rsplit(".", 1)[-1])
-            indices.append(fc.array_index)
-            kept.append(n)
-        at += n
-    if len(kept) < len(counts):
-        keep = np.concatenate(keep) if keep else np.zeros(0, np.int64)
-        co, codes = co[keep], codes[keep]
+    paths = [fc.data_path for fc in fcurves]
+    bones = [_bone_of(path) if n else None for path, n in zip(paths, counts)]
+    keep = [bone is not None for bone in bones]
+    if not all(keep):
+        mask = np.repeat(keep, counts)
+        co, codes = co[mask], codes[mask]
+    kept = [k for k, bone in enumerate(bones) if bone is not None]
     co = co.astype(np.float64)
-    return _Curves(bones, channels, indices, kept, co[:, 0], co[:, 1], codes)
+    return _Curves([bones[k] for k in kept], [paths[k].rsplit(".", 1)[-1] for k in kept],
+                   [fcurves[k].array_index for k in kept], [counts[k] for k in kept],
+                   co[:, 0], co[:, 1], codes)
 
 
 def _sample_curve(kf, kv, codes, frames):
