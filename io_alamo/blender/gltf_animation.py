@@ -222,6 +222,32 @@ def _node_trs(samples, rest):
             sa * samples["scale"])
 
 
+def _node_values(curves, bones, rest, frames):
+    """(rows, [(values, ends, moving)] per path: translation, rotation, scale) of the bone
+    nodes, as float32: ``values`` at every frame of the bones at ``rows`` (those with a curve
+    of more than one key), ``ends`` at the first and last frame of every bone, ``moving``
+    whether a bone's value changes. A bone whose curves have one key each stands still: it
+    is computed at one frame, the numbers it has at every frame."""
+    keyed = {b for b, c, n in zip(curves.bones, curves.channels, curves.counts.tolist())
+             if n > 1 and c in _DEFAULTS}
+    moves = np.array([b in keyed for b in bones], bool)
+    rows, still = np.flatnonzero(moves), np.flatnonzero(~moves)
+    trs = _node_trs(_sample_action(curves, [bones[k] for k in rows], frames),
+                    tuple(r[rows] for r in rest))
+    still_trs = _node_trs(_sample_action(curves, [bones[k] for k in still], frames[:1]),
+                          tuple(r[still] for r in rest))
+    out = []
+    for full, one in zip(trs, still_trs):
+        values = np.ascontiguousarray(full, np.float32)
+        ends = np.empty((len(bones), 2, values.shape[2]), np.float32)
+        ends[rows] = values[:, [0, -1]]
+        ends[still] = one
+        moving = np.zeros(len(bones), bool)
+        moving[rows] = (np.ptp(full, axis=1).max(axis=1) > 0) & (len(frames) > 1)
+        out.append((values, ends, moving.tolist()))
+    return rows, out
+
+
 # --- the glb ---------------------------------------------------------------------------------
 
 def _read_glb(data):
@@ -313,22 +339,25 @@ def _rest(node):
 _PATHS = ("translation", "rotation", "scale")
 
 
-def _animation(writer, name, times, nodes, trs, moving):
-    """The glTF animation ``name``: per bone node (``nodes``, in the rows of ``trs``) and
-    path a sampler of ``times`` (LINEAR) or, for a channel that does not move, of its first
-    and last frame (STEP), as the exporter writes it; its accessors appended in one go."""
+def _animation(writer, name, times, nodes, rows, values):
+    """The glTF animation ``name``: per bone node (``nodes``) and path a sampler of
+    ``times`` (LINEAR) or, for a channel that does not move, of its first and last frame
+    (STEP), as the exporter writes it; its accessors appended in one go. ``rows``,
+    ``values``: from :func:`_node_values`."""
     times = np.ascontiguousarray(times, np.float32)
     ends = times[[0, -1]]
     spans = ((float(times.min()), float(times.max())), (float(ends.min()), float(ends.max())))
-    values = [np.ascontiguousarray(v, np.float32) for v in trs]
-    still = [v[:, [0, -1]] for v in values]
-    kinds = [("VEC3", "VEC4")[v.shape[2] == 4] for v in values]
+    kinds = [("VEC3", "VEC4")[v[0].shape[2] == 4] for v in values]
+    full = np.zeros(len(nodes), np.int64)
+    full[rows] = np.arange(len(rows))
+    full = full.tolist()
     arrays, types, bounds, steps, channels = [], [], [], [], []
     for row, node in enumerate(nodes):
         for p, path in enumerate(_PATHS):
-            move = bool(moving[p][row])
+            every, still, moving = values[p]
+            move = moving[row]
             steps.append(not move)
-            arrays += (times, values[p][row]) if move else (ends, still[p][row])
+            arrays += (times, every[full[row]]) if move else (ends, still[row])
             types += ("SCALAR", kinds[p])
             bounds += (spans[not move], None)
             channels.append({"sampler": len(channels), "target": {"node": node, "path": path}})
@@ -357,11 +386,9 @@ def add_animations(glb_path, arm, actions, fps, curves=None):
         read = read if read is not None else _action_curves(action)
         if read is None:
             raise ValueError(f"action {action.name!r} has keys the exporter must sample")
-        samples = _sample_action(read, bones, frames)
         if bones:
-            trs = _node_trs(samples, rest)
-            moving = [(np.ptp(v, axis=1).max(axis=1) > 0) & (len(frames) > 1) for v in trs]
-            anim = _animation(writer, action.name, times, list(nodes.values()), trs, moving)
+            rows, values = _node_values(read, bones, rest, frames)
+            anim = _animation(writer, action.name, times, list(nodes.values()), rows, values)
         else:
             anim = {"name": action.name, "channels": [], "samplers": []}
         doc.setdefault("animations", []).append(anim)
