@@ -27,6 +27,7 @@ from . import compat
 __all__ = ["add_animations", "animation_plan", "fast_animation_armature", "pose_actions"]
 
 _CHANNELS = (("location", 3), ("rotation_quaternion", 4), ("scale", 3))
+_CHANNEL_ID = {c: k for k, (c, _) in enumerate(_CHANNELS)}
 _DEFAULTS = {"location": (0.0, 0.0, 0.0), "rotation_quaternion": (1.0, 0.0, 0.0, 0.0),
              "scale": (1.0, 1.0, 1.0)}
 _LINEAR, _CONSTANT = compat.INTERPOLATION["LINEAR"], compat.INTERPOLATION["CONSTANT"]
@@ -74,13 +75,18 @@ def animation_plan(scene):
 
 
 class _Curves:
-    """The pose-bone F-curves of an action with keys, read from Blender once: per curve its
-    bone, channel and array index, and every key in flat float64/int32 arrays (curve ``k``'s
-    keys at ``starts[k]:starts[k] + counts[k]``)."""
+    """The pose-bone F-curves of an action with keys, read from Blender once, as arrays: per
+    curve its bone (an index into ``names``), channel (an index into ``_CHANNELS``, -1 for
+    another property), array index and key count, and every key in flat float64/int32
+    arrays (curve ``k``'s keys at ``starts[k]:starts[k] + counts[k]``)."""
 
     def __init__(self, bones, channels, indices, counts, frames, values, codes):
-        self.bones, self.channels, self.indices = bones, channels, indices
-        self.counts = np.asarray(counts, np.int64)
+        ids = {}
+        self.bone = np.array([ids.setdefault(b, len(ids)) for b in bones], np.int64)
+        self.names = list(ids)
+        self.channel = np.array([_CHANNEL_ID.get(c, -1) for c in channels], np.int64)
+        self.index = np.array(indices, np.int64)
+        self.counts = np.array(counts, np.int64)
         self.starts = np.cumsum(self.counts) - self.counts
         self.frames, self.values, self.codes = frames, values, codes
 
@@ -88,6 +94,11 @@ class _Curves:
         """(key frames, key values, interpolation codes) of curve ``k``."""
         at = slice(self.starts[k], self.starts[k] + self.counts[k])
         return self.frames[at], self.values[at], self.codes[at]
+
+    def keyed(self):
+        """Names of the bones with a curve of more than one key in a pose channel."""
+        bones = self.bone[(self.counts > 1) & (self.channel >= 0)]
+        return {self.names[b] for b in np.unique(bones).tolist()}
 
 
 def _read_keys(curves):
@@ -161,36 +172,34 @@ def _sample_action(curves, bones, frames):
     ``frames``, from :func:`_action_curves`. The curves of one key and those with a key at
     every frame (all an imported action has) are placed per channel in one assignment, the
     others sampled one by one (:func:`_sample_curve`)."""
-    row = {b: k for k, b in enumerate(bones)}
     out = {c: np.empty((len(bones), len(frames), width)) for c, width in _CHANNELS}
     for c, _ in _CHANNELS:
         out[c][...] = _DEFAULTS[c]
-    used = [k for k, (b, c) in enumerate(zip(curves.bones, curves.channels))
-            if b in row and c in out]
-    places = {(curves.bones[k], curves.channels[k], curves.indices[k]) for k in used}
-    if len(places) < len(used):          # a channel keyed twice (two slots): the last wins
-        for k in used:
-            out[curves.channels[k]][row[curves.bones[k]], :, curves.indices[k]] = \
+    row = {b: k for k, b in enumerate(bones)}
+    rows = np.array([row.get(n, -1) for n in curves.names], np.int64)[curves.bone]
+    used = np.flatnonzero((rows >= 0) & (curves.channel >= 0))
+    place = (rows[used] * len(_CHANNELS) + curves.channel[used]) * (
+        int(curves.index.max(initial=0)) + 1) + curves.index[used]
+    if len(np.unique(place)) < len(used):   # a channel keyed twice (two slots): the last wins
+        for k in used.tolist():
+            out[_CHANNELS[curves.channel[k]][0]][rows[k], :, curves.index[k]] = \
                 _sample_curve(*curves.keys(k), frames)
         return out
     every = np.arange(len(frames))
-    for c, _ in _CHANNELS:
-        ks = np.array([k for k in used if curves.channels[k] == c], np.int64)
-        if not len(ks):
-            continue
-        rows = np.array([row[curves.bones[k]] for k in ks.tolist()], np.int64)
-        index = np.array([curves.indices[k] for k in ks.tolist()], np.int64)
+    for c, (channel, _) in enumerate(_CHANNELS):
+        ks = used[curves.channel[used] == c]
+        at, index = rows[ks], curves.index[ks]
         counts, starts = curves.counts[ks], curves.starts[ks]
         one = counts == 1
-        out[c][rows[one], :, index[one]] = curves.values[starts[one]][:, None]
+        out[channel][at[one], :, index[one]] = curves.values[starts[one]][:, None]
         full = np.flatnonzero(counts == len(frames))
-        at = starts[full][:, None] + every
-        full = full[(curves.frames[at] == frames).all(axis=1)]
-        out[c][rows[full], :, index[full]] = curves.values[starts[full][:, None] + every]
+        keys = starts[full][:, None] + every
+        full = full[(curves.frames[keys] == frames).all(axis=1)]
+        out[channel][at[full], :, index[full]] = curves.values[starts[full][:, None] + every]
         rest = np.ones(len(ks), bool)
         rest[one] = rest[full] = False
         for k in np.flatnonzero(rest).tolist():
-            out[c][rows[k], :, index[k]] = _sample_curve(*curves.keys(ks[k]), frames)
+            out[channel][at[k], :, index[k]] = _sample_curve(*curves.keys(ks[k]), frames)
     return out
 
 
@@ -228,8 +237,7 @@ def _node_values(curves, bones, rest, frames):
     of more than one key), ``ends`` at the first and last frame of every bone, ``moving``
     whether a bone's value changes. A bone whose curves have one key each stands still: it
     is computed at one frame, the numbers it has at every frame."""
-    keyed = {b for b, c, n in zip(curves.bones, curves.channels, curves.counts.tolist())
-             if n > 1 and c in _DEFAULTS}
+    keyed = curves.keyed()
     moves = np.array([b in keyed for b in bones], bool)
     rows, still = np.flatnonzero(moves), np.flatnonzero(~moves)
     trs = _node_trs(_sample_action(curves, [bones[k] for k in rows], frames),
