@@ -13,6 +13,11 @@ from the glb itself.
 Only what this covers takes this way (:func:`fast_animation_armature`): one armature, every
 pose bone in quaternion mode, no constraints or drivers, keys that are linear or constant;
 anything else is left to the exporter.
+
+The work is per action, not per curve or channel: the keys of all its curves are read into
+one array (:func:`_read_keys`), placed per channel in one assignment, a bone whose curves
+have one key each is computed at one frame (it stands still), and an animation's accessors
+are appended in one pass. The numbers are those of sampling each curve at every frame.
 """
 
 import json
