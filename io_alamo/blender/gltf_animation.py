@@ -13,6 +13,11 @@ from the glb itself.
 Only what this covers takes this way (:func:`fast_animation_armature`): one armature, every
 pose bone in quaternion mode, no constraints or drivers, keys that are linear or constant;
 anything else is left to the exporter.
+
+The work is per action, not per curve or channel: the keys of all its curves are read into
+one array (:func:`_read_keys`), placed per channel in one assignment, a bone whose curves
+have one key each is computed at one frame (it stands still), and an animation's accessors
+are appended in one pass. The numbers are those of sampling each curve at every frame.
 """
 
 import json
@@ -27,6 +32,7 @@ from . import compat
 __all__ = ["add_animations", "animation_plan", "fast_animation_armature", "pose_actions"]
 
 _CHANNELS = (("location", 3), ("rotation_quaternion", 4), ("scale", 3))
+_CHANNEL_ID = {c: k for k, (c, _) in enumerate(_CHANNELS)}
 _DEFAULTS = {"location": (0.0, 0.0, 0.0), "rotation_quaternion": (1.0, 0.0, 0.0, 0.0),
              "scale": (1.0, 1.0, 1.0)}
 _LINEAR, _CONSTANT = compat.INTERPOLATION["LINEAR"], compat.INTERPOLATION["CONSTANT"]
@@ -73,26 +79,82 @@ def animation_plan(scene):
     return arm, curves
 
 
+class _Curves:
+    """The pose-bone F-curves of an action with keys, read from Blender once, as arrays: per
+    curve its bone (an index into ``names``), channel (an index into ``_CHANNELS``, -1 for
+    another property), array index and key count, and every key in flat float64/int32
+    arrays (curve ``k``'s keys at ``starts[k]:starts[k] + counts[k]``)."""
+
+    def __init__(self, bones, channels, indices, counts, frames, values, codes):
+        ids = {}
+        self.bone = np.array([ids.setdefault(b, len(ids)) for b in bones], np.int64)
+        self.names = list(ids)
+        self.channel = np.array([_CHANNEL_ID.get(c, -1) for c in channels], np.int64)
+        self.index = np.array(indices, np.int64)
+        self.counts = np.array(counts, np.int64)
+        self.starts = np.cumsum(self.counts) - self.counts
+        self.frames, self.values, self.codes = frames, values, codes
+
+    def keys(self, k):
+        """(key frames, key values, interpolation codes) of curve ``k``."""
+        at = slice(self.starts[k], self.starts[k] + self.counts[k])
+        return self.frames[at], self.values[at], self.codes[at]
+
+    def keyed(self):
+        """Names of the bones with a curve of more than one key in a pose channel."""
+        bones = self.bone[(self.counts > 1) & (self.channel >= 0)]
+        return {self.names[b] for b in np.unique(bones).tolist()}
+
+
+def _read_keys(curves):
+    """Every key of ``curves`` (F-curves) in one (keys, 2) float32 array of (frame, value)
+    and one int32 array of interpolation codes, curve after curve, and each curve's count.
+    A curve of one key (most: a bone channel that does not move) is read as its key's
+    attributes, the others by ``foreach_get`` into their slice: per curve as few Blender
+    calls as there are, and no array made per curve."""
+    points = [fc.keyframe_points for fc in curves]
+    counts = [len(kp) for kp in points]
+    co = np.empty((sum(counts), 2), np.float32)
+    codes = np.empty(len(co), np.int32)
+    flat = co.reshape(-1)
+    one_at, one_co, one_code = [], [], []
+    at = 0
+    for kp, n in zip(points, counts):
+        if n == 1:
+            key = kp[0]
+            one_at.append(at)
+            one_co.extend(key.co)
+            one_code.append(compat.INTERPOLATION.get(key.interpolation, -1))
+        elif n:
+            kp.foreach_get("co", flat[2 * at:2 * (at + n)])
+            kp.foreach_get("interpolation", codes[at:at + n])
+        at += n
+    if one_at:
+        co[one_at] = np.reshape(one_co, (-1, 2))
+        codes[one_at] = one_code
+    return co, codes, counts
+
+
 def _action_curves(action):
-    """[(bone, channel, array index, key frames, key values, interpolation codes)] of the
-    pose-bone curves of ``action`` (float64 keys), or None when a curve has modifiers or keys
-    other than linear and constant."""
-    out = []
-    for fc in compat.action_fcurves(action):
-        kp = fc.keyframe_points
-        n = len(kp)
-        codes = np.empty(n, np.int32)
-        kp.foreach_get("interpolation", codes)
-        if len(fc.modifiers) or not ((codes == _LINEAR) | (codes == _CONSTANT)).all():
-            return None
-        bone = _bone_of(fc.data_path)
-        if bone is None or not n:
-            continue
-        co = np.empty(2 * n, np.float64)
-        kp.foreach_get("co", co)
-        out.append((bone, fc.data_path.rsplit(".", 1)[-1], fc.array_index, co[0::2], co[1::2],
-                    codes))
-    return out
+    """The pose-bone curves of ``action`` with keys (a :class:`_Curves`), or None when a
+    curve has modifiers or keys other than linear and constant."""
+    fcurves = compat.action_fcurves(action)
+    if any(len(fc.modifiers) for fc in fcurves):
+        return None
+    co, codes, counts = _read_keys(fcurves)
+    if not ((codes == _LINEAR) | (codes == _CONSTANT)).all():
+        return None
+    paths = [fc.data_path for fc in fcurves]
+    bones = [_bone_of(path) if n else None for path, n in zip(paths, counts)]
+    keep = [bone is not None for bone in bones]
+    if not all(keep):
+        mask = np.repeat(keep, counts)
+        co, codes = co[mask], codes[mask]
+    kept = [k for k, bone in enumerate(bones) if bone is not None]
+    co = co.astype(np.float64)
+    return _Curves([bones[k] for k in kept], [paths[k].rsplit(".", 1)[-1] for k in kept],
+                   [fcurves[k].array_index for k in kept], [counts[k] for k in kept],
+                   co[:, 0], co[:, 1], codes)
 
 
 def _sample_curve(kf, kv, codes, frames):
@@ -112,14 +174,37 @@ def _sample_curve(kf, kv, codes, frames):
 
 def _sample_action(curves, bones, frames):
     """{channel: (bones, frames, width) array} of the pose-bone channels of ``bones`` at
-    ``frames``, from :func:`_action_curves`."""
-    row = {b: k for k, b in enumerate(bones)}
+    ``frames``, from :func:`_action_curves`. The curves of one key and those with a key at
+    every frame (all an imported action has) are placed per channel in one assignment, the
+    others sampled one by one (:func:`_sample_curve`)."""
     out = {c: np.empty((len(bones), len(frames), width)) for c, width in _CHANNELS}
     for c, _ in _CHANNELS:
         out[c][...] = _DEFAULTS[c]
-    for bone, channel, index, kf, kv, codes in curves:
-        if bone in row and channel in out:
-            out[channel][row[bone], :, index] = _sample_curve(kf, kv, codes, frames)
+    row = {b: k for k, b in enumerate(bones)}
+    rows = np.array([row.get(n, -1) for n in curves.names], np.int64)[curves.bone]
+    used = np.flatnonzero((rows >= 0) & (curves.channel >= 0))
+    place = (rows[used] * len(_CHANNELS) + curves.channel[used]) * (
+        int(curves.index.max(initial=0)) + 1) + curves.index[used]
+    if len(np.unique(place)) < len(used):   # a channel keyed twice (two slots): the last wins
+        for k in used.tolist():
+            out[_CHANNELS[curves.channel[k]][0]][rows[k], :, curves.index[k]] = \
+                _sample_curve(*curves.keys(k), frames)
+        return out
+    every = np.arange(len(frames))
+    for c, (channel, _) in enumerate(_CHANNELS):
+        ks = used[curves.channel[used] == c]
+        at, index = rows[ks], curves.index[ks]
+        counts, starts = curves.counts[ks], curves.starts[ks]
+        one = counts == 1
+        out[channel][at[one], :, index[one]] = curves.values[starts[one]][:, None]
+        full = np.flatnonzero(counts == len(frames))
+        keys = starts[full][:, None] + every
+        full = full[(curves.frames[keys] == frames).all(axis=1)]
+        out[channel][at[full], :, index[full]] = curves.values[starts[full][:, None] + every]
+        rest = np.ones(len(ks), bool)
+        rest[one] = rest[full] = False
+        for k in np.flatnonzero(rest).tolist():
+            out[channel][at[k], :, index[k]] = _sample_curve(*curves.keys(ks[k]), frames)
     return out
 
 
@@ -151,6 +236,31 @@ def _node_trs(samples, rest):
             sa * samples["scale"])
 
 
+def _node_values(curves, bones, rest, frames):
+    """(rows, [(values, ends, moving)] per path: translation, rotation, scale) of the bone
+    nodes, as float32: ``values`` at every frame of the bones at ``rows`` (those with a curve
+    of more than one key), ``ends`` at the first and last frame of every bone, ``moving``
+    whether a bone's value changes. A bone whose curves have one key each stands still: it
+    is computed at one frame, the numbers it has at every frame."""
+    keyed = curves.keyed()
+    moves = np.array([b in keyed for b in bones], bool)
+    rows, still = np.flatnonzero(moves), np.flatnonzero(~moves)
+    trs = _node_trs(_sample_action(curves, [bones[k] for k in rows], frames),
+                    tuple(r[rows] for r in rest))
+    still_trs = _node_trs(_sample_action(curves, [bones[k] for k in still], frames[:1]),
+                          tuple(r[still] for r in rest))
+    out = []
+    for full, one in zip(trs, still_trs):
+        values = np.ascontiguousarray(full, np.float32)
+        ends = np.empty((len(bones), 2, values.shape[2]), np.float32)
+        ends[rows] = values[:, [0, -1]]
+        ends[still] = one
+        moving = np.zeros(len(bones), bool)
+        moving[rows] = (np.ptp(full, axis=1).max(axis=1) > 0) & (len(frames) > 1)
+        out.append((values, ends, moving.tolist()))
+    return rows, out
+
+
 # --- the glb ---------------------------------------------------------------------------------
 
 def _read_glb(data):
@@ -164,47 +274,56 @@ def _read_glb(data):
     if at + 8 <= len(data):
         blen, _ = struct.unpack_from("<I4s", data, at)
         binary = data[at + 8:at + 8 + blen]
-    return doc, bytearray(binary)
+    return doc, binary
 
 
 def _write_glb(doc, binary):
     text = json.dumps(doc, separators=(",", ":")).encode()
     text += b" " * (-len(text) % 4)
-    binary = bytes(binary) + b"\0" * (-len(binary) % 4)
-    total = 12 + 8 + len(text) + (8 + len(binary) if binary else 0)
+    pad = b"\0" * (-len(binary) % 4)
+    size = len(binary) + len(pad)
+    total = 12 + 8 + len(text) + (8 + size if binary else 0)
     out = [struct.pack("<4sII", b"glTF", 2, total), struct.pack("<I4s", len(text), b"JSON"),
            text]
     if binary:
-        out += [struct.pack("<I4s", len(binary), b"BIN\0"), binary]
+        out += [struct.pack("<I4s", size, b"BIN\0"), binary, pad]
     return b"".join(out)
 
 
 class _Writer:
-    """Appends float arrays to the glb's buffer as accessors."""
+    """Appends float32 arrays to the glb's buffer as accessors, each with its bufferView."""
 
     def __init__(self, doc, binary):
-        self.doc, self.binary = doc, binary
+        self.doc, self.parts, self.size = doc, [bytes(binary)], len(binary)
         doc.setdefault("accessors", [])
         doc.setdefault("bufferViews", [])
         if not doc.get("buffers"):
             doc["buffers"] = [{"byteLength": 0}]
 
-    def accessor(self, array, kind, minmax=False):
-        array = np.ascontiguousarray(array, np.float32)
-        self.binary += b"\0" * (-len(self.binary) % 4)
-        view = {"buffer": 0, "byteOffset": len(self.binary), "byteLength": array.nbytes}
-        self.binary += array.tobytes()
-        self.doc["bufferViews"].append(view)
-        acc = {"bufferView": len(self.doc["bufferViews"]) - 1, "componentType": 5126,
-               "count": len(array), "type": kind}
-        if minmax:
-            acc["min"] = [float(array.min())]
-            acc["max"] = [float(array.max())]
-        self.doc["accessors"].append(acc)
-        return len(self.doc["accessors"]) - 1
+    def accessors(self, arrays, kinds, bounds):
+        """Append ``arrays`` (float32, contiguous) as accessors of ``kinds`` ("SCALAR",
+        "VEC3", ...), with min and max from ``bounds`` where it is not None; returns the
+        index of the first. Four-byte aligned, as float data must be."""
+        views, accessors = self.doc["bufferViews"], self.doc["accessors"]
+        first, view = len(accessors), len(views)
+        if arrays:
+            self.parts.append(b"\0" * (-self.size % 4))
+            self.size += len(self.parts[-1])
+            self.parts.append(np.concatenate([x.reshape(-1) for x in arrays]).tobytes())
+        for k, (array, kind, bound) in enumerate(zip(arrays, kinds, bounds)):
+            views.append({"buffer": 0, "byteOffset": self.size, "byteLength": array.nbytes})
+            self.size += array.nbytes
+            accessor = {"bufferView": view + k, "componentType": 5126, "count": len(array),
+                        "type": kind}
+            if bound is not None:
+                accessor["min"], accessor["max"] = [bound[0]], [bound[1]]
+            accessors.append(accessor)
+        return first
 
     def finish(self):
-        self.doc["buffers"][0]["byteLength"] = len(self.binary)
+        """The whole buffer, its length set in the document."""
+        self.doc["buffers"][0]["byteLength"] = self.size
+        return b"".join(self.parts)
 
 
 def _bone_nodes(doc, arm):
@@ -230,18 +349,35 @@ def _rest(node):
     return t, np.array([w, x, y, z], np.float64), scale
 
 
-def _channel(writer, anim, times, node, path, values, moving):
-    if moving:
-        sampler = {"input": writer.accessor(times, "SCALAR", True), "interpolation": "LINEAR",
-                   "output": writer.accessor(values, ("VEC3", "VEC4")[values.shape[1] == 4])}
-    else:
-        ends = times[[0, -1]]
-        sampler = {"input": writer.accessor(ends, "SCALAR", True), "interpolation": "STEP",
-                   "output": writer.accessor(values[[0, -1]],
-                                             ("VEC3", "VEC4")[values.shape[1] == 4])}
-    anim["samplers"].append(sampler)
-    anim["channels"].append({"sampler": len(anim["samplers"]) - 1,
-                             "target": {"node": node, "path": path}})
+_PATHS = ("translation", "rotation", "scale")
+
+
+def _animation(writer, name, times, nodes, rows, values):
+    """The glTF animation ``name``: per bone node (``nodes``) and path a sampler of
+    ``times`` (LINEAR) or, for a channel that does not move, of its first and last frame
+    (STEP), as the exporter writes it; its accessors appended in one go. ``rows``,
+    ``values``: from :func:`_node_values`."""
+    times = np.ascontiguousarray(times, np.float32)
+    ends = times[[0, -1]]
+    spans = ((float(times.min()), float(times.max())), (float(ends.min()), float(ends.max())))
+    kinds = [("VEC3", "VEC4")[v[0].shape[2] == 4] for v in values]
+    full = np.zeros(len(nodes), np.int64)
+    full[rows] = np.arange(len(rows))
+    full = full.tolist()
+    arrays, types, bounds, steps, channels = [], [], [], [], []
+    for row, node in enumerate(nodes):
+        for p, path in enumerate(_PATHS):
+            every, still, moving = values[p]
+            move = moving[row]
+            steps.append(not move)
+            arrays += (times, every[full[row]]) if move else (ends, still[row])
+            types += ("SCALAR", kinds[p])
+            bounds += (spans[not move], None)
+            channels.append({"sampler": len(channels), "target": {"node": node, "path": path}})
+    first = writer.accessors(arrays, types, bounds)
+    samplers = [{"input": first + 2 * k, "interpolation": ("LINEAR", "STEP")[step],
+                 "output": first + 2 * k + 1} for k, step in enumerate(steps)]
+    return {"name": name, "channels": channels, "samplers": samplers}
 
 
 def add_animations(glb_path, arm, actions, fps, curves=None):
@@ -263,15 +399,11 @@ def add_animations(glb_path, arm, actions, fps, curves=None):
         read = read if read is not None else _action_curves(action)
         if read is None:
             raise ValueError(f"action {action.name!r} has keys the exporter must sample")
-        samples = _sample_action(read, bones, frames)
-        anim = {"name": action.name, "channels": [], "samplers": []}
         if bones:
-            trs = _node_trs(samples, rest)
-            moving = [(np.ptp(v, axis=1).max(axis=1) > 0) & (len(frames) > 1) for v in trs]
-            for row, k in enumerate(nodes.values()):
-                for (path, values, move) in zip(("translation", "rotation", "scale"), trs,
-                                                moving):
-                    _channel(writer, anim, times, k, path, values[row], move[row])
+            rows, values = _node_values(read, bones, rest, frames)
+            anim = _animation(writer, action.name, times, list(nodes.values()), rows, values)
+        else:
+            anim = {"name": action.name, "channels": [], "samplers": []}
         doc.setdefault("animations", []).append(anim)
-    writer.finish()
-    write_all([(_write_glb(doc, writer.binary), glb_path)])
+    binary = writer.finish()
+    write_all([(_write_glb(doc, binary), glb_path)])
