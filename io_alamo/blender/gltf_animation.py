@@ -91,6 +91,9 @@ class _Curves:
         self.names = list(ids)
         self.channel = np.array([_CHANNEL_ID.get(c, -1) for c in channels], np.int64)
         self.index = np.array(indices, np.int64)
+        # an index past its property's width (location[5]) animates nothing in Blender
+        width = np.array([w for _, w in _CHANNELS] + [0])[self.channel]
+        self.channel[(self.index < 0) | (self.index >= width)] = -1
         self.counts = np.array(counts, np.int64)
         self.starts = np.cumsum(self.counts) - self.counts
         self.frames, self.values, self.codes = frames, values, codes

@@ -159,6 +159,24 @@ def test_several_actions_match_the_exporters(blender, tmp_path):
             ("Offset", "B_Headlight", "translation")} <= moving
 
 
+def test_a_curve_past_its_propertys_width_animates_nothing(blender, tmp_path):
+    """``location[5]`` (a broken curve Blender shows in red and plays as nothing) is left
+    out, as the exporter leaves it out: the batch's .glb is written, not failed."""
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
+    from io_alamo.blender.gltf_animation import animation_plan
+    arm = import_alo(bpy.context, str(write_sample(tmp_path / "src")[0]),
+                     AloImportOptions()).armature
+    L = ("LINEAR", "LINEAR")
+    add_action(arm, "Broken", (0, 10), {("B_Hull", "location", 5): ([0, 10], [0, 3], L),
+                                        ("B_Hull", "location", 0): ([0, 10], [0, 2], L)})
+    assert animation_plan(bpy.context.scene)[0] == arm
+    fast, slow = export_both_loaded(tmp_path)
+    assert_same_animation(fast, slow, 1e-4)
+    times, values, _ = fast[("Broken", "B_Hull", "translation")]
+    moved = np.ptp(values, 0)
+    assert len(times) > 2 and moved.max() > 1 and np.sort(moved)[1] == 0   # one axis moves
+
+
 def test_still_bones_and_placed_curves_are_the_per_curve_numbers(blender):
     """The curves placed per channel at once, and the bones computed at one frame because
     they stand still, give the very numbers of sampling each curve at every frame on its
