@@ -134,9 +134,10 @@ def gltf_look(scene, materials=None):
         for restore in reversed(undo):
             restore()
         shutil.rmtree(baked.pop("folder"), ignore_errors=True)
-        for image, _ in baked.values():
-            if image is not None:
-                bpy.data.images.remove(image)
+        for made in baked.values():
+            for image in (made[0], made[2]):
+                if image is not None:
+                    bpy.data.images.remove(image)
 
 
 def _bake_key(mat, scene):
@@ -158,38 +159,49 @@ _KEPT = KeptPngs("io_alamo-bakes-", limit=512 << 20)
 
 
 def _baked_image(mat, scene, baked):
-    """(image, emits) of the material's baked surface, made once per :func:`_bake_key` (and
-    once per texture file and key in a process)."""
+    """(image, emits, glow alpha image or None) of the material's baked surface, made once
+    per :func:`_bake_key` (and once per texture file and key in a process)."""
     key = _bake_key(mat, scene)
     if key not in baked:
         base = mat.node_tree.nodes[BASE_NODE].image
         source = texture_file(base) if base is not None else None
         kept_key = (source,) + key[1:] if source is not None else None
         found = _KEPT.load(kept_key)
-        baked[key] = (found, key[1]) if found is not None else \
-            _new_bake(mat, scene, baked, kept_key)
+        white = _KEPT.load(kept_key + ("white",)) if found is not None and key[1] else None
+        baked[key] = (found, key[1], white) if found is not None and \
+            (white is not None or not key[1]) else _new_bake(mat, scene, baked, kept_key)
     return baked[key]
 
 
 def _new_bake(mat, scene, baked, kept_key):
     made = surface_bytes(mat, scene)
     if made is None:
-        return None, False
+        return None, False, None
     px, emits = made
     base = mat.node_tree.nodes[BASE_NODE].image
+    stem = f"{os.path.splitext(base.name)[0]}_preview"
     # written as PNG once (in a folder of its own: the file names the glTF image as the
     # image's name does): the glTF exporter takes a clean PNG file's bytes as they are,
     # where it would encode the pixels again for every material using them. An opaque
     # surface's alpha is 1 everywhere and glTF reads none (_bake links Alpha only for the
     # others): RGB, a third less to encode and to store
-    image = write_png(px, os.path.join(baked["folder"], str(len(baked))),
-                      f"{os.path.splitext(base.name)[0]}_preview")
+    image = write_png(px, os.path.join(baked["folder"], str(len(baked))), stem)
     _KEPT.keep(kept_key, image)
-    return image, emits
+    white = None
+    if emits:
+        # the glow's base colour texture as the exporter composes it (white, the glow's
+        # alpha; its colour multiplied by black), under the same name: a clean PNG it
+        # copies, where it would decode the bake and encode the composite with Blender's
+        # PNG writer (issue 44)
+        rgba = np.full(px.shape[:2] + (4,), 255, np.uint8)
+        rgba[..., 3] = px[..., 3]
+        white = write_png(rgba, os.path.join(baked["folder"], f"{len(baked)}a"), stem)
+        _KEPT.keep(kept_key and kept_key + ("white",), white)
+    return image, emits, white
 
 
 def _bake(mat, scene, baked):
-    image, emits = _baked_image(mat, scene, baked)
+    image, emits, white = _baked_image(mat, scene, baked)
     if image is None:
         return None
     tree = mat.node_tree
@@ -201,9 +213,8 @@ def _bake(mat, scene, baked):
              if link.to_node == bsdf or link.to_node == out]
     defaults = {name: _copy(bsdf.inputs[name].default_value)
                 for name in ("Base Color", "Emission Color", "Emission Strength", "Alpha")}
-    node = tree.nodes.new("ShaderNodeTexImage")
-    node.name = BAKED
-    node.image = image
+    node = _image_node(tree, BAKED, image)
+    added = [node]
     for link in list(tree.links):
         if link.to_node == bsdf and link.to_socket.name in defaults:
             tree.links.remove(link)
@@ -212,13 +223,18 @@ def _bake(mat, scene, baked):
         bsdf.inputs["Base Color"].default_value = (0.0, 0.0, 0.0, 1.0)
         tree.links.new(node.outputs["Color"], bsdf.inputs["Emission Color"])
         bsdf.inputs["Emission Strength"].default_value = 1.0
+        if white is not None:
+            added += _black_with_alpha(tree, bsdf, white)
+        else:
+            tree.links.new(node.outputs["Alpha"], bsdf.inputs["Alpha"])
     else:
         tree.links.new(node.outputs["Color"], bsdf.inputs["Base Color"])
-    if emits or mat.surface_render_method == "BLENDED":
-        tree.links.new(node.outputs["Alpha"], bsdf.inputs["Alpha"])
+        if mat.surface_render_method == "BLENDED":
+            tree.links.new(node.outputs["Alpha"], bsdf.inputs["Alpha"])
 
     def restore():
-        tree.nodes.remove(node)
+        for made in added:
+            tree.nodes.remove(made)
         for link in list(tree.links):
             if link.to_node == bsdf or link.to_node == out:
                 tree.links.remove(link)
@@ -227,6 +243,32 @@ def _bake(mat, scene, baked):
         for name, value in defaults.items():
             bsdf.inputs[name].default_value = value
     return restore
+
+
+def _image_node(tree, name, image):
+    node = tree.nodes.new("ShaderNodeTexImage")
+    node.name = name
+    node.image = image
+    return node
+
+
+def _black_with_alpha(tree, bsdf, white):
+    """Link a glow's black base colour and alpha as one texture times a colour factor:
+    ``white`` (white, the glow's alpha) multiplied by black into Base Color, its alpha into
+    Alpha. Blender shows the same (black, the alpha), and glTF exporters read
+    baseColorFactor (0, 0, 0, 1) with ``white`` as baseColorTexture, whose bytes they copy
+    (the texture they composed of white and the bake's alpha before); the nodes added."""
+    node = _image_node(tree, BAKED + " Alpha", white)
+    mix = tree.nodes.new("ShaderNodeMix")
+    mix.data_type, mix.blend_type = "RGBA", "MULTIPLY"
+    sockets = {s.identifier: s for s in mix.inputs}
+    sockets["Factor_Float"].default_value = 1.0
+    sockets["B_Color"].default_value = (0.0, 0.0, 0.0, 1.0)
+    tree.links.new(node.outputs["Color"], sockets["A_Color"])
+    result = next(s for s in mix.outputs if s.identifier == "Result_Color")
+    tree.links.new(result, bsdf.inputs["Base Color"])
+    tree.links.new(node.outputs["Alpha"], bsdf.inputs["Alpha"])
+    return [node, mix]
 
 
 def _copy(value):
