@@ -103,8 +103,12 @@ def test_the_glow_base_colour_is_the_exporters_composite_without_composing(
                        for m in bpy.data.materials if m.node_tree is not None)
     images = len(bpy.data.images)
     fast, slow = tmp_path / "fast.glb", tmp_path / "slow.glb"
+    from io_alamo.blender.alamo.preview.gltf import COMPOSES_ALPHA
     assert _export(fast, monkeypatch, slow=False) == 0         # nothing composed
-    assert _export(slow, monkeypatch, slow=True) >= 1          # the glow's base colour
+    # the glow's base colour (Blender 4.5 on; 4.2's exporter takes the bake as it is, and
+    # the .glb is the one it wrote before, byte for byte)
+    assert _export(slow, monkeypatch, slow=True) == (1 if COMPOSES_ALPHA else 0)
+    assert COMPOSES_ALPHA or fast.read_bytes() == slow.read_bytes()
     (doc, binary), (doc0, binary0) = read_glb(fast), read_glb(slow)
     glow = next(m for m in doc["materials"] if "emissiveTexture" in m)
     assert glow["pbrMetallicRoughness"]["baseColorFactor"] == [0, 0, 0, 1]
@@ -115,7 +119,8 @@ def test_the_glow_base_colour_is_the_exporters_composite_without_composing(
         assert np.array_equal(g[3], w[3]), g[0]
     base = doc["textures"][glow["pbrMetallicRoughness"]["baseColorTexture"]["index"]]
     rgba = got[base["source"]][3].reshape(-1, 4)
-    assert (rgba[:, :3] == 255).all() and len(np.unique(rgba[:, 3])) > 10  # white, the alpha
+    assert (rgba[:, :3] == 255).all() or not COMPOSES_ALPHA             # white,
+    assert len(np.unique(rgba[:, 3])) > 10                                # the alpha
     # every accessor and buffer view but the images' the same bytes, the JSON the same
     views = [{im["bufferView"] for im in d["images"]} for d in (doc, doc0)]
     data = [[b[v.get("byteOffset", 0):][:v["byteLength"]] for k, v in
@@ -129,6 +134,8 @@ def test_the_glow_base_colour_is_the_exporters_composite_without_composing(
     assert len(bpy.data.images) == images
 
 
+@pytest.mark.skipif(bpy is not None and bpy.app.version < (4, 5, 0),
+                    reason="the glow's base colour texture is made for the exporter of 4.5 on")
 def test_the_glow_texture_is_kept_for_the_run_and_follows_the_colour(
         blender, tmp_path, monkeypatch):
     """The next unit of a batch with the same glow takes the kept texture (not baked again);

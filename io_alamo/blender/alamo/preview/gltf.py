@@ -16,6 +16,9 @@ from .nodes import BASE_NODE, PREFIX
 from .values import material_values
 
 BAKED = PREFIX + "glTF Base Colour"
+# Blender's glTF exporter composes an alpha-only base colour texture (white, the alpha) from
+# 4.5 on (checked in 4.5 and 5.0); 4.2's takes the alpha's image as it is
+COMPOSES_ALPHA = bpy.app.version >= (4, 5, 0)
 
 
 def _srgb_numbers(image):
@@ -167,9 +170,10 @@ def _baked_image(mat, scene, baked):
         source = texture_file(base) if base is not None else None
         kept_key = (source,) + key[1:] if source is not None else None
         found = _KEPT.load(kept_key)
-        white = _KEPT.load(kept_key + ("white",)) if found is not None and key[1] else None
+        glow = key[1] and COMPOSES_ALPHA
+        white = _KEPT.load(kept_key + ("white",)) if found is not None and glow else None
         baked[key] = (found, key[1], white) if found is not None and \
-            (white is not None or not key[1]) else _new_bake(mat, scene, baked, kept_key)
+            (white is not None or not glow) else _new_bake(mat, scene, baked, kept_key)
     return baked[key]
 
 
@@ -188,11 +192,11 @@ def _new_bake(mat, scene, baked, kept_key):
     image = write_png(px, os.path.join(baked["folder"], str(len(baked))), stem)
     _KEPT.keep(kept_key, image)
     white = None
-    if emits:
+    if emits and COMPOSES_ALPHA:
         # the glow's base colour texture as the exporter composes it (white, the glow's
         # alpha; its colour multiplied by black), under the same name: a clean PNG it
         # copies, where it would decode the bake and encode the composite with Blender's
-        # PNG writer (issue 44)
+        # PNG writer (issue 44; 4.2's exporter composes nothing: left as it was)
         rgba = np.full(px.shape[:2] + (4,), 255, np.uint8)
         rgba[..., 3] = px[..., 3]
         white = write_png(rgba, os.path.join(baked["folder"], f"{len(baked)}a"), stem)
