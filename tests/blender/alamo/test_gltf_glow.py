@@ -114,10 +114,16 @@ def test_the_glow_base_colour_is_the_exporters_composite_without_composing(
     assert glow["pbrMetallicRoughness"]["baseColorFactor"] == [0, 0, 0, 1]
     assert glow["alphaMode"] == "BLEND" and "baseColorTexture" in glow["pbrMetallicRoughness"]
     got, want = _images(doc, binary, tmp_path), _images(doc0, binary0, tmp_path)
-    assert [g[:3] for g in got] == [w[:3] for w in want]
+    base = doc["textures"][glow["pbrMetallicRoughness"]["baseColorTexture"]["index"]]
+    # the same pixels read as RGBA; the glow's base colour a grey and alpha PNG (4) where
+    # the exporter's composite is an RGBA one (6)
+    kinds, kinds0 = [g[2] for g in got], [w[2] for w in want]
+    if COMPOSES_ALPHA:
+        assert (kinds[base["source"]], kinds0[base["source"]]) == (4, 6)
+        kinds[base["source"]] = 6
+    assert [g[:2] for g in got] == [w[:2] for w in want] and kinds == kinds0
     for g, w in zip(got, want):
         assert np.array_equal(g[3], w[3]), g[0]
-    base = doc["textures"][glow["pbrMetallicRoughness"]["baseColorTexture"]["index"]]
     rgba = got[base["source"]][3].reshape(-1, 4)
     assert (rgba[:, :3] == 255).all() or not COMPOSES_ALPHA             # white,
     assert len(np.unique(rgba[:, 3])) > 10                                # the alpha

@@ -200,10 +200,12 @@ def _new_bake(mat, scene, baked, kept_key):
         # the glow's base colour texture as the exporter composes it (white, the glow's
         # alpha; its colour multiplied by black), under the same name: a clean PNG it
         # copies, where it would decode the bake and encode the composite with Blender's
-        # PNG writer (issue 44; 4.2's exporter composes nothing: left as it was)
-        rgba = np.full(px.shape[:2] + (4,), 255, np.uint8)
-        rgba[..., 3] = px[..., 3]
-        white = write_png(rgba, os.path.join(baked["folder"], f"{len(baked)}a"), stem)
+        # PNG writer (issue 44; 4.2's exporter composes nothing: left as it was). A grey and
+        # alpha PNG: read as RGBA, the same pixels as its RGBA composite, a fifth smaller
+        pair = np.empty(px.shape[:2] + (2,), np.uint8)
+        pair[..., 0] = 255
+        pair[..., 1] = px[..., 3]
+        white = write_png(pair, os.path.join(baked["folder"], f"{len(baked)}a"), stem)
         _KEPT.keep(kept_key and kept_key + ("white",), white)
     return image, emits, white
 
