@@ -175,3 +175,27 @@ def test_the_glow_texture_is_kept_for_the_run_and_follows_the_colour(
     assert len(calls) == 2 and second.tolist() != first.tolist()
     # the glow's alpha is its brightest channel: half the colour, half the alpha (rounded)
     assert np.abs(second.astype(int) - first.astype(int) / 2).max() <= 1
+
+
+def test_each_bake_holds_its_own_textures_surface(blender, tmp_path, monkeypatch):
+    """A texture two materials bake from is read once per glTF export (issue 44): each bake
+    still holds the surface of its own material's texture, as read alone."""
+    from io_alamo.blender.alamo.preview import gltf
+    from io_alamo.blender import gltf_images
+    monkeypatch.setattr(gltf, "_KEPT", gltf_images.KeptPngs("io_alamo-test-glow-own-"))
+    _scene(tmp_path)
+    reads, real = [], gltf.byte_pixels
+    monkeypatch.setattr(gltf, "byte_pixels", lambda image: reads.append(image.name) or
+                        real(image))
+    scene = bpy.context.scene
+    mats = [m for m in bpy.data.materials if m.node_tree is not None and
+            m.node_tree.nodes.get(gltf.BASE_NODE) is not None]
+    want = {m.name: gltf.surface_bytes(m, scene, real)[0] for m in mats}
+    with gltf.gltf_look(scene):
+        assert sorted(reads) == ["T_Glow.tga", "T_Hull.tga"]        # each texture once
+        for m in mats:
+            img = m.node_tree.nodes[gltf.BAKED].image
+            px = np.empty(len(img.pixels), np.float32)
+            img.pixels.foreach_get(px)
+            got = np.round(px * 255).astype(np.uint8).reshape(SIZE, SIZE, 4)
+            assert np.array_equal(got[..., :want[m.name].shape[2]], want[m.name]), m.name

@@ -89,19 +89,20 @@ _LEVELS = np.repeat(_LEVEL[:, None], 4, axis=1)
 _PAIRS = np.stack([np.tile(_LEVEL, 256)] * 3 + [np.repeat(_LEVEL, 256)], -1)
 
 
-def surface_bytes(mat, scene):
+def surface_bytes(mat, scene, read=byte_pixels):
     """(bytes (h, w, 3 or 4) uint8, bottom row first, emits) of the surface the preview
     draws from its base texture, as Blender stores :func:`surface_pixels` in an 8-bit
     image: RGB for an opaque surface, RGBA for a glowing or blended one; None without a
     base texture. Each colour channel of the surface depends only on that channel's texel
     and, under team colour, the texel's alpha; its alpha only on the texel's alpha (or on
     the colours, for a glow): an 8-bit texture's surface is looked up in the surface of
-    every level (or pair), the same numbers for a fraction of the arithmetic."""
+    every level (or pair), the same numbers for a fraction of the arithmetic. ``read(image)``
+    gives the texture's bytes (:func:`byte_pixels`)."""
     nodes = mat.node_tree.nodes
     tex = nodes.get(BASE_NODE)
     if tex is None or tex.image is None or not tex.image.size[0]:
         return None
-    texels = byte_pixels(tex.image)
+    texels = read(tex.image)
     if texels is None:                                    # float texture: worked out whole
         px, emits = surface_pixels(mat, scene)
         out = unit_bytes(px, clamp=True)
@@ -136,11 +137,14 @@ def gltf_look(scene, materials=None):
                 made = _bake(mat, scene, baked)
                 if made is not None:
                     undo.append(made)
+        # the textures' bytes read for the bakes (as much as Blender holds of them) let go
+        baked.pop("texels", None)
         yield
     finally:
         for restore in reversed(undo):
             restore()
         shutil.rmtree(baked.pop("folder"), ignore_errors=True)
+        baked.pop("texels", None)
         for made in baked.values():
             for image in (made[0], made[2]):
                 if image is not None:
@@ -182,7 +186,13 @@ def _baked_image(mat, scene, baked):
 
 
 def _new_bake(mat, scene, baked, kept_key):
-    made = surface_bytes(mat, scene)
+    texels = baked.setdefault("texels", {})        # a texture baked twice is read once
+
+    def read(image):
+        if image.name not in texels:
+            texels[image.name] = byte_pixels(image)
+        return texels[image.name]
+    made = surface_bytes(mat, scene, read)
     if made is None:
         return None, False, None
     px, emits = made
