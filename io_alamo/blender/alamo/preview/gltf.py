@@ -16,6 +16,9 @@ from .nodes import BASE_NODE, PREFIX
 from .values import material_values
 
 BAKED = PREFIX + "glTF Base Colour"
+# Blender's glTF exporter composes an alpha-only base colour texture (white, the alpha) from
+# 4.5 on (checked in 4.5 and 5.0); 4.2's takes the alpha's image as it is
+COMPOSES_ALPHA = bpy.app.version >= (4, 5, 0)
 
 
 def _srgb_numbers(image):
@@ -86,19 +89,20 @@ _LEVELS = np.repeat(_LEVEL[:, None], 4, axis=1)
 _PAIRS = np.stack([np.tile(_LEVEL, 256)] * 3 + [np.repeat(_LEVEL, 256)], -1)
 
 
-def surface_bytes(mat, scene):
+def surface_bytes(mat, scene, read=byte_pixels):
     """(bytes (h, w, 3 or 4) uint8, bottom row first, emits) of the surface the preview
     draws from its base texture, as Blender stores :func:`surface_pixels` in an 8-bit
     image: RGB for an opaque surface, RGBA for a glowing or blended one; None without a
     base texture. Each colour channel of the surface depends only on that channel's texel
     and, under team colour, the texel's alpha; its alpha only on the texel's alpha (or on
     the colours, for a glow): an 8-bit texture's surface is looked up in the surface of
-    every level (or pair), the same numbers for a fraction of the arithmetic."""
+    every level (or pair), the same numbers for a fraction of the arithmetic. ``read(image)``
+    gives the texture's bytes (:func:`byte_pixels`)."""
     nodes = mat.node_tree.nodes
     tex = nodes.get(BASE_NODE)
     if tex is None or tex.image is None or not tex.image.size[0]:
         return None
-    texels = byte_pixels(tex.image)
+    texels = read(tex.image)
     if texels is None:                                    # float texture: worked out whole
         px, emits = surface_pixels(mat, scene)
         out = unit_bytes(px, clamp=True)
@@ -109,13 +113,17 @@ def surface_bytes(mat, scene):
         table = unit_bytes(grid, clamp=True).T.copy()           # (4, 65536 or 256)
         alpha = texels[..., 3]
         rows = alpha.astype(np.uint16) << 8 if team else None
-        out = np.empty(texels.shape, np.uint8)
+        # an opaque surface's RGB made as a whole array (no copy out of RGBA to encode)
+        opaque = not emits and mat.surface_render_method != "BLENDED"
+        out = np.empty(texels.shape[:2] + (3 if opaque else 4,), np.uint8)
         for c in range(3):
             out[..., c] = table[c][rows | texels[..., c] if team else texels[..., c]]
         if emits:        # the glow's alpha, max(r, g, b) before rounding: the same after
-            np.max(out[..., :3], axis=-1, out=out[..., 3])
-        else:
+            np.maximum(out[..., 0], out[..., 1], out=out[..., 3])    # (a third of the
+            np.maximum(out[..., 3], out[..., 2], out=out[..., 3])    # time max(axis) takes)
+        elif not opaque:
             out[..., 3] = table[3][rows if team else alpha]
+        return out, emits
     return (out if emits or mat.surface_render_method == "BLENDED" else out[..., :3]), emits
 
 
@@ -129,14 +137,18 @@ def gltf_look(scene, materials=None):
                 made = _bake(mat, scene, baked)
                 if made is not None:
                     undo.append(made)
+        # the textures' bytes read for the bakes (as much as Blender holds of them) let go
+        baked.pop("texels", None)
         yield
     finally:
         for restore in reversed(undo):
             restore()
         shutil.rmtree(baked.pop("folder"), ignore_errors=True)
-        for image, _ in baked.values():
-            if image is not None:
-                bpy.data.images.remove(image)
+        baked.pop("texels", None)
+        for made in baked.values():
+            for image in (made[0], made[2]):
+                if image is not None:
+                    bpy.data.images.remove(image)
 
 
 def _bake_key(mat, scene):
@@ -158,38 +170,58 @@ _KEPT = KeptPngs("io_alamo-bakes-", limit=512 << 20)
 
 
 def _baked_image(mat, scene, baked):
-    """(image, emits) of the material's baked surface, made once per :func:`_bake_key` (and
-    once per texture file and key in a process)."""
+    """(image, emits, glow alpha image or None) of the material's baked surface, made once
+    per :func:`_bake_key` (and once per texture file and key in a process)."""
     key = _bake_key(mat, scene)
     if key not in baked:
         base = mat.node_tree.nodes[BASE_NODE].image
         source = texture_file(base) if base is not None else None
         kept_key = (source,) + key[1:] if source is not None else None
         found = _KEPT.load(kept_key)
-        baked[key] = (found, key[1]) if found is not None else \
-            _new_bake(mat, scene, baked, kept_key)
+        glow = key[1] and COMPOSES_ALPHA
+        white = _KEPT.load(kept_key + ("white",)) if found is not None and glow else None
+        baked[key] = (found, key[1], white) if found is not None and \
+            (white is not None or not glow) else _new_bake(mat, scene, baked, kept_key)
     return baked[key]
 
 
 def _new_bake(mat, scene, baked, kept_key):
-    made = surface_bytes(mat, scene)
+    texels = baked.setdefault("texels", {})        # a texture baked twice is read once
+
+    def read(image):
+        if image.name not in texels:
+            texels[image.name] = byte_pixels(image)
+        return texels[image.name]
+    made = surface_bytes(mat, scene, read)
     if made is None:
-        return None, False
+        return None, False, None
     px, emits = made
     base = mat.node_tree.nodes[BASE_NODE].image
+    stem = f"{os.path.splitext(base.name)[0]}_preview"
     # written as PNG once (in a folder of its own: the file names the glTF image as the
     # image's name does): the glTF exporter takes a clean PNG file's bytes as they are,
     # where it would encode the pixels again for every material using them. An opaque
     # surface's alpha is 1 everywhere and glTF reads none (_bake links Alpha only for the
     # others): RGB, a third less to encode and to store
-    image = write_png(px, os.path.join(baked["folder"], str(len(baked))),
-                      f"{os.path.splitext(base.name)[0]}_preview")
+    image = write_png(px, os.path.join(baked["folder"], str(len(baked))), stem)
     _KEPT.keep(kept_key, image)
-    return image, emits
+    white = None
+    if emits and COMPOSES_ALPHA:
+        # the glow's base colour texture as the exporter composes it (white, the glow's
+        # alpha; its colour multiplied by black), under the same name: a clean PNG it
+        # copies, where it would decode the bake and encode the composite with Blender's
+        # PNG writer (issue 44; 4.2's exporter composes nothing: left as it was). A grey and
+        # alpha PNG: read as RGBA, the same pixels as its RGBA composite, a fifth smaller
+        pair = np.empty(px.shape[:2] + (2,), np.uint8)
+        pair[..., 0] = 255
+        pair[..., 1] = px[..., 3]
+        white = write_png(pair, os.path.join(baked["folder"], f"{len(baked)}a"), stem)
+        _KEPT.keep(kept_key and kept_key + ("white",), white)
+    return image, emits, white
 
 
 def _bake(mat, scene, baked):
-    image, emits = _baked_image(mat, scene, baked)
+    image, emits, white = _baked_image(mat, scene, baked)
     if image is None:
         return None
     tree = mat.node_tree
@@ -201,9 +233,8 @@ def _bake(mat, scene, baked):
              if link.to_node == bsdf or link.to_node == out]
     defaults = {name: _copy(bsdf.inputs[name].default_value)
                 for name in ("Base Color", "Emission Color", "Emission Strength", "Alpha")}
-    node = tree.nodes.new("ShaderNodeTexImage")
-    node.name = BAKED
-    node.image = image
+    node = _image_node(tree, BAKED, image)
+    added = [node]
     for link in list(tree.links):
         if link.to_node == bsdf and link.to_socket.name in defaults:
             tree.links.remove(link)
@@ -212,13 +243,18 @@ def _bake(mat, scene, baked):
         bsdf.inputs["Base Color"].default_value = (0.0, 0.0, 0.0, 1.0)
         tree.links.new(node.outputs["Color"], bsdf.inputs["Emission Color"])
         bsdf.inputs["Emission Strength"].default_value = 1.0
+        if white is not None:
+            added += _black_with_alpha(tree, bsdf, white)
+        else:
+            tree.links.new(node.outputs["Alpha"], bsdf.inputs["Alpha"])
     else:
         tree.links.new(node.outputs["Color"], bsdf.inputs["Base Color"])
-    if emits or mat.surface_render_method == "BLENDED":
-        tree.links.new(node.outputs["Alpha"], bsdf.inputs["Alpha"])
+        if mat.surface_render_method == "BLENDED":
+            tree.links.new(node.outputs["Alpha"], bsdf.inputs["Alpha"])
 
     def restore():
-        tree.nodes.remove(node)
+        for made in added:
+            tree.nodes.remove(made)
         for link in list(tree.links):
             if link.to_node == bsdf or link.to_node == out:
                 tree.links.remove(link)
@@ -227,6 +263,32 @@ def _bake(mat, scene, baked):
         for name, value in defaults.items():
             bsdf.inputs[name].default_value = value
     return restore
+
+
+def _image_node(tree, name, image):
+    node = tree.nodes.new("ShaderNodeTexImage")
+    node.name = name
+    node.image = image
+    return node
+
+
+def _black_with_alpha(tree, bsdf, white):
+    """Link a glow's black base colour and alpha as one texture times a colour factor:
+    ``white`` (white, the glow's alpha) multiplied by black into Base Color, its alpha into
+    Alpha. Blender shows the same (black, the alpha), and glTF exporters read
+    baseColorFactor (0, 0, 0, 1) with ``white`` as baseColorTexture, whose bytes they copy
+    (the texture they composed of white and the bake's alpha before); the nodes added."""
+    node = _image_node(tree, BAKED + " Alpha", white)
+    mix = tree.nodes.new("ShaderNodeMix")
+    mix.data_type, mix.blend_type = "RGBA", "MULTIPLY"
+    sockets = {s.identifier: s for s in mix.inputs}
+    sockets["Factor_Float"].default_value = 1.0
+    sockets["B_Color"].default_value = (0.0, 0.0, 0.0, 1.0)
+    tree.links.new(node.outputs["Color"], sockets["A_Color"])
+    result = next(s for s in mix.outputs if s.identifier == "Result_Color")
+    tree.links.new(result, bsdf.inputs["Base Color"])
+    tree.links.new(node.outputs["Alpha"], bsdf.inputs["Alpha"])
+    return [node, mix]
 
 
 def _copy(value):
