@@ -175,6 +175,12 @@ def _extrapolation(obj, action):
     _curve(action, '["Float"].location').extrapolation = "LINEAR"
 
 
+def _near_frame(obj, action):
+    fc = _curve(action, '["HandL"].location')
+    fc.keyframe_points[-1].co[0] -= 0.0005         # Blender's search takes it as on the frame
+    fc.update()
+
+
 def _axis_angle(obj, action):
     obj.pose.bones["Tip"].rotation_mode = "AXIS_ANGLE"
 
@@ -188,7 +194,7 @@ def _rest(obj, action):
 
 
 @pytest.mark.parametrize("change", [_constraint, _driver, _nla, _bezier, _modifier,
-                                    _extrapolation, _axis_angle, _inherit, _rest],
+                                    _extrapolation, _near_frame, _axis_angle, _inherit, _rest],
                          ids=lambda f: f.__name__.strip("_"))
 def test_what_keys_cannot_give_is_evaluated_frame_by_frame(blender, tmp_path, change):
     from io_alamo.blender.alamo.exporter.ala_keys import slow_reason
@@ -199,7 +205,8 @@ def test_what_keys_cannot_give_is_evaluated_frame_by_frame(blender, tmp_path, ch
     change(obj, action)
     result = export(obj, action, tmp_path / "Rig_After.ala", 1)
     assert result.pose_from == "frames"
-    assert change in (_bezier, _modifier, _extrapolation) or slow_reason(obj, action)
+    assert change in (_bezier, _modifier, _extrapolation, _near_frame) \
+        or slow_reason(obj, action)
 
 
 def test_euler_matrices_are_blenders(blender):

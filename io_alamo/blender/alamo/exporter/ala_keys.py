@@ -12,10 +12,10 @@ parent (``Bone.matrix`` with the head moved along the parent's length, Blender's
 :func:`pose_from_keys` answers None for anything else, and the exporter then evaluates every
 frame in Blender as before: constraints, drivers, NLA tracks, more than one layer, strip or
 slot, a blended or partial action influence, F-curve modifiers, Bezier (or other) keys,
-extrapolation other than constant, axis-angle bones, bones that do not inherit rotation and
-scale fully or whose location is not local, an armature shown in its rest position, and
-curves on pose-bone properties other than the transforms, the Alamo properties and custom
-properties. Computed in float64, so the matrices differ from Blender's float32 ones by
+extrapolation other than constant, keys less than 1/1000 frame off a whole frame (Blender
+takes them as on it), axis-angle bones, bones that do not inherit rotation and scale fully or
+whose location is not local, an armature shown in its rest position, and curves on pose-bone
+properties other than the transforms, the Alamo properties and custom properties. Computed in float64, so the matrices differ from Blender's float32 ones by
 float32 rounding only.
 """
 
@@ -107,8 +107,12 @@ def _curves(armature, read):
                 or not ((codes == _KEYS[0]) | (codes == _KEYS[1])).all():
             return f"curve {path!r}[{fc.array_index}] has modifiers, extrapolation or keys " \
                    "other than linear and constant"
+        co = co.astype(np.float64)
+        off = np.abs(co[0::2] - np.rint(co[0::2]))
+        if ((off > 0) & (off < 1e-3)).any():
+            # Blender takes a key this near the frame as on it (its binary search's threshold)
+            return f"curve {path!r}[{fc.array_index}] has a key a hair off a whole frame"
         if prop != "rotation_axis_angle":     # moves no bone unless in axis-angle mode (refused)
-            co = co.astype(np.float64)
             out.append((bone, prop, fc.array_index, co[0::2], co[1::2], codes))
     return out
 
