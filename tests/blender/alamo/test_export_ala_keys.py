@@ -96,9 +96,11 @@ def frame_by_frame(monkeypatch):
     monkeypatch.setattr(ala, "pose_from_keys", lambda *a, **k: None)
 
 
-def test_keys_give_blenders_pose_matrices(blender):
+def test_keys_give_blenders_pose_matrices(blender, monkeypatch):
+    from io_alamo.blender.alamo.exporter import ala_keys
     from io_alamo.blender.alamo.exporter.ala import _sample_pose
     from io_alamo.blender.alamo.exporter.ala_keys import pose_from_keys, slow_reason
+    monkeypatch.setattr(ala_keys, "_CHUNK", 7)      # frames in blocks, as for long actions
     obj = make_rig()
     action = make_action(obj, scale_moves=True)
     assert slow_reason(obj, action) is None

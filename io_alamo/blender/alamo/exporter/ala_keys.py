@@ -30,6 +30,7 @@ _REST = {"location": (0.0, 0.0, 0.0), "rotation_quaternion": (1.0, 0.0, 0.0, 0.0
          "rotation_euler": (0.0, 0.0, 0.0), "scale": (1.0, 1.0, 1.0)}
 _EULER = ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
 _KEYS = (compat.INTERPOLATION["LINEAR"], compat.INTERPOLATION["CONSTANT"])
+_CHUNK = 4096                      # frames composed at once
 
 
 def slow_reason(armature, action):
@@ -129,28 +130,30 @@ def pose_from_keys(armature, action, order, start, frames, keys_scale=1.0, read=
         return None
     pbs = armature.pose.bones
     row = {pb.name: k for k, pb in enumerate(pbs)}
-    nb = len(pbs)
-    at = start + np.arange(frames, dtype=np.float64)
-    channels = {p: np.empty((nb, frames, w)) for p, w in _WIDTH.items()}
-    for p, values in channels.items():
-        values[...] = _REST[p]
-    for bone, prop, index, kf, kv, codes in curves:
-        if index < _WIDTH[prop]:
-            channels[prop][row[bone], :, index] = _sample_curve(kf, kv, codes, at)
-    channels["location"] *= keys_scale
+    rest = _offsets(armature)
     modes = [pb.rotation_mode for pb in pbs]
-    world = _compose(armature, channels, modes)
     out = np.tile(np.eye(4), (frames, len(order), 1, 1))
     have = np.array([n is not None for n in order], bool)
-    out[:, have] = world[[row[n] for n in order if n is not None]].swapaxes(0, 1)
+    pick = [row[n] for n in order if n is not None]
+    for first in range(0, frames, _CHUNK):          # bounded temporaries for long actions
+        at = start + np.arange(first, min(first + _CHUNK, frames), dtype=np.float64)
+        channels = {p: np.empty((len(pbs), len(at), w)) for p, w in _WIDTH.items()}
+        for p, values in channels.items():
+            values[...] = _REST[p]
+        for bone, prop, index, kf, kv, codes in curves:
+            if index < _WIDTH[prop]:
+                channels[prop][row[bone], :, index] = _sample_curve(kf, kv, codes, at)
+        channels["location"] *= keys_scale
+        world = _compose(channels, modes, rest)
+        out[first:first + len(at), have] = world[pick].swapaxes(0, 1)
     return out
 
 
-def _compose(armature, channels, modes):
-    """(B, F, 4, 4) armature-space matrices of every pose bone from their channels."""
-    bones = armature.data.bones
-    nb = len(bones)
-    frames = channels["location"].shape[1]
+def _compose(channels, modes, rest):
+    """(B, F, 4, 4) armature-space matrices of every pose bone from their channels; ``rest``:
+    (offsets, parent rows, connected) as :func:`_offsets` gives them."""
+    offset, parent, connected = rest
+    nb, frames = channels["location"].shape[:2]
     rot = np.empty((nb, frames, 3, 3))
     quat = [k for k, m in enumerate(modes) if m == "QUATERNION"]
     rot[quat] = _quaternion_matrices(channels["rotation_quaternion"][quat])
@@ -160,10 +163,8 @@ def _compose(armature, channels, modes):
             rot[rows] = euler_matrices(channels["rotation_euler"][rows], order)
     chan = np.zeros((nb, frames, 4, 4))
     chan[..., :3, :3] = rot * channels["scale"][..., None, :]
-    connected = np.array([b.use_connect for b in bones], bool)
     chan[~connected, :, :3, 3] = channels["location"][~connected]
     chan[..., 3, 3] = 1.0
-    offset, parent = _offsets(bones)
     world = np.empty_like(chan)
     for level in _levels(parent):
         local = offset[level][:, None] @ chan[level]
@@ -202,12 +203,15 @@ def euler_matrices(angles, order):
     return out
 
 
-def _offsets(bones):
-    """(B, 4, 4) rest of each bone relative to its parent's pose (its armature-space rest
-    for a root bone) and (B,) parent rows (-1 for none)."""
+def _offsets(armature):
+    """Per pose bone (in pose-bone order): (B, 4, 4) rest relative to its parent's pose (its
+    armature-space rest for a root bone), (B,) parent rows (-1 for none), (B,) connected."""
+    bones, pbs = armature.data.bones, armature.pose.bones
     nb = len(bones)
-    row = {b.name: k for k, b in enumerate(bones)}
-    parent = np.array([row[b.parent.name] if b.parent else -1 for b in bones], np.int64)
+    row = {pb.name: k for k, pb in enumerate(pbs)}
+    perm = [bones.find(pb.name) for pb in pbs]
+    parent = np.array([row[pb.parent.name] if pb.parent else -1 for pb in pbs], np.int64)
+    connected = np.array([pb.bone.use_connect for pb in pbs], bool)
     rest = np.empty(nb * 16, np.float32)
     bones.foreach_get("matrix_local", rest)
     mat = np.empty(nb * 9, np.float32)
@@ -216,12 +220,13 @@ def _offsets(bones):
     bones.foreach_get("head", head)
     length = np.empty(nb, np.float32)
     bones.foreach_get("length", length)
-    out = rest.astype(np.float64).reshape(nb, 4, 4).transpose(0, 2, 1)
+    out = rest.astype(np.float64).reshape(nb, 4, 4).transpose(0, 2, 1)[perm]
     child = parent >= 0
-    out[child, :3, :3] = mat.astype(np.float64).reshape(nb, 3, 3).transpose(0, 2, 1)[child]
-    out[child, :3, 3] = head.astype(np.float64).reshape(nb, 3)[child]
-    out[child, 1, 3] += length.astype(np.float64)[parent[child]]
-    return out, parent
+    mat = mat.astype(np.float64).reshape(nb, 3, 3).transpose(0, 2, 1)[perm]
+    out[child, :3, :3] = mat[child]
+    out[child, :3, 3] = head.astype(np.float64).reshape(nb, 3)[perm][child]
+    out[child, 1, 3] += length.astype(np.float64)[perm][parent[child]]
+    return out, parent, connected
 
 
 def _levels(parent):
