@@ -21,7 +21,7 @@ float32 rounding only.
 
 import numpy as np
 
-from ... import compat
+from ... import compat, progress
 from ...gltf_animation import _sample_curve
 from ..fingerprint import bone_of_path, curve_arrays
 
@@ -135,6 +135,7 @@ def pose_from_keys(armature, action, order, start, frames, keys_scale=1.0, read=
     out = np.tile(np.eye(4), (frames, len(order), 1, 1))
     have = np.array([n is not None for n in order], bool)
     pick = [row[n] for n in order if n is not None]
+    progress.expect(frames)                         # counted in frames, as frame_set's are
     for first in range(0, frames, _CHUNK):          # bounded temporaries for long actions
         at = start + np.arange(first, min(first + _CHUNK, frames), dtype=np.float64)
         channels = {p: np.empty((len(pbs), len(at), w)) for p, w in _WIDTH.items()}
@@ -146,6 +147,7 @@ def pose_from_keys(armature, action, order, start, frames, keys_scale=1.0, read=
         channels["location"] *= keys_scale
         world = _compose(channels, modes, rest)
         out[first:first + len(at), have] = world[pick].swapaxes(0, 1)
+        progress.advance(len(at))
     return out
 
 
