@@ -42,14 +42,15 @@ def remember(action, armature, curves=None):
     action[KEY] = _bone_digests(action, armature, curves)
 
 
-def untouched(action, armature):
+def untouched(action, armature, curves=None):
     """Names of the Blender bones whose keys, rests and constraints are as imported and that
-    no driver moves."""
+    no driver moves (``curves``: the action's keys as :func:`~.fingerprint.action_curves`
+    reads them, when the caller has read them already)."""
     stored = action.get(KEY)
     if stored is None:
         return set()
     stored = dict(stored)
-    now = _bone_digests(action, armature)
+    now = _bone_digests(action, armature, curves)
     driven = set()
     ad = armature.animation_data
     if ad is not None:

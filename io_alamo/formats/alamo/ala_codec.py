@@ -135,9 +135,17 @@ def quantize_range(values) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
     offset + 65535 * step >= maximum, so every value is within step / 2 of its decoded value
     (up to float32 rounding of the values themselves).
     """
+    off, step, q, constant = quantize_ranges(np.asarray(values)[None])
+    return off[0], step[0], q[0], bool(constant[0])
+
+
+def quantize_ranges(values) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`quantize_range` of every bone's (F, k) values at once: ``values`` is (B, F, k);
+    returns offsets and steps (B, k), q (B, F, k) and constant (B,), each bone's exactly what
+    :func:`quantize_range` gives for it."""
     v = np.asarray(values, np.float64)
-    lo = v.min(axis=0)
-    hi = v.max(axis=0)
+    lo = v.min(axis=1)
+    hi = v.max(axis=1)
     off = lo.astype(np.float32)
     below = off.astype(np.float64) > lo
     off[below] = np.nextafter(off[below], np.float32(-np.inf))
@@ -146,10 +154,10 @@ def quantize_range(values) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
     short = off.astype(np.float64) + 65535.0 * step.astype(np.float64) < hi
     step[short] = np.nextafter(step[short], np.float32(np.inf))
     safe = np.where(step > 0, step.astype(np.float64), 1.0)
-    q = np.rint((v - off.astype(np.float64)) / safe)
+    q = np.rint((v - off.astype(np.float64)[:, None]) / safe[:, None])
     q = np.clip(q, 0, 65535).astype(np.uint16)
-    q[:, step == 0] = 0
-    constant = bool(np.all(hi == lo))
+    q *= (step > 0)[:, None].astype(np.uint16)
+    constant = np.all(hi == lo, axis=1)
     return off, step, q, constant
 
 
@@ -169,21 +177,22 @@ def encode_animation(data: AnimationData, fmt: int = 2) -> Animation:
         if not np.all(np.isfinite(arr)):
             raise AlamoFormatError(f"{name} contains NaN or infinite values")
     q_rot = np.rint(np.clip(r, -1.0, 1.0) * ROTATION_SCALE).astype(np.int16)
+    t_off, t_step, t_q, t_const = quantize_ranges(t)
+    s_off, s_step, s_q, s_const = quantize_ranges(s)
+    r_const = np.all(q_rot == q_rot[:, :1], axis=(1, 2))
     bones = []
     for i in range(n):
         b = BoneAnimation(name=data.names[i], index=int(data.indices[i]),
                           unknown=int(data.unknown[i]) if i < len(data.unknown) else 0)
-        off, st, q, const = quantize_range(t[i])
-        b.translation_offset = off
-        b.translation_scale = st if not const else np.zeros(3, np.float32)
-        b.translation = None if const else q
-        off, st, q, const = quantize_range(s[i])
-        b.scale_offset = off
-        b.scale_scale = st if not const else np.zeros(3, np.float32)
-        b.scale = None if const else q
+        b.translation_offset = t_off[i]
+        b.translation_scale = t_step[i] if not t_const[i] else np.zeros(3, np.float32)
+        b.translation = None if t_const[i] else t_q[i]
+        b.scale_offset = s_off[i]
+        b.scale_scale = s_step[i] if not s_const[i] else np.zeros(3, np.float32)
+        b.scale = None if s_const[i] else s_q[i]
         qr = q_rot[i]
         b.default_rotation = qr[0].copy()
-        b.rotation = None if np.all(qr == qr[0]) else qr
+        b.rotation = None if r_const[i] else qr
         if data.has_visibility[i]:
             b.visibility = pack_bits(data.visible[i])
         if data.has_step[i] and fmt == 1:      # format #2 holds no step bits (0x1008)

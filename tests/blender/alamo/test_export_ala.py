@@ -52,6 +52,7 @@ def test_edited_animation_reencodes_within_half_a_step(blender, tmp_path, path, 
     out = tmp_path / "new.ala"
     result = export(arm, action, out, format=fmt)
     assert not result.reused
+    assert result.pose_from == "keys"           # imported keys: sampled with numpy
     new = read_ala(out.read_bytes())
     assert new.format == fmt and new.num_frames == anim.num_frames
     assert np.isclose(new.fps, anim.fps)

@@ -19,7 +19,7 @@ from ....formats.alamo.game_rules import game_problem, model_bones
 from ... import compat, progress
 from ...matrices import continuous_quaternions as _continuous
 from ...matrices import decompose as _decompose
-from ...matrices import inverse
+from ...matrices import affine_inverse
 from ...results import Result
 from ...source import SOURCE_NAME_KEY, get_source, has_source, source_file_name
 from .. import bone_keys, fingerprint
@@ -28,6 +28,7 @@ from ..frames import FIRST_FRAME
 from ..unit_actions import unit_actions
 from .ala_bones import (keep_unedited, keyed_new_bones, merge_steps, moving_bones, reindexed,
                         renamed, source_animation, source_bones)
+from .ala_keys import as_action_curves, pose_from_keys, read_curves
 from .bake import applied_scale, bake_of
 from .common import ExportError, Report
 from .game_check import save_checked
@@ -54,6 +55,7 @@ class AlaExportResult(Result):
     fps: float = 0.0
     bones: int = 0
     kept_bones: int = 0              # bones written from the imported file as they were
+    pose_from: str = ""              # "keys" (sampled with numpy) or "frames" (frame_set)
 
     def summary(self):
         how = " (unchanged since import)" if self.reused else ""
@@ -204,9 +206,12 @@ def build_animation(context, armature, action, options, source=_UNPARSED):
     result.timings["skeleton"] = time.perf_counter() - clock
 
     clock = time.perf_counter()
-    matrices = _sample_pose(context, armature, action,
-                            [blender_of.get(k) for k in range(len(names))], start, frames,
-                            keys_scale)
+    order = [blender_of.get(k) for k in range(len(names))]
+    read = read_curves(action)
+    matrices = pose_from_keys(armature, action, order, start, frames, keys_scale, read)
+    result.pose_from = "frames" if matrices is None else "keys"
+    if matrices is None:
+        matrices = _sample_pose(context, armature, action, order, start, frames, keys_scale)
     if not bake.identity:
         matrices = bake.rigid(matrices)
     # bone 0 never moves in a game animation: it stays where the model has it (identity for
@@ -218,7 +223,7 @@ def build_animation(context, armature, action, options, source=_UNPARSED):
     local = matrices.copy()
     has_parent = parents >= 0
     if has_parent.any():
-        inv = inverse(matrices[:, parents[has_parent]])      # a zero scale is singular
+        inv = affine_inverse(matrices[:, parents[has_parent]])   # a zero scale is singular
         local[:, has_parent] = inv @ matrices[:, has_parent]
     t, q, s = _decompose(local)                  # (F, B, 3/4/3)
     t, q, s = (np.swapaxes(a, 0, 1) for a in (t, q, s))
@@ -229,9 +234,7 @@ def build_animation(context, armature, action, options, source=_UNPARSED):
     _snap_constant(t, 1e-6 * np.maximum(reach, 1.0)[:, None, None])
     _snap_constant(q, 1e-5)           # a third of the int16 step
     _snap_constant(s, 1e-5)
-    order = [blender_of.get(k) for k in range(len(names))]
-    visible, has_visibility, step, has_step, keyed = _bits(armature, action, order, start,
-                                                           frames)
+    visible, has_visibility, step, has_step, keyed = _bits(read, order, start, frames)
     src = source_bones(src_anim, armature, skeleton, bone_index) if src_anim is not None \
         else None
     rows, row_names, unknown = _written_rows(action, src, skeleton, bone_index,
@@ -250,7 +253,8 @@ def build_animation(context, armature, action, options, source=_UNPARSED):
     _refuse_scale_frames(action, result.animation)
     if src is not None:
         # bones whose motion was not edited keep the file's data exactly
-        untouched = {bone_index[n] for n in bone_keys.untouched(action, armature)
+        untouched = {bone_index[n] for n in bone_keys.untouched(action, armature,
+                                                                as_action_curves(read))
                      if n in bone_index} if as_shown else set()
         result.animation, result.kept_bones = keep_unedited(
             result.animation, src_anim, armature, skeleton, bone_index, rows,
@@ -458,9 +462,10 @@ def _snap_constant(a, tol):
     np.copyto(a, first, where=np.broadcast_to(still, a.shape))
 
 
-def _bits(armature, action, order, start, frames):
+def _bits(read, order, start, frames):
     """Visibility (from the bones' animated Visible property), step bits (frames whose
-    transform keys are constant-interpolated) and keyed frames, per bone in ``order``."""
+    transform keys are constant-interpolated) and keyed frames, per bone in ``order``, from
+    the action's curves as :func:`.ala_keys.read_curves` read them."""
     nb = len(order)
     visible = np.ones((nb, frames), bool)
     has_vis = np.zeros(nb, bool)
@@ -470,21 +475,12 @@ def _bits(armature, action, order, start, frames):
     row = {n: k for k, n in enumerate(order) if n is not None}
     frame_numbers = start + np.arange(frames, dtype=np.float64)
     constant = compat.INTERPOLATION["CONSTANT"]
-    for fc in compat.action_fcurves(action):
-        if fc.mute:
-            continue
-        name, prop = bone_of_path(fc.data_path)
+    for fc, name, prop, co, interp in read:
         k = row.get(name)
-        if k is None:
+        if fc.mute or k is None or not len(interp):
             continue
-        n = len(fc.keyframe_points)
-        if n == 0:
-            continue
-        co = np.empty(2 * n, np.float32)
-        fc.keyframe_points.foreach_get("co", co)
+        n = len(interp)
         keys, values = co[0::2].astype(np.float64), co[1::2]
-        interp = np.empty(n, np.int32)
-        fc.keyframe_points.foreach_get("interpolation", interp)
         if prop == VISIBLE_PATH:
             has_vis[k] = True
             if (interp == constant).all():
