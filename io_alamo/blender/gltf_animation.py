@@ -29,7 +29,8 @@ import numpy as np
 from ..formats.saving import write_all
 from . import compat
 
-__all__ = ["add_animations", "animation_plan", "fast_animation_armature", "pose_actions"]
+__all__ = ["add_animations", "animation_plan", "fast_animation_armature", "pose_actions",
+           "sample_curve"]
 
 _CHANNELS = (("location", 3), ("rotation_quaternion", 4), ("scale", 3))
 _CHANNEL_ID = {c: k for k, (c, _) in enumerate(_CHANNELS)}
@@ -160,7 +161,7 @@ def _action_curves(action):
                    co[:, 0], co[:, 1], codes)
 
 
-def _sample_curve(kf, kv, codes, frames):
+def sample_curve(kf, kv, codes, frames):
     """An F-curve's values at ``frames`` from its keys (linear and constant keys only)."""
     n = len(kf)
     if n == 1:                                               # a constant
@@ -179,7 +180,7 @@ def _sample_action(curves, bones, frames):
     """{channel: (bones, frames, width) array} of the pose-bone channels of ``bones`` at
     ``frames``, from :func:`_action_curves`. The curves of one key and those with a key at
     every frame (all an imported action has) are placed per channel in one assignment, the
-    others sampled one by one (:func:`_sample_curve`)."""
+    others sampled one by one (:func:`sample_curve`)."""
     out = {c: np.empty((len(bones), len(frames), width)) for c, width in _CHANNELS}
     for c, _ in _CHANNELS:
         out[c][...] = _DEFAULTS[c]
@@ -191,7 +192,7 @@ def _sample_action(curves, bones, frames):
     if len(np.unique(place)) < len(used):   # a channel keyed twice (two slots): the last wins
         for k in used.tolist():
             out[_CHANNELS[curves.channel[k]][0]][rows[k], :, curves.index[k]] = \
-                _sample_curve(*curves.keys(k), frames)
+                sample_curve(*curves.keys(k), frames)
         return out
     every = np.arange(len(frames))
     for c, (channel, _) in enumerate(_CHANNELS):
@@ -207,7 +208,7 @@ def _sample_action(curves, bones, frames):
         rest = np.ones(len(ks), bool)
         rest[one] = rest[full] = False
         for k in np.flatnonzero(rest).tolist():
-            out[channel][at[k], :, index[k]] = _sample_curve(*curves.keys(ks[k]), frames)
+            out[channel][at[k], :, index[k]] = sample_curve(*curves.keys(ks[k]), frames)
     return out
 
 

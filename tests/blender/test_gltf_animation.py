@@ -182,7 +182,7 @@ def test_still_bones_and_placed_curves_are_the_per_curve_numbers(blender):
     they stand still, give the very numbers of sampling each curve at every frame on its
     own (what the .glb held before): the file stays byte for byte the same."""
     from io_alamo.blender.gltf_animation import (
-        _CHANNELS, _Curves, _node_trs, _node_values, _sample_action, _sample_curve)
+        _CHANNELS, _Curves, _node_trs, _node_values, _sample_action, sample_curve)
     frames = np.arange(3, 13, dtype=np.float64)
     rng = np.random.default_rng(7)
     curves = []        # bone, channel, index, key frames, interpolation codes (1 linear)
@@ -208,7 +208,7 @@ def test_still_bones_and_placed_curves_are_the_per_curve_numbers(blender):
             bone, channel = curves.names[curves.bone[k]], curves.channel[k]
             if bone in bones and channel >= 0:
                 out[_CHANNELS[channel][0]][bones.index(bone), :, curves.index[k]] = \
-                    _sample_curve(*curves.keys(k), frames)
+                    sample_curve(*curves.keys(k), frames)
         return out
 
     read = _Curves(*args)

@@ -3,7 +3,7 @@ numpy, instead of ``scene.frame_set`` at every frame (4-5 ms a frame for 100 bon
 
 It covers what Blender's pose evaluation does for a bone that only its action moves: the
 F-curves are sampled (linear and constant keys, constant extrapolation, as
-:func:`..gltf_animation._sample_curve` does for the glb), each bone's channel matrix is
+:func:`..gltf_animation.sample_curve` does for the glb), each bone's channel matrix is
 ``translation(location) @ rotation @ scale`` (the quaternion normalised, or the Euler angles
 in the bone's order; a connected bone's location is ignored), and its armature-space matrix is
 ``parent pose @ offset @ channel``, where the offset is the bone's rest relative to its
@@ -22,7 +22,7 @@ float32 rounding only.
 import numpy as np
 
 from ... import compat, progress
-from ...gltf_animation import _sample_curve
+from ...gltf_animation import sample_curve
 from ..fingerprint import bone_of_path, curve_arrays
 
 _WIDTH = {"location": 3, "rotation_quaternion": 4, "rotation_euler": 3, "scale": 3}
@@ -143,7 +143,7 @@ def pose_from_keys(armature, action, order, start, frames, keys_scale=1.0, read=
             values[...] = _REST[p]
         for bone, prop, index, kf, kv, codes in curves:
             if index < _WIDTH[prop]:
-                channels[prop][row[bone], :, index] = _sample_curve(kf, kv, codes, at)
+                channels[prop][row[bone], :, index] = sample_curve(kf, kv, codes, at)
         channels["location"] *= keys_scale
         world = _compose(channels, modes, rest)
         out[first:first + len(at), have] = world[pick].swapaxes(0, 1)
