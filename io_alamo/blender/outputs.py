@@ -14,6 +14,7 @@ from mathutils import Vector
 from ..scratch import remove_scratch_folders
 from .gltf_animation import add_animations, animation_plan
 from .gltf_images import encoded_once
+from .gltf_materials import reachable_materials
 from .preview_images import small_images
 
 __all__ = ["SceneExtras", "export_glb", "finish", "render_preview"]
@@ -81,7 +82,8 @@ def export_glb(target, everything=False, look=None, prepare=None, extras=None):
                 left_out.select_set(False)
             exported = [o for o in scene.objects
                         if not options.get("use_selection") or _selected(o)]
-            with encoded_once({slot.material for o in exported for slot in o.material_slots}):
+            with reachable_materials(exported), \
+                    encoded_once({slot.material for o in exported for slot in o.material_slots}):
                 bpy.ops.export_scene.gltf(filepath=str(target), export_format="GLB",
                                           export_animations=arm is None,
                                           check_existing=False, **options)

@@ -1,11 +1,13 @@
-"""The node-tree walk the batch's glTF images use (io_alamo.blender.gltf_materials.
-nodes_upstream): the nodes of the wanted types and every node a link path leads from into
-one of them, nothing that leads elsewhere or nowhere (issue 44)."""
+"""The batch's glTF exporter reads pruned copies of the materials (io_alamo.blender.
+gltf_materials): only the nodes that lead to a Material Output and the node groups (the
+exporter's unlinked "glTF Material Output" group). The .glb is byte for byte the one the
+whole materials give, and the scene is as it was afterwards (issue 44)."""
 
+import numpy as np
 import pytest
+from scene import read_glb
 
 bpy = pytest.importorskip("bpy")
-import numpy as np  # noqa: E402
 
 
 def _image(name, size=8, seed=0):
@@ -81,26 +83,77 @@ def scene():
     return obj
 
 
-def test_nodes_upstream_follows_links_into_the_wanted_nodes_only(blender):
-    from io_alamo.blender.gltf_materials import nodes_upstream
+def _state():
+    return sorted((m.name, len(m.node_tree.nodes), len(m.node_tree.links), m.users)
+                  for m in bpy.data.materials), \
+        [s.material.name for o in bpy.data.objects for s in o.material_slots]
+
+
+def test_the_glb_is_the_same_from_the_pruned_materials(blender, tmp_path):
+    import addon_utils
+
+    from io_alamo.blender.gltf_materials import kept_nodes, reachable_materials
     obj = scene()
-    panel, glow = (s.material.node_tree for s in obj.material_slots)
-    names = {n.type: n.name for n in panel.nodes if n.type != "TEX_IMAGE"}
-    images = {n.image.name: n.name for n in panel.nodes if n.type == "TEX_IMAGE"}
-    # into the output: the BSDF and its colour, alpha and normal chains; not the dead
-    # specular chain (it leads into an Add Shader that reaches nothing), the unlinked
-    # texture, or the occlusion chain of the unlinked glTF group
-    assert nodes_upstream(panel, ("OUTPUT_MATERIAL",)) == {
-        names["OUTPUT_MATERIAL"], names["BSDF_PRINCIPLED"], names["MIX"],
-        names["NORMAL_MAP"], images["Base0.png"], images["Bumps.png"]}
-    # into the group: the occlusion chain
-    assert nodes_upstream(panel, ("GROUP",)) == {
-        names["GROUP"], names["SEPARATE_COLOR"], images["Occlusion.png"]}
-    # into the Add Shader: both shaders and all that feeds them
-    assert nodes_upstream(panel, ("ADD_SHADER",)) >= {
-        names["ADD_SHADER"], names["BSDF_GLOSSY"], names["RGB"], names["BSDF_PRINCIPLED"],
-        images["Base0.png"]}
-    glow_images = {n.image.name: n.name for n in glow.nodes if n.type == "TEX_IMAGE"}
-    assert glow_images["Base1.png"] in nodes_upstream(glow, ("BSDF_PRINCIPLED",))
-    assert glow_images["Unused1.png"] not in nodes_upstream(glow, ("BSDF_PRINCIPLED",))
-    assert nodes_upstream(glow, ("GROUP",)) == set()
+    before = _state()
+    addon_utils.enable("io_scene_gltf2", default_set=False)
+    try:
+        def export(name):
+            bpy.ops.export_scene.gltf(filepath=str(tmp_path / name), export_format="GLB",
+                                      check_existing=False)
+            return (tmp_path / name).read_bytes()
+        whole = export("whole.glb")
+        with reachable_materials([obj]):
+            shown = [s.material for s in obj.material_slots]
+            assert [m.name for m in shown] == ["Panel 0", "Panel 1"]
+            # the dead chain and the unused texture are gone, the glTF group stays
+            for mat in shown:
+                types = sorted(n.type for n in mat.node_tree.nodes)
+                assert "BSDF_GLOSSY" not in types and "ADD_SHADER" not in types
+                assert types.count("TEX_IMAGE") == (3 if mat.name == "Panel 0" else 1)
+                assert ("GROUP" in types) == (mat.name == "Panel 0")
+                assert kept_nodes(mat.node_tree) == {n.name for n in mat.node_tree.nodes}
+            pruned = export("pruned.glb")
+    finally:
+        addon_utils.disable("io_scene_gltf2", default_set=False)
+    assert _state() == before
+    # what the comparison covers: every kind of node the exporter follows reached it
+    doc, _ = read_glb(tmp_path / "whole.glb")
+    panel, glow = sorted(doc["materials"], key=lambda m: m["name"])
+    assert {"normalTexture", "occlusionTexture"} <= set(panel)
+    assert panel["pbrMetallicRoughness"]["baseColorFactor"][:3] == pytest.approx([.5, .8, 1])
+    assert "emissiveTexture" in glow
+    assert pruned == whole
+
+
+def test_the_batch_glb_is_the_same_from_the_pruned_materials(blender, tmp_path, monkeypatch):
+    """The Alamo preview materials as the batch writes them (baked look, images encoded
+    once): the same .glb bytes with and without the pruned copies."""
+    import contextlib
+
+    from io_alamo.blender import outputs
+    from io_alamo.blender.alamo.game_view import prepare_gltf_export
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
+    from io_alamo.blender.alamo.preview.gltf import gltf_look
+    from io_alamo.formats.alamo.sample import write_sample
+    folder = tmp_path / "sample"
+    write_sample(folder)
+    model = sorted(folder.glob("*.alo"))[0]
+    import_alo(bpy.context, str(model), AloImportOptions())
+    nodes = sum(len(m.node_tree.nodes) for m in bpy.data.materials if m.node_tree)
+    seen = []
+    real = outputs.reachable_materials
+
+    def counted(objects):
+        seen.append(sorted(len(s.material.node_tree.nodes) for o in objects
+                           for s in o.material_slots if s.material is not None))
+        return real(objects)
+
+    monkeypatch.setattr(outputs, "reachable_materials", counted)
+    outputs.export_glb(tmp_path / "pruned.glb", look=gltf_look, prepare=prepare_gltf_export)
+    monkeypatch.setattr(outputs, "reachable_materials", lambda objects: contextlib.nullcontext())
+    outputs.export_glb(tmp_path / "whole.glb", look=gltf_look, prepare=prepare_gltf_export)
+    assert seen and seen[0]
+    assert sum(len(m.node_tree.nodes) for m in bpy.data.materials if m.node_tree) == nodes
+    doc, _ = read_glb(tmp_path / "whole.glb")
+    assert doc["materials"] and doc.get("images")
+    assert (tmp_path / "pruned.glb").read_bytes() == (tmp_path / "whole.glb").read_bytes()
