@@ -157,3 +157,28 @@ def test_the_batch_glb_is_the_same_from_the_pruned_materials(blender, tmp_path, 
     doc, _ = read_glb(tmp_path / "whole.glb")
     assert doc["materials"] and doc.get("images")
     assert (tmp_path / "pruned.glb").read_bytes() == (tmp_path / "whole.glb").read_bytes()
+
+
+def test_nodes_upstream_follows_links_into_the_wanted_nodes_only(blender):
+    from io_alamo.blender.gltf_materials import nodes_upstream
+    obj = scene()
+    panel, glow = (s.material.node_tree for s in obj.material_slots)
+    names = {n.type: n.name for n in panel.nodes if n.type != "TEX_IMAGE"}
+    images = {n.image.name: n.name for n in panel.nodes if n.type == "TEX_IMAGE"}
+    # into the output: the BSDF and its colour, alpha and normal chains; not the dead
+    # specular chain (it leads into an Add Shader that reaches nothing), the unlinked
+    # texture, or the occlusion chain of the unlinked glTF group
+    assert nodes_upstream(panel, ("OUTPUT_MATERIAL",)) == {
+        names["OUTPUT_MATERIAL"], names["BSDF_PRINCIPLED"], names["MIX"],
+        names["NORMAL_MAP"], images["Base0.png"], images["Bumps.png"]}
+    # into the group: the occlusion chain
+    assert nodes_upstream(panel, ("GROUP",)) == {
+        names["GROUP"], names["SEPARATE_COLOR"], images["Occlusion.png"]}
+    # into the Add Shader: both shaders and all that feeds them
+    assert nodes_upstream(panel, ("ADD_SHADER",)) >= {
+        names["ADD_SHADER"], names["BSDF_GLOSSY"], names["RGB"], names["BSDF_PRINCIPLED"],
+        images["Base0.png"]}
+    glow_images = {n.image.name: n.name for n in glow.nodes if n.type == "TEX_IMAGE"}
+    assert glow_images["Base1.png"] in nodes_upstream(glow, ("BSDF_PRINCIPLED",))
+    assert glow_images["Unused1.png"] not in nodes_upstream(glow, ("BSDF_PRINCIPLED",))
+    assert nodes_upstream(glow, ("GROUP",)) == set()
