@@ -80,6 +80,31 @@ def test_minis_fill_their_chunk():
         read_minis(bad)
 
 
+@pytest.mark.parametrize("kind", [bytes, bytearray, memoryview])
+def test_minis_have_their_file_offsets_and_bytes_bodies(kind):
+    """Each mini's data is bytes and its offset is where its body starts in the file, for a
+    chunk read from a file (offset known) and one built in memory (no offset), whatever
+    bytes-like object the chunk holds; a cut header and an overrun name their offsets."""
+    body = bytes([1, 4]) + b"\1\0\0\0" + bytes([9, 0]) + bytes([0xFF, 2]) + b"ab"
+    file = raw(0x400, raw(0x401, b"xyz") + raw(0x601, body), container=True)
+    (outer,) = read_chunks(kind(file))
+    c = outer.children[1]
+    assert c.offset == 8 + 11 and c.path == "0x400/0x601"
+    minis = read_minis(c)
+    assert [(m.type, m.data, m.offset) for m in minis] == [
+        (1, b"\1\0\0\0", 19 + 10), (9, b"", 19 + 16), (0xFF, b"ab", 19 + 18)]
+    assert all(type(m.data) is bytes for m in minis)
+    loose = Chunk(0x601, data=kind(body))
+    assert [(m.type, m.data, m.offset) for m in read_minis(loose)] == [
+        (1, b"\1\0\0\0", None), (9, b"", None), (0xFF, b"ab", None)]
+    for cut, at, what in ((body + b"\7", 12, "header cut off"),
+                          (body + b"\7\1", 12, "0x7 size 1 runs past")):
+        (bad,) = read_chunks(kind(raw(0x601, cut)))
+        with pytest.raises(AlamoFormatError, match=what) as e:
+            read_minis(bad)
+        assert e.value.offset == 8 + at and e.value.path == "0x601"
+
+
 def test_mini_data_over_255_bytes_is_refused():
     with pytest.raises(AlamoFormatError, match="255"):
         write_minis([Mini(1, b"x" * 256)])
