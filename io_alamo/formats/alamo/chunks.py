@@ -131,7 +131,7 @@ def read_chunks(data: BytesLike, start: int = 0, end: int | None = None, parent_
     counts = {}
     pos = start
     budget = budget or _Budget()
-    unpack = _HEADER.unpack_from
+    unpack, new = _HEADER.unpack_from, object.__new__
     prefix = f"{parent_path}/" if parent_path else ""
     while pos < end:
         if not depth and _trailing(view, pos, end, chunks, depth) and (
@@ -145,7 +145,7 @@ def read_chunks(data: BytesLike, start: int = 0, end: int | None = None, parent_
         size = raw_size & MAX_SIZE
         k = counts.get(ctype, 0)        # the path: parent/0xTYPE, [k] for the k-th repeat of a
         counts[ctype] = k + 1           # type (written out here: a call per chunk costs)
-        path = f"{prefix}0x{ctype:x}" if k == 0 else f"{prefix}0x{ctype:x}[{k}]"
+        path = prefix + hex(ctype) if k == 0 else f"{prefix}{hex(ctype)}[{k}]"   # 0x...
         body = pos + 8
         if size > end - body:
             raise AlamoFormatError(_past_end(size, end - body, depth == 0 and end == len(view)),
@@ -154,12 +154,16 @@ def read_chunks(data: BytesLike, start: int = 0, end: int | None = None, parent_
         if budget.chunks > MAX_CHUNKS:
             raise AlamoFormatError(f"more than {MAX_CHUNKS:,} chunks; no Alamo file has that "
                                    "many", offset=pos, path=path)
+        chunk = new(Chunk)      # Chunk's __init__ spelled out (its call is most of the cost)
+        chunk.type, chunk.offset, chunk.path, chunk.budget, chunk.parsed = (
+            ctype, pos, path, budget, None)
         if raw_size & CONTAINER_BIT:
-            children = read_chunks(view, body, body + size, path, depth + 1, budget)
-            chunks.append(Chunk(ctype, None, children, pos, path, budget))
+            chunk.data = None
+            chunk.children = read_chunks(view, body, body + size, path, depth + 1, budget)
         else:
-            chunks.append(Chunk(ctype, view[body:body + size] if size else _EMPTY, None, pos,
-                                path, budget))
+            chunk.data = view[body:body + size] if size else _EMPTY
+            chunk.children = None
+        chunks.append(chunk)
         pos = body + size
     return chunks
 

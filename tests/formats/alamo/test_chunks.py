@@ -80,6 +80,27 @@ def test_minis_fill_their_chunk():
         read_minis(bad)
 
 
+def test_read_chunks_are_what_the_constructor_makes():
+    """read_chunks builds its Chunks without calling __init__: every slot set as it sets it
+    (and ``parsed`` empty), every path 0xTYPE with [k] for the k-th repeat of a type."""
+    file = raw(0x400, raw(0x401, b"ab") + raw(0x10000, raw(0x10004, b""), True)
+               + raw(0x401, b"") + raw(0xABCDEF12, b"c") + raw(0x401, b"d"), True)
+    (top,) = read_chunks(file)
+    got = []
+
+    def walk(cs):
+        for c in cs:
+            made = Chunk(c.type, c.data, c.children, c.offset, c.path, c.budget)
+            assert all(getattr(c, k) is getattr(made, k) for k in Chunk.__slots__)
+            got.append((c.path, c.offset, None if c.data is None else bytes(c.data)))
+            walk(c.children or ())
+    walk([top])
+    assert got == [("0x400", 0, None), ("0x400/0x401", 8, b"ab"),
+                   ("0x400/0x10000", 18, None), ("0x400/0x10000/0x10004", 26, b""),
+                   ("0x400/0x401[1]", 34, b""), ("0x400/0xabcdef12", 42, b"c"),
+                   ("0x400/0x401[2]", 51, b"d")]
+
+
 @pytest.mark.parametrize("kind", [bytes, bytearray, memoryview])
 def test_minis_have_their_file_offsets_and_bytes_bodies(kind):
     """Each mini's data is bytes and its offset is where its body starts in the file, for a
