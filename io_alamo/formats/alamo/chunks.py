@@ -248,7 +248,7 @@ def _parse_minis(chunk):
     raw = data if type(data) is bytes else bytes(data)   # one copy; its slices are the bodies
     base = None if chunk.offset is None else chunk.offset + 10    # + 8 (header) + 2 (mini's)
     minis = []
-    append = minis.append
+    append, new = minis.append, object.__new__
     pos = 0
     end = len(raw)
     while pos < end:
@@ -260,7 +260,10 @@ def _parse_minis(chunk):
             raise chunk.error(
                 f"mini-chunk 0x{mtype:x} size {raw[pos + 1]} runs past the end of the chunk",
                 at=pos)
-        append(Mini(mtype, raw[pos + 2:stop], None if base is None else base + pos))
+        mini = new(Mini)        # Mini's __init__ spelled out (its call is most of the cost)
+        mini.type, mini.data, mini.offset = mtype, raw[pos + 2:stop], (
+            None if base is None else base + pos)
+        append(mini)
         pos = stop
     if chunk.budget is not None:
         chunk.budget.minis += len(minis)

@@ -115,6 +115,8 @@ def test_minis_have_their_file_offsets_and_bytes_bodies(kind):
     assert [(m.type, m.data, m.offset) for m in minis] == [
         (1, b"\1\0\0\0", 19 + 10), (9, b"", 19 + 16), (0xFF, b"ab", 19 + 18)]
     assert all(type(m.data) is bytes for m in minis)
+    made = [Mini(m.type, m.data, m.offset) for m in minis]     # read_minis skips __init__
+    assert all(getattr(m, k) is getattr(n, k) for m, n in zip(minis, made) for k in Mini.__slots__)
     loose = Chunk(0x601, data=kind(body))
     assert [(m.type, m.data, m.offset) for m in read_minis(loose)] == [
         (1, b"\1\0\0\0", None), (9, b"", None), (0xFF, b"ab", None)]
