@@ -74,13 +74,6 @@ class Chunk:
         return f"<Chunk 0x{self.type:x} {kind} at {self.offset}>"
 
 
-def _child_path(parent_path, ctype, counts):
-    k = counts.get(ctype, 0)
-    counts[ctype] = k + 1
-    name = f"0x{ctype:x}" if k == 0 else f"0x{ctype:x}[{k}]"
-    return f"{parent_path}/{name}" if parent_path else name
-
-
 class _Budget:
     """How many chunks and mini-chunks one file has used of its caps."""
 
@@ -138,17 +131,21 @@ def read_chunks(data: BytesLike, start: int = 0, end: int | None = None, parent_
     counts = {}
     pos = start
     budget = budget or _Budget()
+    unpack, new = _HEADER.unpack_from, object.__new__
+    prefix = f"{parent_path}/" if parent_path else ""
     while pos < end:
-        if _trailing(view, pos, end, chunks, depth) and (
-                end - pos < 8 or (_HEADER.unpack_from(view, pos)[1] & MAX_SIZE) > end - pos - 8):
+        if not depth and _trailing(view, pos, end, chunks, depth) and (
+                end - pos < 8 or (unpack(view, pos)[1] & MAX_SIZE) > end - pos - 8):
             raise TrailingDataError(pos, end)
         if end - pos < 8:
             raise AlamoFormatError(
                 f"{end - pos} stray bytes where a chunk header (8 bytes) should start",
                 offset=pos, path=parent_path)
-        ctype, raw_size = _HEADER.unpack_from(view, pos)
+        ctype, raw_size = unpack(view, pos)
         size = raw_size & MAX_SIZE
-        path = _child_path(parent_path, ctype, counts)
+        k = counts.get(ctype, 0)        # the path: parent/0xTYPE, [k] for the k-th repeat of a
+        counts[ctype] = k + 1           # type (written out here: a call per chunk costs)
+        path = prefix + hex(ctype) if k == 0 else f"{prefix}{hex(ctype)}[{k}]"   # 0x...
         body = pos + 8
         if size > end - body:
             raise AlamoFormatError(_past_end(size, end - body, depth == 0 and end == len(view)),
@@ -157,12 +154,16 @@ def read_chunks(data: BytesLike, start: int = 0, end: int | None = None, parent_
         if budget.chunks > MAX_CHUNKS:
             raise AlamoFormatError(f"more than {MAX_CHUNKS:,} chunks; no Alamo file has that "
                                    "many", offset=pos, path=path)
+        chunk = new(Chunk)      # Chunk's __init__ spelled out (its call is most of the cost)
+        chunk.type, chunk.offset, chunk.path, chunk.budget, chunk.parsed = (
+            ctype, pos, path, budget, None)
         if raw_size & CONTAINER_BIT:
-            children = read_chunks(view, body, body + size, path, depth + 1, budget)
-            chunks.append(Chunk(ctype, children=children, offset=pos, path=path, budget=budget))
+            chunk.data = None
+            chunk.children = read_chunks(view, body, body + size, path, depth + 1, budget)
         else:
-            chunks.append(Chunk(ctype, data=view[body:body + size] if size else _EMPTY,
-                                offset=pos, path=path, budget=budget))
+            chunk.data = view[body:body + size] if size else _EMPTY
+            chunk.children = None
+        chunks.append(chunk)
         pos = body + size
     return chunks
 
@@ -244,20 +245,26 @@ def read_minis(chunk: Chunk) -> list[Mini]:
 
 def _parse_minis(chunk):
     data = chunk.data
+    raw = data if type(data) is bytes else bytes(data)   # one copy; its slices are the bodies
+    base = None if chunk.offset is None else chunk.offset + 10    # + 8 (header) + 2 (mini's)
     minis = []
+    append, new = minis.append, object.__new__
     pos = 0
-    end = len(data)
+    end = len(raw)
     while pos < end:
         if end - pos < 2:
             raise chunk.error("mini-chunk header cut off", at=pos)
-        mtype = data[pos]
-        msize = data[pos + 1]
-        if msize > end - pos - 2:
+        mtype = raw[pos]
+        stop = pos + 2 + raw[pos + 1]
+        if stop > end:
             raise chunk.error(
-                f"mini-chunk 0x{mtype:x} size {msize} runs past the end of the chunk", at=pos)
-        body = chunk.body_offset + pos + 2 if chunk.offset is not None else None
-        minis.append(Mini(mtype, bytes(data[pos + 2:pos + 2 + msize]), body))
-        pos += 2 + msize
+                f"mini-chunk 0x{mtype:x} size {raw[pos + 1]} runs past the end of the chunk",
+                at=pos)
+        mini = new(Mini)        # Mini's __init__ spelled out (its call is most of the cost)
+        mini.type, mini.data, mini.offset = mtype, raw[pos + 2:stop], (
+            None if base is None else base + pos)
+        append(mini)
+        pos = stop
     if chunk.budget is not None:
         chunk.budget.minis += len(minis)
         if chunk.budget.minis > MAX_MINIS:

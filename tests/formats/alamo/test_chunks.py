@@ -80,6 +80,54 @@ def test_minis_fill_their_chunk():
         read_minis(bad)
 
 
+def test_read_chunks_are_what_the_constructor_makes():
+    """read_chunks builds its Chunks without calling __init__: every slot set as it sets it
+    (and ``parsed`` empty), every path 0xTYPE with [k] for the k-th repeat of a type."""
+    file = raw(0x400, raw(0x401, b"ab") + raw(0x10000, raw(0x10004, b""), True)
+               + raw(0x401, b"") + raw(0xABCDEF12, b"c") + raw(0x401, b"d"), True)
+    (top,) = read_chunks(file)
+    got = []
+
+    def walk(cs):
+        for c in cs:
+            made = Chunk(c.type, c.data, c.children, c.offset, c.path, c.budget)
+            assert all(getattr(c, k) is getattr(made, k) for k in Chunk.__slots__)
+            got.append((c.path, c.offset, None if c.data is None else bytes(c.data)))
+            walk(c.children or ())
+    walk([top])
+    assert got == [("0x400", 0, None), ("0x400/0x401", 8, b"ab"),
+                   ("0x400/0x10000", 18, None), ("0x400/0x10000/0x10004", 26, b""),
+                   ("0x400/0x401[1]", 34, b""), ("0x400/0xabcdef12", 42, b"c"),
+                   ("0x400/0x401[2]", 51, b"d")]
+
+
+@pytest.mark.parametrize("kind", [bytes, bytearray, memoryview])
+def test_minis_have_their_file_offsets_and_bytes_bodies(kind):
+    """Each mini's data is bytes and its offset is where its body starts in the file, for a
+    chunk read from a file (offset known) and one built in memory (no offset), whatever
+    bytes-like object the chunk holds; a cut header and an overrun name their offsets."""
+    body = bytes([1, 4]) + b"\1\0\0\0" + bytes([9, 0]) + bytes([0xFF, 2]) + b"ab"
+    file = raw(0x400, raw(0x401, b"xyz") + raw(0x601, body), container=True)
+    (outer,) = read_chunks(kind(file))
+    c = outer.children[1]
+    assert c.offset == 8 + 11 and c.path == "0x400/0x601"
+    minis = read_minis(c)
+    assert [(m.type, m.data, m.offset) for m in minis] == [
+        (1, b"\1\0\0\0", 19 + 10), (9, b"", 19 + 16), (0xFF, b"ab", 19 + 18)]
+    assert all(type(m.data) is bytes for m in minis)
+    made = [Mini(m.type, m.data, m.offset) for m in minis]     # read_minis skips __init__
+    assert all(getattr(m, k) is getattr(n, k) for m, n in zip(minis, made) for k in Mini.__slots__)
+    loose = Chunk(0x601, data=kind(body))
+    assert [(m.type, m.data, m.offset) for m in read_minis(loose)] == [
+        (1, b"\1\0\0\0", None), (9, b"", None), (0xFF, b"ab", None)]
+    for cut, at, what in ((body + b"\7", 12, "header cut off"),
+                          (body + b"\7\1", 12, "0x7 size 1 runs past")):
+        (bad,) = read_chunks(kind(raw(0x601, cut)))
+        with pytest.raises(AlamoFormatError, match=what) as e:
+            read_minis(bad)
+        assert e.value.offset == 8 + at and e.value.path == "0x601"
+
+
 def test_mini_data_over_255_bytes_is_refused():
     with pytest.raises(AlamoFormatError, match="255"):
         write_minis([Mini(1, b"x" * 256)])

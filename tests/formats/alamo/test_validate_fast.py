@@ -16,7 +16,7 @@ from collections import Counter
 import numpy as np
 import pytest
 from corpus import CORPUS, corpus_files
-from test_collision import scattered
+from test_collision import grid, scattered
 from test_validate_lazy import _files, _mutated
 
 from io_alamo.cli_validate import validate_one
@@ -613,6 +613,74 @@ def test_small_trees_sound_in_python_find_what_the_phases_find(monkeypatch):
                  "triangles are in more than one leaf", "leaf triangle ids are not below",
                  "leaf triangle ranges overlap", "entries of the triangle list belong"):
         assert any(k.startswith(kind) for k in kinds), kinds
+
+
+_WIDE = np.dtype([("min", "<i4", (3,)), ("max", "<i4", (3,)), ("count", "<i4"),
+                  ("link", "<i4")])
+
+
+def _flat_tree_edited(edit):
+    """A flat grid's tree (no extent on z, so any z byte box holds its triangles) with wide
+    signed node fields, edited by ``edit(nodes)`` (which may return new nodes)."""
+    pos, idx = grid(3, 2)
+    tree = build_collision_tree(pos, idx)
+    nodes = np.zeros(len(tree.nodes), _WIDE)
+    for name in _WIDE.names:
+        nodes[name] = tree.nodes[name]
+    nodes = edit(nodes) if edit else nodes
+    return CollisionTree(box_min=tree.box_min.copy(), box_max=tree.box_max.copy(),
+                         nodes=nodes, triangles=tree.triangles.copy()), pos, idx
+
+
+def _leaf(nodes):
+    return int(np.flatnonzero(nodes["count"] > 0)[-1])
+
+
+def _set(nodes, node, field, value, axis=None):
+    if axis is None:
+        nodes[field][node] = value
+    else:
+        nodes[field][node][axis] = value
+    return nodes
+
+
+def _appended(nodes, count, link):
+    extra = np.zeros(1, _WIDE)
+    extra["count"], extra["link"] = count, link
+    return np.concatenate([nodes, extra])
+
+
+@pytest.mark.parametrize("edit, kind", [
+    (None, None),
+    (lambda n: _set(_set(n, _leaf(n), "min", 9, 2), _leaf(n), "max", 3, 2),
+     "byte box min above max"),
+    (lambda n: _set(n, _leaf(n), "max", 256, 2), "byte boxes outside 0..255"),
+    (lambda n: _set(n, _leaf(n), "min", -1, 2), "byte boxes outside 0..255"),
+    (lambda n: _set(n, 0, "max", 254, 2), "root node box is"),
+    (lambda n: _appended(n, 0, 0), "nodes are not reachable from the root"),
+    (lambda n: _appended(n, -1, 0), "negative count or link"),
+    (lambda n: _appended(n, 0, -1), "negative count or link"),
+])
+def test_small_trees_sound_in_one_python_pass_find_what_the_phases_find(edit, kind,
+                                                                         monkeypatch):
+    """``collision.check._small_sound`` (a small tree's boxes, walk and the rest found sound
+    in plain Python) lets through only what the numpy phases find nothing in: byte boxes
+    inverted or outside 0..255 where no containment test can see it (a flat mesh), a root box
+    short of 0..255, an unreachable node, a negative count or link."""
+    tree, pos, idx = _flat_tree_edited(edit)
+    assert len(tree.nodes) <= collision_check.SMALL_TREE
+    short = check_collision_tree(tree, pos, idx)
+    with monkeypatch.context() as m:
+        m.setattr(collision_check, "SMALL_TREE", 0)
+        full = check_collision_tree(tree, pos, idx)
+    assert short == full
+    if kind is None:
+        assert full == []
+        t = collision_check._tree_arrays(tree, [])
+        mesh = collision_check._mesh_arrays(pos, idx, [])
+        assert collision_check._small_sound(t, mesh, 1e-4, True)       # the short cut is taken
+    else:
+        assert any(kind in p for p in full), full
 
 
 @pytest.mark.parametrize("value, warned", [

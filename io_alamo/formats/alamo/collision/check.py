@@ -5,6 +5,7 @@ walk from the root one depth at a time; leaves and their triangle ranges; triang
 membership; every leaf triangle inside its leaf's box.
 """
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -85,11 +86,11 @@ def _check(tree, positions, indices, tolerance, rounded_boxes, problems):
         if len(t.tris):
             problems.append(f"tree has no nodes but lists {len(t.tris)} triangles")
         return
+    if not problems and len(t.cnt) <= SMALL_TREE and _small_sound(
+            t, mesh, tolerance, rounded_boxes):
+        return              # the phases below would find nothing: no need to run them
     box_ok = _check_boxes(t, problems)
     walk = _walk(t, box_ok, problems)
-    if not problems and len(t.cnt) <= SMALL_TREE and _small_rest_sound(
-            t, mesh, walk, tolerance, rounded_boxes):
-        return              # the phases below would find nothing: no need to run them
     leaves, slot_leaf, slots = _leaf_slots(t, walk.seen, problems)
     ids, in_mesh = _check_membership(t.tris[slots], ntri, problems)
     if box_ok and mesh.ok:
@@ -310,6 +311,15 @@ def _check_containment(mesh, t, walk, node, ids, tolerance, rounded_boxes, probl
 def _walk_small(t, box_ok):
     """:func:`_walk`'s steps on Python numbers, for a small tree: the same depths, order and
     float64 arithmetic (``dequantize_bytes`` per value), so the same arrays and problems."""
+    nnodes = len(t.cnt)
+    seen, dmin, dmax, slack, bad_link, multi = _walk_lists(t, box_ok)
+    return (np.array(seen, np.int64), np.array(dmin, np.float64).reshape(nnodes, 3),
+            np.array(dmax, np.float64).reshape(nnodes, 3),
+            np.array(slack, np.float64).reshape(nnodes, 3), bad_link, multi)
+
+
+def _walk_lists(t, box_ok):
+    """:func:`_walk_small`'s walk, its results as Python lists (``multi`` sorted)."""
     cnt, lnk = t.cnt.tolist(), t.lnk.tolist()
     bmin, bmax = t.bmin.tolist(), t.bmax.tolist()
     nnodes = len(cnt)
@@ -343,12 +353,36 @@ def _walk_small(t, box_ok):
             dmax[k] = [lo + (b / 255.0) * e for lo, b, e in zip(pmin, bmax[k], pext)]
             slack[k] = [s + 0.5 / 255.0 * e for s, e in zip(slack[p], pext)]
         frontier = [k for k, _ in fresh]
-    return (np.array(seen, np.int64), np.array(dmin, np.float64).reshape(nnodes, 3),
-            np.array(dmax, np.float64).reshape(nnodes, 3),
-            np.array(slack, np.float64).reshape(nnodes, 3), bad_link, sorted(multi))
+    return seen, dmin, dmax, slack, bad_link, sorted(multi)
 
 
-def _small_rest_sound(t, mesh, walk, tolerance, rounded_boxes):
+def _small_sound(t, mesh, tolerance, rounded_boxes):
+    """Whether the checker would find nothing in a small tree, all in plain Python (no numpy
+    call per phase): the header box finite and ordered, the root box 0..255, every byte box
+    ordered inside 0..255, no count or link negative (:func:`_check_boxes`), every node
+    reached once from the root (:func:`_walk_lists`), then :func:`_small_rest_sound`. False
+    whenever it is not sure: the phases then run and say what is wrong."""
+    try:
+        hmin, hmax = t.hmin.tolist(), t.hmax.tolist()
+        if not all(math.isfinite(v) for v in hmin + hmax) or any(
+                lo > hi for lo, hi in zip(hmin, hmax)):
+            return False
+        bmin, bmax = t.bmin.tolist(), t.bmax.tolist()
+        if bmin[0] != [0, 0, 0] or bmax[0] != [255, 255, 255]:
+            return False
+        if not all(0 <= a <= b <= 255 for lo, hi in zip(bmin, bmax) for a, b in zip(lo, hi)):
+            return False
+        if min(t.cnt.tolist()) < 0 or min(t.lnk.tolist()) < 0:
+            return False
+        seen, dmin, dmax, slack, bad_link, multi = _walk_lists(t, True)
+        if bad_link or multi or 0 in seen:
+            return False
+        return _small_rest_sound(t, mesh, (dmin, dmax, slack), tolerance, rounded_boxes)
+    except Exception:       # whatever it cannot look at, the phases look at
+        return False
+
+
+def _small_rest_sound(t, mesh, boxes, tolerance, rounded_boxes):
     """Whether the leaf, membership and containment phases would find nothing in a small
     tree whose boxes and walk found nothing (so every node is reached once, no count or link
     is negative and the boxes are usable): the leaves' ranges tile the triangle list, which
@@ -371,7 +405,7 @@ def _small_rest_sound(t, mesh, walk, tolerance, rounded_boxes):
         scale = max(hi - lo for lo, hi in zip(hmin, hmax))
         big = max(max(abs(v) for v in hmin), max(abs(v) for v in hmax))
         allow = tolerance * scale + 2.0 ** -20 * big
-        dmin, dmax, slack = walk.dmin.tolist(), walk.dmax.tolist(), walk.slack.tolist()
+        dmin, dmax, slack = boxes       # the walk's boxes and slack, as lists
         for start, stop, n in ranges:
             lo, hi = dmin[n], dmax[n]
             room = [allow + e for e in slack[n]] if rounded_boxes else [allow + 0.0] * 3
