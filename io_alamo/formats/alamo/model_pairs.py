@@ -5,7 +5,7 @@ beside ``<M>.alo``), each folder listed once per run
 import os
 
 from ..run_cache import remember
-from .naming import _stem, animation_owner
+from .naming import animation_owner, indexed_owners, owner_index
 
 __all__ = ["model_beside", "models_beside", "stamp"]
 
@@ -27,16 +27,11 @@ def _models_in(folder):
 
 
 def _owner_index(folder):
-    """The folder's models by lower-case stem, {stem: [(place in the listing, name)]}, once
-    per run: an animation's owners are then looked up by its own ``_`` prefixes, not found
-    by comparing it with every model of the folder (a mod's folder holds thousands)."""
-    def index():
-        out = {}
-        for k, m in enumerate(_models_in(folder)):
-            out.setdefault(_stem(m).lower(), []).append((k, m))
-        return out
+    """The folder's :func:`~.naming.owner_index`, once per run (a mod's folder holds
+    thousands of models)."""
     try:
-        return remember(("model index",) + stamp(folder), index)
+        return remember(("model index",) + stamp(folder),
+                        lambda: owner_index(_models_in(folder)))
     except OSError:
         return {}
 
@@ -46,12 +41,8 @@ def models_beside(path):
     where ``B_`` starts the animation's name (case-insensitive), the longest ``B`` first
     (:func:`~.naming.animation_owners`'s choice and order, looked up by prefix)."""
     folder, name = os.path.split(os.fspath(path))
-    index = _owner_index(folder or ".")
-    stem = _stem(name).lower()
-    found = sorted(hit for i, c in enumerate(stem) if c == "_" for hit in index.get(stem[:i], ()))
-    owners = sorted((m for _, m in found), key=lambda m: -len(_stem(m)))   # listing order,
-    # then the longest first (lower-casing may change a stem's length: İ -> i̇)
-    return [os.path.join(folder, m) for m in owners]
+    return [os.path.join(folder, m)
+            for m in indexed_owners(name, _owner_index(folder or "."))]
 
 
 def model_beside(path):

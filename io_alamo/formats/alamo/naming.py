@@ -53,9 +53,26 @@ def animation_owner(animation_name, model_names):
 def animation_owners(animation_name, model_names):
     """Every model name that prefixes ``animation_name`` followed by ``_`` (any case), the
     longest first: the models the viewer tries an animation on, in its order."""
+    return indexed_owners(animation_name, owner_index(model_names))
+
+
+def owner_index(model_names):
+    """The model names by lower-case stem, {stem: [(place in ``model_names``, name)]}: made
+    once for a folder, :func:`indexed_owners` looks an animation's owners up by its own
+    ``_`` prefixes instead of comparing it with every model."""
+    out = {}
+    for k, m in enumerate(model_names):
+        out.setdefault(_stem(m).lower(), []).append((k, m))
+    return out
+
+
+def indexed_owners(animation_name, index):
+    """:func:`animation_owners` from an :func:`owner_index`: the models whose stem, followed
+    by ``_``, starts the animation's (any case), in their listing order, then the longest
+    first (lower-casing may change a stem's length: İ -> i̇)."""
     stem = _stem(animation_name).lower()
-    found = [m for m in model_names if stem.startswith(_stem(m).lower() + "_")]
-    return sorted(found, key=lambda m: -len(_stem(m)))
+    found = sorted(hit for i, c in enumerate(stem) if c == "_" for hit in index.get(stem[:i], ()))
+    return sorted((m for _, m in found), key=lambda m: -len(_stem(m)))
 
 
 def model_animation_names(model_name, folder_names):

@@ -1,17 +1,30 @@
 """``model_pairs.models_beside`` looks an animation's models up by its ``_`` prefixes in a
-per-folder index; it must choose and order them exactly as ``naming.animation_owners`` does
-over the folder's whole listing (the step-by-step reference)."""
+per-folder index (``naming.indexed_owners``, which ``naming.animation_owners`` uses too); both
+must choose and order them exactly as comparing the animation with every model of the folder's
+whole listing does (the step-by-step reference below)."""
 
 import os
 import random
 
-from io_alamo.formats.alamo import model_pairs
-from io_alamo.formats.alamo.naming import animation_owners
+from io_alamo.formats.alamo import model_pairs, naming
 from io_alamo.formats.run_cache import run_cache
 
 MODELS = ["A.alo", "a.ALO", "A_Blue.alo", "a_blue.alo", "A_Blue_Idle.alo", "B.alo",
           ".alo", "_.alo", "x\\A_Blue.alo", "İ.alo", "i̇_x.alo", "Ünit_Ä.alo", "Unit.alo",
           "Unit_.alo", "Unit__.alo", "Long_Name_Model.ALO", "long_name.alo", "C.ala.alo"]
+
+
+def _stem(name):
+    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    return base[:-4] if base.lower().endswith((".alo", ".ala")) else base
+
+
+def animation_owners(animation_name, model_names):
+    """The reference: every model whose stem followed by ``_`` starts the animation's stem
+    (any case), found by comparing with each model in listing order, then the longest first."""
+    stem = _stem(animation_name).lower()
+    found = [m for m in model_names if stem.startswith(_stem(m).lower() + "_")]
+    return sorted(found, key=lambda m: -len(_stem(m)))
 
 
 def _reference(path):
@@ -47,6 +60,9 @@ def test_models_beside_chooses_and_orders_as_animation_owners(tmp_path):
         again = [model_pairs.models_beside(p) for p in paths]
     expected = [_reference(p) for p in paths]
     assert outside == expected and inside == expected and again == expected
+    listing = [f for f in os.listdir(tmp_path) if f.lower().endswith(".alo")]
+    assert [naming.animation_owners(n, listing) for n in names] == \
+        [animation_owners(n, listing) for n in names]
     counts = [len(e) for e in expected]
     assert sum(c == 0 for c in counts) > 20 and sum(c >= 2 for c in counts) > 20
     assert max(counts) >= 3
