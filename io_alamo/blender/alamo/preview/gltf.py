@@ -106,25 +106,24 @@ def surface_bytes(mat, scene, read=byte_pixels):
     if texels is None:                                    # float texture: worked out whole
         px, emits = surface_pixels(mat, scene)
         out = unit_bytes(px, clamp=True)
-    else:
-        team = nodes.get(PREFIX + "Team") is not None
-        grid = (_PAIRS if team else _LEVELS).copy()
-        emits = _surface(mat, scene, grid)
-        table = unit_bytes(grid, clamp=True).T.copy()           # (4, 65536 or 256)
-        alpha = texels[..., 3]
-        rows = alpha.astype(np.uint16) << 8 if team else None
-        # an opaque surface's RGB made as a whole array (no copy out of RGBA to encode)
-        opaque = not emits and mat.surface_render_method != "BLENDED"
-        out = np.empty(texels.shape[:2] + (3 if opaque else 4,), np.uint8)
-        for c in range(3):
-            out[..., c] = table[c][rows | texels[..., c] if team else texels[..., c]]
-        if emits:        # the glow's alpha, max(r, g, b) before rounding: the same after
-            np.maximum(out[..., 0], out[..., 1], out=out[..., 3])    # (a third of the
-            np.maximum(out[..., 3], out[..., 2], out=out[..., 3])    # time max(axis) takes)
-        elif not opaque:
-            out[..., 3] = table[3][rows if team else alpha]
-        return out, emits
-    return (out if emits or mat.surface_render_method == "BLENDED" else out[..., :3]), emits
+        return (out if emits or mat.surface_render_method == "BLENDED" else out[..., :3]), emits
+    team = nodes.get(PREFIX + "Team") is not None
+    grid = (_PAIRS if team else _LEVELS).copy()
+    emits = _surface(mat, scene, grid)
+    table = unit_bytes(grid, clamp=True).T.copy()           # (4, 65536 or 256)
+    alpha = texels[..., 3]
+    rows = alpha.astype(np.uint16) << 8 if team else None
+    # an opaque surface's RGB made as a whole array (no copy out of RGBA to encode)
+    opaque = not emits and mat.surface_render_method != "BLENDED"
+    out = np.empty(texels.shape[:2] + (3 if opaque else 4,), np.uint8)
+    for c in range(3):
+        out[..., c] = table[c][rows | texels[..., c] if team else texels[..., c]]
+    if emits:        # the glow's alpha, max(r, g, b) before rounding: the same after
+        np.maximum(out[..., 0], out[..., 1], out=out[..., 3])    # (a third of the
+        np.maximum(out[..., 3], out[..., 2], out=out[..., 3])    # time max(axis) takes)
+    elif not opaque:
+        out[..., 3] = table[3][rows if team else alpha]
+    return out, emits
 
 
 @contextmanager
