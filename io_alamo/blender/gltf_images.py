@@ -199,9 +199,10 @@ def _saved(copy, folder, stem):
 
 
 @contextmanager
-def encoded_once(materials):
+def encoded_once(materials, put_back=True):
     """While inside, the exporter finds each image ``materials`` show it as a clean PNG
-    file (see the module's note); the node trees and images are put back afterwards."""
+    file (see the module's note); the node trees and images are put back afterwards
+    (unless not ``put_back``: the scene is thrown away after; the files are removed)."""
     folder = tempfile.mkdtemp(prefix="io_alamo-gltf-")
     swapped, copies = [], []
     try:
@@ -230,8 +231,9 @@ def encoded_once(materials):
                     node.image = stand_in[node.image.name]
         yield
     finally:
-        for node, image in swapped:
-            node.image = image
-        for copy in copies:
-            bpy.data.images.remove(copy)
+        if put_back:
+            for node, image in swapped:
+                node.image = image
+            for copy in copies:
+                bpy.data.images.remove(copy)
         shutil.rmtree(folder, ignore_errors=True)

@@ -9,7 +9,9 @@ and its own "glTF Material Output" node group, which sits unlinked. While
 materials, under the same names, whose trees keep just that: the nodes upstream of a
 Material Output and the node groups (with what feeds them). The .glb is the same (tested
 byte for byte); the imported preview materials lose about two thirds of their nodes
-(specular, team colour mixing, the baked-over base colour chain; issue 44).
+(specular, team colour mixing, the baked-over base colour chain; issue 44). When nothing
+follows the export (the batch saved the scene before and throws it away after), the
+materials themselves are pruned instead: no copies, nothing to put back.
 """
 
 from contextlib import contextmanager
@@ -48,8 +50,7 @@ def _pruned_copy(mat, number):
     """A copy of ``mat`` named as it is (``mat`` renamed meanwhile) with only
     :func:`kept_nodes`, or None when there is nothing to leave out or it cannot be
     renamed (a linked material)."""
-    if mat.library is not None or getattr(mat, "override_library", None) is not None \
-            or not uses_nodes(mat):
+    if not _own(mat):
         return None
     kept = kept_nodes(mat.node_tree)
     if len(kept) == len(mat.node_tree.nodes):
@@ -62,17 +63,39 @@ def _pruned_copy(mat, number):
         bpy.data.materials.remove(copy)
         mat.name = name
         return None
-    nodes = copy.node_tree.nodes
-    for node in [n for n in nodes if n.name not in kept]:
-        nodes.remove(node)
+    _keep_only(copy.node_tree, kept)
     return copy
 
 
+def _own(mat):
+    """Whether ``mat`` is the scene's own node material (not linked from a library)."""
+    return mat.library is None and getattr(mat, "override_library", None) is None \
+        and uses_nodes(mat)
+
+
+def _prune(mat):
+    """Remove the nodes of ``mat`` the exporter never reads (where it is the scene's own)."""
+    if _own(mat):
+        _keep_only(mat.node_tree, kept_nodes(mat.node_tree))
+
+
+def _keep_only(tree, kept):
+    nodes = tree.nodes
+    for node in [n for n in nodes if n.name not in kept]:
+        nodes.remove(node)
+
+
 @contextmanager
-def reachable_materials(objects):
+def reachable_materials(objects, put_back=True):
     """While inside, the material slots of ``objects`` hold pruned copies of their
     materials under the same names (see the module's note); everything is put back
-    afterwards."""
+    afterwards. Without ``put_back`` (the scene is thrown away after), the materials
+    themselves are pruned and stay so."""
+    if not put_back:
+        for mat in {s.material for obj in objects for s in obj.material_slots} - {None}:
+            _prune(mat)
+        yield
+        return
     copies, slots, made = {}, [], set()
     try:
         for obj in objects:

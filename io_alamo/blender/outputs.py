@@ -56,12 +56,15 @@ class SceneExtras:
         return []
 
 
-def export_glb(target, everything=False, look=None, prepare=None, extras=None):
+def export_glb(target, everything=False, look=None, prepare=None, extras=None,
+               put_back=True):
     """A .glb of the scene through Blender's glTF exporter. The engine's batch step says what
-    its game shows: ``look(scene)`` (a context manager) sets the scene up as it looks there,
-    ``prepare(context, everything)`` gives the exporter's options (which objects: what the
-    game shows, or ``everything``), ``extras`` (a :class:`SceneExtras`) what it adds at
-    its still frame (particle effects as their quads)."""
+    its game shows: ``look(scene, put_back=...)`` (a context manager) sets the scene up as
+    it looks there, ``prepare(context, everything)`` gives the exporter's options (which
+    objects: what the game shows, or ``everything``), ``extras`` (a :class:`SceneExtras`)
+    what it adds at its still frame (particle effects as their quads). Without
+    ``put_back`` (the caller throws the scene away after: saved before, nothing follows)
+    the materials are left as the export set them up, where putting them back costs time."""
 
     enabled = "io_scene_gltf2" in bpy.context.preferences.addons
     if not enabled:
@@ -75,26 +78,29 @@ def export_glb(target, everything=False, look=None, prepare=None, extras=None):
     arm, curves = animation_plan(scene)         # every curve's keys read once
     actions = list(curves)
     try:
-        with look(scene) if look else contextlib.nullcontext():   # e.g. colours baked
-            options = prepare(bpy.context, everything) if prepare else {}
+        with look(scene, put_back=put_back) if look else contextlib.nullcontext():
+            options = prepare(bpy.context, everything) if prepare else {}   # ^ e.g. baked
             for shown, left_out in baked:
                 shown.select_set(True)
                 left_out.select_set(False)
             exported = [o for o in scene.objects
                         if not options.get("use_selection") or _selected(o)]
-            with reachable_materials(exported), \
-                    encoded_once({slot.material for o in exported for slot in o.material_slots}):
+            with reachable_materials(exported, put_back), \
+                    encoded_once({slot.material for o in exported for slot in o.material_slots},
+                                 put_back):
+                # at frame 0 the exporter's going there and back is nothing but time
                 bpy.ops.export_scene.gltf(filepath=str(target), export_format="GLB",
                                           export_animations=arm is None,
+                                          export_current_frame=scene.frame_current == 0,
                                           check_existing=False, **options)
-            if actions:         # the exporter samples every bone and frame in Python: slow
-                fps = scene.render.fps / scene.render.fps_base
-                try:
-                    add_animations(str(target), arm, actions, fps, curves)
-                except ValueError:       # something add_animations does not cover
-                    bpy.ops.export_scene.gltf(filepath=str(target), export_format="GLB",
-                                              export_animations=True, check_existing=False,
-                                              **options)
+                if actions:     # the exporter samples every bone and frame in Python: slow
+                    fps = scene.render.fps / scene.render.fps_base
+                    try:
+                        add_animations(str(target), arm, actions, fps, curves)
+                    except ValueError:       # something add_animations does not cover
+                        bpy.ops.export_scene.gltf(filepath=str(target), export_format="GLB",
+                                                  export_animations=True,
+                                                  check_existing=False, **options)
     finally:
         for shown, _ in baked:
             mesh = shown.data

@@ -60,8 +60,9 @@ def import_to_blend(importer, path, rel, out, glb=False, preview=False, glb_all=
         stage("writing .glb")
         target = out / rel.with_suffix(".glb")
         # glTF cannot mask: the preview's colours baked; what the game shows, or everything
+        # saved above and thrown away after: only the preview, when asked for, needs it back
         export_glb(target, everything=glb_all, look=gltf_look, prepare=prepare_gltf_export,
-                   extras=ParticleExtras())
+                   extras=ParticleExtras(), put_back=preview)
         outputs.append(target)
     if preview:
         stage("rendering preview")

@@ -127,8 +127,9 @@ def surface_bytes(mat, scene, read=byte_pixels):
 
 
 @contextmanager
-def gltf_look(scene, materials=None):
-    """While inside, materials show glTF their preview's colours as a plain texture."""
+def gltf_look(scene, materials=None, put_back=True):
+    """While inside, materials show glTF their preview's colours as a plain texture; put
+    back afterwards (unless not ``put_back``: the scene is thrown away after)."""
     undo, baked = [], {"folder": tempfile.mkdtemp(prefix="io_alamo-bake-")}
     try:
         for mat in materials if materials is not None else bpy.data.materials:
@@ -140,14 +141,15 @@ def gltf_look(scene, materials=None):
         baked.pop("texels", None)
         yield
     finally:
-        for restore in reversed(undo):
-            restore()
         shutil.rmtree(baked.pop("folder"), ignore_errors=True)
         baked.pop("texels", None)
-        for made in baked.values():
-            for image in (made[0], made[2]):
-                if image is not None:
-                    bpy.data.images.remove(image)
+        if put_back:
+            for restore in reversed(undo):
+                restore()
+            for made in baked.values():
+                for image in (made[0], made[2]):
+                    if image is not None:
+                        bpy.data.images.remove(image)
 
 
 def _bake_key(mat, scene):
