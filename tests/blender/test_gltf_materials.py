@@ -143,20 +143,48 @@ def test_the_batch_glb_is_the_same_from_the_pruned_materials(blender, tmp_path, 
     seen = []
     real = outputs.reachable_materials
 
-    def counted(objects):
+    def counted(objects, put_back=True):
         seen.append(sorted(len(s.material.node_tree.nodes) for o in objects
                            for s in o.material_slots if s.material is not None))
-        return real(objects)
+        return real(objects, put_back)
 
     monkeypatch.setattr(outputs, "reachable_materials", counted)
     outputs.export_glb(tmp_path / "pruned.glb", look=gltf_look, prepare=prepare_gltf_export)
-    monkeypatch.setattr(outputs, "reachable_materials", lambda objects: contextlib.nullcontext())
+    monkeypatch.setattr(outputs, "reachable_materials",
+                        lambda objects, put_back=True: contextlib.nullcontext())
     outputs.export_glb(tmp_path / "whole.glb", look=gltf_look, prepare=prepare_gltf_export)
     assert seen and seen[0]
     assert sum(len(m.node_tree.nodes) for m in bpy.data.materials if m.node_tree) == nodes
     doc, _ = read_glb(tmp_path / "whole.glb")
     assert doc["materials"] and doc.get("images")
     assert (tmp_path / "pruned.glb").read_bytes() == (tmp_path / "whole.glb").read_bytes()
+
+
+def test_a_scene_thrown_away_after_gets_the_same_glb_with_nothing_put_back(blender, tmp_path):
+    """The batch without --preview: the scene is saved before the .glb and thrown away
+    after, so export_glb(put_back=False) leaves the bakes, the pruning (in place, no copies)
+    and the images' PNG copies as they are: the same bytes as when everything is put back."""
+    from io_alamo.blender import outputs
+    from io_alamo.blender.alamo.game_view import prepare_gltf_export
+    from io_alamo.blender.alamo.importer.alo import AloImportOptions, import_alo
+    from io_alamo.blender.alamo.preview.gltf import BAKED, gltf_look
+    from io_alamo.formats.alamo.sample import write_sample
+    folder = tmp_path / "sample"
+    write_sample(folder)
+    for model in sorted(folder.glob("*.alo")):
+        bpy.ops.wm.read_factory_settings(use_empty=True)
+        import_alo(bpy.context, str(model), AloImportOptions())
+        before = _state()
+        outputs.export_glb(tmp_path / "back.glb", look=gltf_look, prepare=prepare_gltf_export)
+        assert _state() == before
+        outputs.export_glb(tmp_path / "left.glb", look=gltf_look, prepare=prepare_gltf_export,
+                           put_back=False)
+        assert (tmp_path / "left.glb").read_bytes() == (tmp_path / "back.glb").read_bytes()
+        # what was left: no copies, the materials' own trees pruned and baked
+        assert sorted(m.name for m in bpy.data.materials) == sorted(n for n, *_ in before[0])
+        trees = [m.node_tree for m in bpy.data.materials if m.node_tree is not None]
+        assert sum(len(t.nodes) for t in trees) < sum(n for _, n, *_ in before[0])
+        assert any(BAKED in t.nodes for t in trees)
 
 
 def test_nodes_upstream_follows_links_into_the_wanted_nodes_only(blender):
