@@ -20,12 +20,10 @@ have one key each is computed at one frame (it stands still), and an animation's
 are appended in one pass. The numbers are those of sampling each curve at every frame.
 """
 
-import json
-import struct
-
 import bpy
 import numpy as np
 
+from ..formats.glb import read_glb, write_glb
 from ..formats.saving import write_all
 from . import compat
 
@@ -267,33 +265,6 @@ def _node_values(curves, bones, rest, frames):
 
 # --- the glb ---------------------------------------------------------------------------------
 
-def _read_glb(data):
-    magic, _, _ = struct.unpack_from("<4sII", data)
-    if magic != b"glTF":
-        raise ValueError("not a glb")
-    length, kind = struct.unpack_from("<I4s", data, 12)
-    doc = json.loads(data[20:20 + length])
-    binary = b""
-    at = 20 + length
-    if at + 8 <= len(data):
-        blen, _ = struct.unpack_from("<I4s", data, at)
-        binary = data[at + 8:at + 8 + blen]
-    return doc, binary
-
-
-def _write_glb(doc, binary):
-    text = json.dumps(doc, separators=(",", ":")).encode()
-    text += b" " * (-len(text) % 4)
-    pad = b"\0" * (-len(binary) % 4)
-    size = len(binary) + len(pad)
-    total = 12 + 8 + len(text) + (8 + size if binary else 0)
-    out = [struct.pack("<4sII", b"glTF", 2, total), struct.pack("<I4s", len(text), b"JSON"),
-           text]
-    if binary:
-        out += [struct.pack("<I4s", size, b"BIN\0"), binary, pad]
-    return b"".join(out)
-
-
 class _Writer:
     """Appends float32 arrays to the glb's buffer as accessors, each with its bufferView."""
 
@@ -389,7 +360,7 @@ def add_animations(glb_path, arm, actions, fps, curves=None):
     without animations by Blender's exporter); the file is replaced atomically. ``curves``:
     the actions' keys as :func:`animation_plan` read them (read here when not given)."""
     with open(glb_path, "rb") as f:
-        doc, binary = _read_glb(f.read())
+        doc, binary = read_glb(f.read())
     nodes = _bone_nodes(doc, arm)
     writer = _Writer(doc, binary)
     bones = list(nodes)
@@ -410,4 +381,4 @@ def add_animations(glb_path, arm, actions, fps, curves=None):
             anim = {"name": action.name, "channels": [], "samplers": []}
         doc.setdefault("animations", []).append(anim)
     binary = writer.finish()
-    write_all([(_write_glb(doc, binary), glb_path)])
+    write_all([(write_glb(doc, binary), glb_path)])

@@ -87,20 +87,22 @@ def export_glb(target, everything=False, look=None, prepare=None, extras=None,
                         if not options.get("use_selection") or _selected(o)]
             with reachable_materials(exported, put_back), \
                     encoded_once({slot.material for o in exported for slot in o.material_slots},
-                                 put_back):
+                                 put_back, stand_ins=_copies_pngs(options)) as images:
+                def export(**how):
+                    bpy.ops.export_scene.gltf(filepath=str(target), export_format="GLB",
+                                              check_existing=False, **how, **options)
+                    if not images.fill(str(target)):   # a layout replace_views refuses
+                        images.without_stand_ins()
+                        export(**how)
                 # at frame 0 the exporter's going there and back is nothing but time
-                bpy.ops.export_scene.gltf(filepath=str(target), export_format="GLB",
-                                          export_animations=arm is None,
-                                          export_current_frame=scene.frame_current == 0,
-                                          check_existing=False, **options)
+                export(export_animations=arm is None,
+                       export_current_frame=scene.frame_current == 0)
                 if actions:     # the exporter samples every bone and frame in Python: slow
                     fps = scene.render.fps / scene.render.fps_base
                     try:
                         add_animations(str(target), arm, actions, fps, curves)
                     except ValueError:       # something add_animations does not cover
-                        bpy.ops.export_scene.gltf(filepath=str(target), export_format="GLB",
-                                                  export_animations=True,
-                                                  check_existing=False, **options)
+                        export(export_animations=True)
     finally:
         for shown, _ in baked:
             mesh = shown.data
@@ -111,6 +113,14 @@ def export_glb(target, everything=False, look=None, prepare=None, extras=None,
             scene.frame_set(before)
         if not enabled:      # Blender 4.2/4.5 crash at exit if its classes stay registered
             addon_utils.disable("io_scene_gltf2", default_set=False)
+
+
+def _copies_pngs(options):
+    """Whether the exporter, with ``options``, copies clean PNG files as they are (so it
+    may be shown :class:`~.gltf_images.StandIns`): it writes PNG or what the image is, and
+    no WebP besides."""
+    return options.get("export_image_format", "AUTO") in ("AUTO", "PNG") and \
+        not options.get("export_image_add_webp") and not options.get("export_image_webp_fallback")
 
 
 def _selected(obj):

@@ -37,8 +37,37 @@ def decoded(data):
     return ctype, np.cumsum(raw[:, 1:], axis=0, dtype=np.uint8).reshape(h, w, c)
 
 
+@pytest.fixture(params=["compiled", "pure"])
+def compressor(request, monkeypatch):
+    """libdeflate (imagecodecs) and zlib: each writes the pixels exactly."""
+    if request.param == "pure":
+        monkeypatch.setenv("IO_ALAMO_PURE", "1")
+    else:
+        monkeypatch.delenv("IO_ALAMO_PURE", raising=False)
+        from io_alamo.formats import png
+        if png._codecs is None:
+            pytest.skip("imagecodecs (libdeflate) is not installed: zlib only")
+    return request.param
+
+
+def test_the_compressors_differ_and_agree(compressor):
+    y, x = np.mgrid[0:64, 0:64]
+    px = np.stack([x * 3, y * 2, x ^ y], -1).astype(np.uint8)
+    data = encode_png(px)
+    assert np.array_equal(decoded(data)[1], px)
+    import os
+    os.environ["IO_ALAMO_PURE"] = "" if compressor == "pure" else "1"   # the other one
+    try:
+        other = encode_png(px)
+    finally:
+        os.environ["IO_ALAMO_PURE"] = "1" if compressor == "pure" else ""
+    assert np.array_equal(decoded(other)[1], px)
+    from io_alamo.formats import png
+    assert (other != data) == (png._codecs is not None)
+
+
 @pytest.mark.parametrize("channels,ctype", [(1, 0), (2, 4), (3, 2), (4, 6)])
-def test_pixels_read_back_exactly(channels, ctype):
+def test_pixels_read_back_exactly(channels, ctype, compressor):
     rng = np.random.default_rng(channels)
     px = rng.integers(0, 256, (37, 53, channels), dtype=np.uint8)
     px[5] = 0
