@@ -100,6 +100,10 @@ def main(argv=None):
     print(f"inputs: {' '.join(files)}\n  plain: {summary}\n  --glb: {glb_summary}")
     print("rounds (plain, --glb CPU s): "
           + ", ".join(f"{a:.2f}/{b:.2f}" for a, b in zip(plain, glb)))
+    paired = sorted(b / a for a, b in zip(plain, glb))
+    print(f"each round's ratio: {', '.join(f'{r:.2f}' for r in paired)} (median "
+          f"{paired[len(paired) // 2]:.2f}x; a drift of load between a round's two runs "
+          "moves one round)")
     print(f"batch import:        {min(plain):7.2f} s CPU (fastest of {rounds})")
     print(f"batch import --glb:  {min(glb):7.2f} s CPU  ({ratio:.2f}x the plain import, target "
           f"<= {TARGET:.2f}x){'' if ratio <= TARGET else '  MISSED'}")

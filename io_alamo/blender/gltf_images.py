@@ -7,9 +7,12 @@ a FILE image, not dirty, packed or its file present, whose bytes start as a PNG'
 :func:`encoded_once` is active, every other image the exporter would read is replaced in
 the node trees by a copy saved once as PNG: the .glb holds the same pixels, under the same
 image names, for one encoding per image. An 8-bit image's copy is encoded here
-(:func:`write_png`: numpy and zlib, a quarter of the time Blender's PNG writer takes, which
-was most of what a 2048x2048 texture cost; issue 44); other images are saved by Blender as
-the exporter saves them (copy, ``save``).
+(:func:`write_png`: numpy and libdeflate or zlib; with zlib a quarter of the time Blender's
+PNG writer takes, which was most of what a 2048x2048 texture cost; issue 44); other images
+are saved by Blender as the exporter saves them (copy, ``save``). With ``stand_ins`` the
+exporter is shown one-pixel :class:`StandIns` of the PNG files it copies whole, and the
+files' bytes are put in the .glb after: it decodes each image it copies, only to count its
+channels.
 """
 
 import hashlib
