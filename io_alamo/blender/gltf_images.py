@@ -20,14 +20,13 @@ import os
 import shutil
 import struct
 import tempfile
-import zlib
 from contextlib import contextmanager
 
 import bpy
 import numpy as np
 
 from ..formats.glb import read_glb, replace_views, write_glb
-from ..formats.png import encode_png
+from ..formats.png import encode_png, plain_shape
 from ..formats.saving import write_all
 from ..scratch import scratch_folder
 from .compat import uses_nodes
@@ -285,7 +284,7 @@ def _taken_whole(materials):
             if node.type != "TEX_IMAGE" or node.image is None:
                 continue
             seen.add(node.image.name)
-            if not all(_happy(link, node, out) for link in out.get(node.name, ())):
+            if not all(_happy(link, out) for link in out.get(node.name, ())):
                 unsafe.add(node.image.name)
         for node in tree.nodes:              # a BSDF whose alpha is not its colour's
             if node.type == "BSDF_PRINCIPLED":
@@ -298,11 +297,10 @@ def _taken_whole(materials):
     return seen - unsafe
 
 
-def _happy(link, node, out):
+def _happy(link, out):
     to, socket = link.to_node, link.to_socket
-    if link.from_socket.name == "Alpha":
-        return to.type == "BSDF_PRINCIPLED" and socket.name == "Alpha" and \
-            _image_node(to.inputs["Base Color"], out) == node
+    if link.from_socket.name == "Alpha":     # whose colour it is: _taken_whole's BSDF check
+        return to.type == "BSDF_PRINCIPLED" and socket.name == "Alpha"
     if link.from_socket.name != "Color":
         return False
     if to.type == "BSDF_PRINCIPLED":
@@ -343,21 +341,6 @@ def _image_node(socket, out):
 
 # an ancillary, private, safe-to-copy PNG chunk: what tells stand-ins apart (decoders skip it)
 _TAG = b"ioAs"
-_CHANNELS = {0: 1, 4: 2, 2: 3, 6: 4}
-
-
-def png_header(path):
-    """(width, height, bit depth, colour type, interlace) of a PNG file, or None when the
-    file does not start as one."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(33)
-    except OSError:
-        return None
-    if len(head) < 33 or head[:8] != b"\x89PNG\r\n\x1a\n" or head[12:16] != b"IHDR":
-        return None
-    w, h, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", head[16:29])
-    return w, h, depth, colour, interlace
 
 
 class StandIns:
@@ -381,16 +364,18 @@ class StandIns:
             return self.made[image.name]
         path = bpy.path.abspath(image.filepath_raw)
         name = os.path.basename(path)
-        header = png_header(path)
-        if os.path.splitext(name)[1].lower() != ".png" or header is None or \
-                header[2] != 8 or header[3] not in _CHANNELS or header[4] or \
-                not header[0] or not header[1]:
+        if os.path.splitext(name)[1].lower() != ".png":
+            return None
+        try:
+            with open(path, "rb") as f:
+                shape = plain_shape(f.read(33))
+        except OSError:
+            return None
+        if shape is None:
             return None
         k = len(self.real)
-        data = encode_png(np.zeros((1, 1, _CHANNELS[header[3]]), np.uint8))
-        body = struct.pack(">I", k)
-        data = data[:33] + struct.pack(">I", len(body)) + _TAG + body + \
-            struct.pack(">I", zlib.crc32(body, zlib.crc32(_TAG))) + data[33:]
+        data = encode_png(np.zeros((1, 1, shape[2]), np.uint8),
+                          extra=[(_TAG, struct.pack(">I", k))])
         folder = os.path.join(self.folder, f"stand-in {k}")
         os.makedirs(folder)
         with open(os.path.join(folder, name), "wb") as f:

@@ -28,7 +28,7 @@ try:
 except (ImportError, AttributeError, OSError):        # absent, or built for another numpy
     _codecs = None
 
-__all__ = ["encode_png"]
+__all__ = ["encode_png", "plain_shape"]
 
 _SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _COLOUR_TYPES = {1: 0, 2: 4, 3: 2, 4: 6}          # channels -> grey, grey+alpha, RGB, RGBA
@@ -47,9 +47,11 @@ def _compress(raw):
     return zlib.compress(raw, 2)
 
 
-def encode_png(pixels):
+def encode_png(pixels, extra=()):
     """The PNG file of ``pixels``: uint8, (height, width, channels) with 1-4 channels
-    (grey, grey+alpha, RGB, RGBA), first row at the top of the picture."""
+    (grey, grey+alpha, RGB, RGBA), first row at the top of the picture; ``extra``: (kind,
+    body) chunks written after the header (ancillary ones, which decoders that do not know
+    them skip)."""
     px = np.asarray(pixels)
     if px.ndim == 2:
         px = px[..., None]
@@ -66,4 +68,20 @@ def encode_png(pixels):
     raw[0, 1:] = rows[0]                                      # the row above the first is 0
     header = struct.pack(">IIBBBBB", w, h, 8, _COLOUR_TYPES[c], 0, 0, 0)
     return b"".join((_SIGNATURE, _chunk(b"IHDR", header),
+                     *(_chunk(kind, body) for kind, body in extra),
                      _chunk(b"IDAT", _compress(raw)), _chunk(b"IEND", b"")))
+
+
+_CHANNELS = {t: c for c, t in _COLOUR_TYPES.items()}
+
+
+def plain_shape(head):
+    """(height, width, channels) of the PNG file whose first bytes (33 suffice) are
+    ``head``, when it is of a kind :func:`encode_png` writes (8 bits, not interlaced, grey,
+    grey+alpha, RGB or RGBA, not empty); None for any other file."""
+    if len(head) < 33 or head[:8] != _SIGNATURE or head[12:16] != b"IHDR":
+        return None
+    w, h, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", head[16:29])
+    if depth != 8 or colour not in _CHANNELS or interlace or not w or not h:
+        return None
+    return h, w, _CHANNELS[colour]

@@ -134,8 +134,5 @@ def reaches(socket, node_type, input_name):
 
 def read_glb(path):
     """(JSON document, binary chunk) of a .glb file."""
-    import json
-    import struct
-    data = path.read_bytes()
-    (length,) = struct.unpack_from("<I", data, 12)
-    return json.loads(data[20:20 + length]), data[28 + length:]
+    from io_alamo.formats.glb import read_glb as read
+    return read(path.read_bytes())

@@ -95,3 +95,33 @@ def test_smooth_pictures_compress():
 def test_what_is_not_8_bit_pixels_is_refused(bad):
     with pytest.raises(ValueError, match="PNG pixels"):
         encode_png(bad)
+
+
+def test_extra_chunks_follow_the_header_and_leave_the_pixels():
+    px = np.arange(24, dtype=np.uint8).reshape(2, 4, 3)
+    data = encode_png(px, extra=[(b"ioAs", b"\0\0\0\7")])
+    found = chunks(data)
+    assert [k for k, _ in found] == [b"IHDR", b"ioAs", b"IDAT", b"IEND"]
+    assert found[1][1] == b"\0\0\0\7"
+    plain = encode_png(px)
+    assert np.array_equal(decoded(plain)[1], px)
+    assert data.replace(data[33:33 + 16], b"") == plain
+
+
+@pytest.mark.parametrize("channels", [1, 2, 3, 4])
+def test_the_shape_of_a_file_encode_png_writes(channels):
+    from io_alamo.formats.png import plain_shape
+    data = encode_png(np.zeros((5, 7, channels), np.uint8))
+    assert plain_shape(data[:33]) == (5, 7, channels)
+
+
+@pytest.mark.parametrize("spoil", [(24, 16), (25, 3), (28, 1), (16, 0), (0, 0x88)])
+def test_other_pngs_have_no_plain_shape(spoil):
+    from io_alamo.formats.png import plain_shape
+    at, value = spoil           # 16 bits, a palette, interlaced, 0 wide, not a PNG
+    data = bytearray(encode_png(np.zeros((5, 7, 3), np.uint8)))
+    data[at] = value
+    if at == 16:
+        data[16:20] = bytes(4)
+    assert plain_shape(bytes(data[:33])) is None
+    assert plain_shape(b"\x89PNG") is None
